@@ -1,0 +1,3 @@
+namespace ember {
+const char* version() { return EMBER_VERSION; }
+}  // namespace ember
