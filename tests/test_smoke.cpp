@@ -1,3 +1,5 @@
 #include <gtest/gtest.h>
-namespace ember { const char* version(); }
+
+#include "ember/ember.h"
+
 TEST(Smoke, Version) { EXPECT_STREQ(ember::version(), "0.1.0"); }

@@ -1,0 +1,36 @@
+#pragma once
+#include <cstdint>
+#include <ostream>
+#include <string>
+
+namespace ember {
+
+enum class DeviceType : int8_t { CPU, CUDA };
+constexpr DeviceType kCPU = DeviceType::CPU;
+constexpr DeviceType kCUDA = DeviceType::CUDA;
+
+/// torch.device: "cpu", "cuda", "cuda:0". Parsing "cuda:0" works; creating tensors there raises
+/// until a CUDA backend is built.
+class Device {
+ public:
+  Device(DeviceType type = kCPU, int index = -1);  // NOLINT
+  Device(const std::string& spec);                 // NOLINT
+  Device(const char* spec) : Device(std::string(spec)) {}  // NOLINT
+  DeviceType type() const { return type_; }
+  int index() const { return index_; }
+  bool has_index() const { return index_ >= 0; }
+  bool is_cpu() const { return type_ == kCPU; }
+  bool is_cuda() const { return type_ == kCUDA; }
+  std::string str() const;
+  bool operator==(const Device& o) const { return type_ == o.type_ && index_ == o.index_; }
+
+ private:
+  DeviceType type_;
+  int index_;
+};
+std::ostream& operator<<(std::ostream& os, const Device& d);
+
+/// Throws NotImplementedError naming `op` unless the device has a backend in this build.
+void check_device_available(const Device& d, const char* op);
+
+}  // namespace ember

@@ -1,0 +1,33 @@
+#pragma once
+#include <cstddef>
+#include <functional>
+#include <memory>
+
+namespace ember {
+
+/// A flat buffer shared by a tensor and its views. Owned memory comes from the caching allocator;
+/// external memory (from_blob) carries the user's deleter, or none.
+class StorageImpl {
+ public:
+  using Deleter = std::function<void(void*)>;
+  /// Allocates nbytes from the caching allocator.
+  explicit StorageImpl(size_t nbytes);
+  /// Wraps external memory; the deleter (if any) runs when the last user releases it.
+  StorageImpl(void* data, size_t nbytes, Deleter deleter);
+  ~StorageImpl();
+  StorageImpl(const StorageImpl&) = delete;
+  StorageImpl& operator=(const StorageImpl&) = delete;
+
+  void* data() const { return data_; }
+  size_t nbytes() const { return nbytes_; }
+  bool owned() const { return owned_; }
+
+ private:
+  void* data_;
+  size_t nbytes_;
+  bool owned_;
+  Deleter deleter_;
+};
+using Storage = std::shared_ptr<StorageImpl>;
+
+}  // namespace ember

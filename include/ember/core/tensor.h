@@ -1,0 +1,347 @@
+#pragma once
+// The Tensor handle. Methods are thin: each forwards to the free function of the same name in
+// ember/ops/*.h, which validates, builds a primitive and calls dispatch.
+#include <cstdint>
+#include <initializer_list>
+#include <memory>
+#include <optional>
+#include <ostream>
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include "ember/core/device.h"
+#include "ember/core/dtype.h"
+#include "ember/core/indexing.h"
+#include "ember/core/int_list.h"
+#include "ember/core/scalar.h"
+#include "ember/core/symint.h"
+#include "ember/core/tensor_impl.h"
+#include "ember/core/tensor_options.h"
+
+namespace ember {
+
+class Tensor {
+ public:
+  Tensor() = default;  // undefined: defined() is false
+  explicit Tensor(std::shared_ptr<TensorImpl> impl) : impl_(std::move(impl)) {}
+
+  // ---- metadata (src/core/tensor.cpp)
+  bool defined() const { return impl_ != nullptr; }
+  TensorImpl* unsafeGetTensorImpl() const { return impl_.get(); }
+  const std::shared_ptr<TensorImpl>& impl() const { return impl_; }
+  const std::vector<int64_t>& sizes() const;
+  const std::vector<int64_t>& strides() const;
+  std::vector<SymInt> sym_sizes() const;
+  int64_t size(int64_t dim) const;    // negative dims wrap; IndexError when out of range
+  int64_t stride(int64_t dim) const;
+  int64_t dim() const;
+  int64_t ndimension() const { return dim(); }
+  int64_t numel() const;
+  ScalarType dtype() const;
+  ScalarType scalar_type() const { return dtype(); }
+  Device device() const;
+  TensorOptions options() const;
+  int64_t element_size() const;
+  int64_t nbytes() const;
+  int64_t storage_offset() const;
+  bool is_contiguous() const;
+  bool is_floating_point() const;
+  bool is_complex() const { return false; }
+  bool is_signed() const;
+  bool is_same(const Tensor& o) const { return impl_ == o.impl_; }
+  /// Whether both views address the same storage.
+  bool is_alias_of(const Tensor& o) const;
+  uint32_t _version() const;
+  std::string toString() const;
+
+  /// The single element as T (converted); RuntimeError unless numel() == 1.
+  template <typename T>
+  T item() const;
+  Scalar item() const;
+  /// Typed pointer to the first element; TypeError when T does not match dtype().
+  template <typename T>
+  T* data_ptr() const;
+  void* data_ptr() const;
+  /// A copy of the elements in row-major order, converted to T.
+  template <typename T>
+  std::vector<T> tolist() const;
+
+  // ---- conversion and copying (src/core/tensor.cpp, src/ops/copy.cpp)
+  Tensor to(ScalarType dtype, bool non_blocking = false, bool copy = false) const;
+  Tensor to(Device device, std::optional<ScalarType> dtype = std::nullopt,
+            bool non_blocking = false, bool copy = false) const;
+  Tensor to(const TensorOptions& options, bool non_blocking = false, bool copy = false) const;
+  Tensor cpu() const { return to(Device(kCPU)); }
+  Tensor clone() const;
+  Tensor contiguous() const;
+  Tensor& copy_(const Tensor& src, bool non_blocking = false);
+  Tensor& fill_(const Scalar& value);
+  Tensor& fill_(const Tensor& value);  // 0-d tensor
+  Tensor& zero_();
+  Tensor detach() const;  // autograd issue adds the graph semantics; for now an alias view
+
+  // ---- views and shape (src/ops/shape.cpp)
+  Tensor view(SymIntList size) const;
+  Tensor view(ScalarType dtype) const;
+  Tensor view_as(const Tensor& other) const;
+  Tensor reshape(SymIntList shape) const;
+  Tensor reshape_as(const Tensor& other) const;
+  Tensor flatten(int64_t start_dim = 0, int64_t end_dim = -1) const;
+  Tensor unflatten(int64_t dim, SymIntList sizes) const;
+  Tensor squeeze() const;
+  Tensor squeeze(IntList dim) const;
+  Tensor unsqueeze(int64_t dim) const;
+  Tensor permute(IntList dims) const;
+  Tensor transpose(int64_t dim0, int64_t dim1) const;
+  Tensor t() const;
+  Tensor mT() const;
+  Tensor expand(SymIntList size) const;
+  Tensor expand_as(const Tensor& other) const;
+  Tensor broadcast_to(SymIntList size) const;
+  Tensor narrow(int64_t dim, SymInt start, SymInt length) const;
+  Tensor slice(int64_t dim = 0, std::optional<int64_t> start = std::nullopt,
+               std::optional<int64_t> end = std::nullopt, int64_t step = 1) const;
+  Tensor select(int64_t dim, SymInt index) const;
+  Tensor index(std::initializer_list<TensorIndex> indices) const;
+  Tensor index(const std::vector<TensorIndex>& indices) const;
+  Tensor& index_put_(std::initializer_list<TensorIndex> indices, const Tensor& value);
+  Tensor& index_put_(std::initializer_list<TensorIndex> indices, const Scalar& value);
+  Tensor& index_put_(const std::vector<TensorIndex>& indices, const Tensor& value);
+  Tensor& index_put_(const std::vector<TensorIndex>& indices, const Scalar& value);
+  Tensor as_strided(SymIntList size, SymIntList stride,
+                    std::optional<SymInt> storage_offset = std::nullopt) const;
+  std::vector<Tensor> chunk(int64_t chunks, int64_t dim = 0) const;
+  std::vector<Tensor> split(SymInt split_size, int64_t dim = 0) const;
+  std::vector<Tensor> split(SymIntList split_sizes, int64_t dim = 0) const;
+  std::vector<Tensor> split_with_sizes(SymIntList split_sizes, int64_t dim = 0) const;
+  std::vector<Tensor> unbind(int64_t dim = 0) const;
+  Tensor repeat(SymIntList repeats) const;
+  Tensor tile(SymIntList dims) const;
+  Tensor flip(IntList dims) const;
+  Tensor roll(SymIntList shifts, IntList dims = {}) const;
+  Tensor diagonal(int64_t offset = 0, int64_t dim1 = 0, int64_t dim2 = 1) const;
+  Tensor tril(int64_t diagonal = 0) const;
+  Tensor triu(int64_t diagonal = 0) const;
+  Tensor& tril_(int64_t diagonal = 0);
+  Tensor& triu_(int64_t diagonal = 0);
+  Tensor movedim(IntList source, IntList destination) const;
+
+  // ---- elementwise (src/ops/elementwise*.cpp)
+#define EMBER_UNARY_METHOD(name) \
+  Tensor name() const;           \
+  Tensor& name##_();
+  EMBER_UNARY_METHOD(abs)
+  EMBER_UNARY_METHOD(neg)
+  EMBER_UNARY_METHOD(sign)
+  EMBER_UNARY_METHOD(exp)
+  EMBER_UNARY_METHOD(exp2)
+  EMBER_UNARY_METHOD(expm1)
+  EMBER_UNARY_METHOD(log)
+  EMBER_UNARY_METHOD(log2)
+  EMBER_UNARY_METHOD(log10)
+  EMBER_UNARY_METHOD(log1p)
+  EMBER_UNARY_METHOD(sqrt)
+  EMBER_UNARY_METHOD(rsqrt)
+  EMBER_UNARY_METHOD(reciprocal)
+  EMBER_UNARY_METHOD(sin)
+  EMBER_UNARY_METHOD(cos)
+  EMBER_UNARY_METHOD(tan)
+  EMBER_UNARY_METHOD(asin)
+  EMBER_UNARY_METHOD(acos)
+  EMBER_UNARY_METHOD(atan)
+  EMBER_UNARY_METHOD(sinh)
+  EMBER_UNARY_METHOD(cosh)
+  EMBER_UNARY_METHOD(tanh)
+  EMBER_UNARY_METHOD(sigmoid)
+  EMBER_UNARY_METHOD(erf)
+  EMBER_UNARY_METHOD(erfc)
+  EMBER_UNARY_METHOD(erfinv)
+  EMBER_UNARY_METHOD(floor)
+  EMBER_UNARY_METHOD(ceil)
+  EMBER_UNARY_METHOD(trunc)
+  EMBER_UNARY_METHOD(frac)
+  EMBER_UNARY_METHOD(relu)
+  EMBER_UNARY_METHOD(logical_not)
+  EMBER_UNARY_METHOD(bitwise_not)
+#undef EMBER_UNARY_METHOD
+  Tensor round(int64_t decimals = 0) const;
+  Tensor& round_(int64_t decimals = 0);
+  Tensor logit(std::optional<double> eps = std::nullopt) const;
+  Tensor nan_to_num(std::optional<double> nan = 0.0, std::optional<double> posinf = std::nullopt,
+                    std::optional<double> neginf = std::nullopt) const;
+  Tensor isnan() const;
+  Tensor isinf() const;
+  Tensor isfinite() const;
+
+  Tensor add(const Tensor& other, const Scalar& alpha = 1) const;
+  Tensor add(const Scalar& other, const Scalar& alpha = 1) const;
+  Tensor& add_(const Tensor& other, const Scalar& alpha = 1);
+  Tensor& add_(const Scalar& other, const Scalar& alpha = 1);
+  Tensor sub(const Tensor& other, const Scalar& alpha = 1) const;
+  Tensor sub(const Scalar& other, const Scalar& alpha = 1) const;
+  Tensor& sub_(const Tensor& other, const Scalar& alpha = 1);
+  Tensor& sub_(const Scalar& other, const Scalar& alpha = 1);
+  Tensor div(const Tensor& other, std::optional<std::string> rounding_mode = std::nullopt) const;
+  Tensor div(const Scalar& other, std::optional<std::string> rounding_mode = std::nullopt) const;
+  Tensor& div_(const Tensor& other, std::optional<std::string> rounding_mode = std::nullopt);
+  Tensor& div_(const Scalar& other, std::optional<std::string> rounding_mode = std::nullopt);
+#define EMBER_BINARY_METHOD(name)             \
+  Tensor name(const Tensor& other) const;     \
+  Tensor name(const Scalar& other) const;     \
+  Tensor& name##_(const Tensor& other);       \
+  Tensor& name##_(const Scalar& other);
+  EMBER_BINARY_METHOD(mul)
+  EMBER_BINARY_METHOD(floor_divide)
+  EMBER_BINARY_METHOD(remainder)
+  EMBER_BINARY_METHOD(fmod)
+  EMBER_BINARY_METHOD(pow)
+  EMBER_BINARY_METHOD(atan2)
+  EMBER_BINARY_METHOD(hypot)
+  EMBER_BINARY_METHOD(copysign)
+  EMBER_BINARY_METHOD(eq)
+  EMBER_BINARY_METHOD(ne)
+  EMBER_BINARY_METHOD(lt)
+  EMBER_BINARY_METHOD(le)
+  EMBER_BINARY_METHOD(gt)
+  EMBER_BINARY_METHOD(ge)
+  EMBER_BINARY_METHOD(logical_and)
+  EMBER_BINARY_METHOD(logical_or)
+  EMBER_BINARY_METHOD(logical_xor)
+  EMBER_BINARY_METHOD(bitwise_and)
+  EMBER_BINARY_METHOD(bitwise_or)
+  EMBER_BINARY_METHOD(bitwise_xor)
+  EMBER_BINARY_METHOD(bitwise_left_shift)
+  EMBER_BINARY_METHOD(bitwise_right_shift)
+#undef EMBER_BINARY_METHOD
+  Tensor maximum(const Tensor& other) const;
+  Tensor minimum(const Tensor& other) const;
+  Tensor fmax(const Tensor& other) const;
+  Tensor fmin(const Tensor& other) const;
+  Tensor logaddexp(const Tensor& other) const;
+  Tensor clamp(std::optional<Scalar> min, std::optional<Scalar> max = std::nullopt) const;
+  Tensor clamp(const std::optional<Tensor>& min, const std::optional<Tensor>& max = std::nullopt) const;
+  Tensor& clamp_(std::optional<Scalar> min, std::optional<Scalar> max = std::nullopt);
+  Tensor clip(std::optional<Scalar> min, std::optional<Scalar> max = std::nullopt) const;
+  Tensor clamp_min(const Scalar& min) const;
+  Tensor clamp_max(const Scalar& max) const;
+  Tensor lerp(const Tensor& end, const Scalar& weight) const;
+  Tensor lerp(const Tensor& end, const Tensor& weight) const;
+  Tensor addcmul(const Tensor& t1, const Tensor& t2, const Scalar& value = 1) const;
+  Tensor addcdiv(const Tensor& t1, const Tensor& t2, const Scalar& value = 1) const;
+  Tensor& addcmul_(const Tensor& t1, const Tensor& t2, const Scalar& value = 1);
+  Tensor& addcdiv_(const Tensor& t1, const Tensor& t2, const Scalar& value = 1);
+  Tensor masked_fill(const Tensor& mask, const Scalar& value) const;
+  Tensor masked_fill(const Tensor& mask, const Tensor& value) const;
+  Tensor& masked_fill_(const Tensor& mask, const Scalar& value);
+  Tensor& masked_fill_(const Tensor& mask, const Tensor& value);
+  Tensor where(const Tensor& condition, const Tensor& other) const;
+
+  // ---- reductions (src/ops/reduction*.cpp). An empty dim list means every dim.
+  Tensor sum(std::optional<ScalarType> dtype = std::nullopt) const;
+  Tensor sum(IntList dim, bool keepdim = false, std::optional<ScalarType> dtype = std::nullopt) const;
+  Tensor nansum(IntList dim = {}, bool keepdim = false,
+                std::optional<ScalarType> dtype = std::nullopt) const;
+  Tensor mean(std::optional<ScalarType> dtype = std::nullopt) const;
+  Tensor mean(IntList dim, bool keepdim = false, std::optional<ScalarType> dtype = std::nullopt) const;
+  Tensor nanmean(IntList dim = {}, bool keepdim = false,
+                 std::optional<ScalarType> dtype = std::nullopt) const;
+  Tensor prod(std::optional<ScalarType> dtype = std::nullopt) const;
+  Tensor prod(int64_t dim, bool keepdim = false, std::optional<ScalarType> dtype = std::nullopt) const;
+  Tensor max() const;
+  Tensor min() const;
+  std::tuple<Tensor, Tensor> max(int64_t dim, bool keepdim = false) const;
+  std::tuple<Tensor, Tensor> min(int64_t dim, bool keepdim = false) const;
+  Tensor amax(IntList dim = {}, bool keepdim = false) const;
+  Tensor amin(IntList dim = {}, bool keepdim = false) const;
+  std::tuple<Tensor, Tensor> aminmax(std::optional<int64_t> dim = std::nullopt,
+                                     bool keepdim = false) const;
+  Tensor argmax(std::optional<int64_t> dim = std::nullopt, bool keepdim = false) const;
+  Tensor argmin(std::optional<int64_t> dim = std::nullopt, bool keepdim = false) const;
+  Tensor var(IntList dim = {}, double correction = 1, bool keepdim = false) const;
+  Tensor std(IntList dim = {}, double correction = 1, bool keepdim = false) const;
+  Tensor norm(const Scalar& p = 2, IntList dim = {}, bool keepdim = false,
+              std::optional<ScalarType> dtype = std::nullopt) const;
+  Tensor logsumexp(IntList dim, bool keepdim = false) const;
+  Tensor all() const;
+  Tensor all(IntList dim, bool keepdim = false) const;
+  Tensor any() const;
+  Tensor any(IntList dim, bool keepdim = false) const;
+  Tensor count_nonzero(IntList dim = {}) const;
+  Tensor cumsum(int64_t dim, std::optional<ScalarType> dtype = std::nullopt) const;
+  Tensor cumprod(int64_t dim, std::optional<ScalarType> dtype = std::nullopt) const;
+  std::tuple<Tensor, Tensor> cummax(int64_t dim) const;
+  std::tuple<Tensor, Tensor> cummin(int64_t dim) const;
+  Tensor logcumsumexp(int64_t dim) const;
+
+  // ---- matrix products (src/ops/linear_algebra.cpp)
+  Tensor matmul(const Tensor& other) const;
+  Tensor mm(const Tensor& mat2) const;
+  Tensor bmm(const Tensor& mat2) const;
+  Tensor mv(const Tensor& vec) const;
+  Tensor dot(const Tensor& other) const;
+  Tensor vdot(const Tensor& other) const;
+  Tensor outer(const Tensor& vec2) const;
+  Tensor addmm(const Tensor& mat1, const Tensor& mat2, const Scalar& beta = 1,
+               const Scalar& alpha = 1) const;
+  Tensor addmv(const Tensor& mat, const Tensor& vec, const Scalar& beta = 1,
+               const Scalar& alpha = 1) const;
+  Tensor baddbmm(const Tensor& batch1, const Tensor& batch2, const Scalar& beta = 1,
+                 const Scalar& alpha = 1) const;
+  Tensor kron(const Tensor& other) const;
+
+  // ---- random in-place (src/ops/random.cpp)
+  Tensor& uniform_(double from = 0, double to = 1);
+  Tensor& normal_(double mean = 0, double std = 1);
+  Tensor& bernoulli_(double p = 0.5);
+  Tensor& random_(int64_t from, std::optional<int64_t> to = std::nullopt);
+
+  // ---- comparison helpers (src/ops/compare.cpp)
+  bool equal(const Tensor& other) const;
+  bool allclose(const Tensor& other, double rtol = 1e-5, double atol = 1e-8,
+                bool equal_nan = false) const;
+  Tensor isclose(const Tensor& other, double rtol = 1e-5, double atol = 1e-8,
+                 bool equal_nan = false) const;
+
+ private:
+  std::shared_ptr<TensorImpl> impl_;
+};
+
+/// Prints as PyTorch does: tensor([[1.0000, 2.0000], ...]) with a dtype suffix where PyTorch
+/// shows one; large tensors are summarised (src/core/print.cpp).
+std::ostream& operator<<(std::ostream& os, const Tensor& t);
+
+// ---- operators (src/ops/elementwise*.cpp): Python-scalar semantics for the Scalar sides.
+Tensor operator-(const Tensor& a);
+Tensor operator~(const Tensor& a);
+#define EMBER_BINARY_OPERATOR(op)                      \
+  Tensor operator op(const Tensor& a, const Tensor& b); \
+  Tensor operator op(const Tensor& a, const Scalar& b); \
+  Tensor operator op(const Scalar& a, const Tensor& b);
+EMBER_BINARY_OPERATOR(+)
+EMBER_BINARY_OPERATOR(-)
+EMBER_BINARY_OPERATOR(*)
+EMBER_BINARY_OPERATOR(/)
+EMBER_BINARY_OPERATOR(%)
+EMBER_BINARY_OPERATOR(==)
+EMBER_BINARY_OPERATOR(!=)
+EMBER_BINARY_OPERATOR(<)
+EMBER_BINARY_OPERATOR(<=)
+EMBER_BINARY_OPERATOR(>)
+EMBER_BINARY_OPERATOR(>=)
+EMBER_BINARY_OPERATOR(&)
+EMBER_BINARY_OPERATOR(|)
+EMBER_BINARY_OPERATOR(^)
+EMBER_BINARY_OPERATOR(<<)
+EMBER_BINARY_OPERATOR(>>)
+#undef EMBER_BINARY_OPERATOR
+Tensor& operator+=(Tensor& a, const Tensor& b);
+Tensor& operator+=(Tensor& a, const Scalar& b);
+Tensor& operator-=(Tensor& a, const Tensor& b);
+Tensor& operator-=(Tensor& a, const Scalar& b);
+Tensor& operator*=(Tensor& a, const Tensor& b);
+Tensor& operator*=(Tensor& a, const Scalar& b);
+Tensor& operator/=(Tensor& a, const Tensor& b);
+Tensor& operator/=(Tensor& a, const Scalar& b);
+
+}  // namespace ember

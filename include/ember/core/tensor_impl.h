@@ -1,0 +1,75 @@
+#pragma once
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "ember/core/device.h"
+#include "ember/core/dtype.h"
+#include "ember/core/storage.h"
+
+namespace ember {
+
+/// Autograd's per-tensor state; defined by the autograd layer.
+struct AutogradMeta;
+
+/// Counts in-place modifications; shared by a tensor and all its views.
+struct VersionCounter {
+  std::atomic<uint32_t> version{0};
+};
+
+/// The strided view of a Storage that a Tensor handle points to. Sizes and strides are in
+/// elements; storage_offset too.
+class TensorImpl {
+ public:
+  TensorImpl(Storage storage, ScalarType dtype, std::vector<int64_t> sizes,
+             std::vector<int64_t> strides, int64_t storage_offset, Device device = kCPU);
+
+  const std::vector<int64_t>& sizes() const { return sizes_; }
+  const std::vector<int64_t>& strides() const { return strides_; }
+  int64_t dim() const { return static_cast<int64_t>(sizes_.size()); }
+  int64_t numel() const { return numel_; }
+  ScalarType dtype() const { return dtype_; }
+  Device device() const { return device_; }
+  int64_t storage_offset() const { return storage_offset_; }
+  const Storage& storage() const { return storage_; }
+  bool is_contiguous() const { return is_contiguous_; }
+  /// Address of the first element.
+  void* data() const {
+    return static_cast<char*>(storage_->data()) + storage_offset_ * element_size(dtype_);
+  }
+
+  /// Replaces the geometry (used by resize-like internals and view creation).
+  void set_geometry(std::vector<int64_t> sizes, std::vector<int64_t> strides, int64_t offset);
+
+  const std::shared_ptr<VersionCounter>& version_counter() const { return version_; }
+  void share_version_counter(std::shared_ptr<VersionCounter> v) { version_ = std::move(v); }
+  uint32_t version() const { return version_->version.load(std::memory_order_relaxed); }
+  void bump_version() { version_->version.fetch_add(1, std::memory_order_relaxed); }
+
+  /// A C++ number converted to a 0-d tensor for type promotion (PyTorch's "wrapped number").
+  bool is_wrapped_number() const { return wrapped_number_; }
+  void set_wrapped_number(bool w) { wrapped_number_ = w; }
+
+  std::shared_ptr<AutogradMeta> autograd_meta;  // null until autograd touches the tensor
+
+ private:
+  void refresh();
+
+  Storage storage_;
+  ScalarType dtype_;
+  Device device_;
+  std::vector<int64_t> sizes_, strides_;
+  int64_t storage_offset_;
+  int64_t numel_ = 1;
+  bool is_contiguous_ = true;
+  bool wrapped_number_ = false;
+  std::shared_ptr<VersionCounter> version_;
+};
+
+/// Contiguous (row-major) strides for sizes.
+std::vector<int64_t> contiguous_strides(const std::vector<int64_t>& sizes);
+/// Product of sizes, raising RuntimeError naming `op` on negative sizes or int64 overflow.
+int64_t checked_numel(const std::vector<int64_t>& sizes, const char* op);
+
+}  // namespace ember

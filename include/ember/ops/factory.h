@@ -1,0 +1,137 @@
+#pragma once
+// Tensor creation (src/ops/factory.cpp) and random sampling (src/ops/random.cpp).
+#include <functional>
+#include <initializer_list>
+#include <optional>
+#include <type_traits>
+#include <vector>
+
+#include "ember/core/generator.h"
+#include "ember/core/tensor.h"
+
+namespace ember {
+
+Tensor empty(SymIntList size, const TensorOptions& options = {});
+Tensor empty_strided(SymIntList size, SymIntList stride, const TensorOptions& options = {});
+Tensor zeros(SymIntList size, const TensorOptions& options = {});
+Tensor ones(SymIntList size, const TensorOptions& options = {});
+/// Without a dtype, the result's dtype follows the fill value (bool, int64 or the default float).
+Tensor full(SymIntList size, const Scalar& fill_value, const TensorOptions& options = {});
+Tensor arange(const Scalar& end, const TensorOptions& options = {});
+Tensor arange(const Scalar& start, const Scalar& end, const Scalar& step = 1,
+              const TensorOptions& options = {});
+Tensor linspace(const Scalar& start, const Scalar& end, int64_t steps,
+                const TensorOptions& options = {});
+Tensor logspace(const Scalar& start, const Scalar& end, int64_t steps, double base = 10.0,
+                const TensorOptions& options = {});
+Tensor eye(int64_t n, const TensorOptions& options = {});
+Tensor eye(int64_t n, int64_t m, const TensorOptions& options = {});
+
+Tensor empty_like(const Tensor& t, const TensorOptions& options = {});
+Tensor zeros_like(const Tensor& t, const TensorOptions& options = {});
+Tensor ones_like(const Tensor& t, const TensorOptions& options = {});
+Tensor full_like(const Tensor& t, const Scalar& fill_value, const TensorOptions& options = {});
+Tensor rand_like(const Tensor& t, const TensorOptions& options = {});
+Tensor randn_like(const Tensor& t, const TensorOptions& options = {});
+Tensor randint_like(const Tensor& t, int64_t low, int64_t high, const TensorOptions& options = {});
+
+Tensor rand(SymIntList size, const TensorOptions& options = {});
+Tensor rand(SymIntList size, Generator& gen, const TensorOptions& options = {});
+Tensor randn(SymIntList size, const TensorOptions& options = {});
+Tensor randn(SymIntList size, Generator& gen, const TensorOptions& options = {});
+/// Integers in [low, high); int64 unless a dtype is given.
+Tensor randint(int64_t high, SymIntList size, const TensorOptions& options = {});
+Tensor randint(int64_t low, int64_t high, SymIntList size, const TensorOptions& options = {});
+Tensor randperm(int64_t n, const TensorOptions& options = kInt64);
+Tensor randperm(int64_t n, Generator& gen, const TensorOptions& options = kInt64);
+Tensor bernoulli(const Tensor& p);
+Tensor bernoulli(const Tensor& p, Generator& gen);
+Tensor normal(double mean, double std, SymIntList size, const TensorOptions& options = {});
+/// In-place samplers with an explicit generator (the Tensor methods use the default one).
+Tensor& uniform_(Tensor& t, double from, double to, Generator& gen);
+Tensor& normal_(Tensor& t, double mean, double std, Generator& gen);
+Tensor& bernoulli_(Tensor& t, double p, Generator& gen);
+
+/// Wraps external memory without copying. Without a deleter the caller keeps ownership.
+Tensor from_blob(void* data, SymIntList sizes, const TensorOptions& options = {});
+Tensor from_blob(void* data, SymIntList sizes, SymIntList strides, const TensorOptions& options = {});
+Tensor from_blob(void* data, SymIntList sizes, std::function<void(void*)> deleter,
+                 const TensorOptions& options = {});
+
+/// Nested initializer lists, as torch.tensor: ember::tensor({{1.0, 2.0}, {3.0, 4.0}}).
+/// The dtype follows the C++ element type: double -> default float dtype, int -> int64,
+/// bool -> bool, float -> float32, unless options give one.
+namespace detail {
+Tensor tensor_from_data(const void* data, ScalarType src, std::vector<int64_t> sizes,
+                        const TensorOptions& options);
+template <typename T>
+constexpr ScalarType natural_dtype() {
+  if constexpr (std::is_same_v<T, bool>) return kBool;
+  else if constexpr (std::is_same_v<T, double>) return kFloat64;
+  else if constexpr (std::is_floating_point_v<T>) return dtype_of<T>;
+  else if constexpr (std::is_same_v<T, Half> || std::is_same_v<T, BFloat16>) return dtype_of<T>;
+  else return kInt64;
+}
+template <typename T>
+using stored_t = std::conditional_t<std::is_same_v<T, bool> || std::is_floating_point_v<T> ||
+                                        std::is_same_v<T, Half> || std::is_same_v<T, BFloat16>,
+                                    T, int64_t>;
+template <typename T>
+TensorOptions infer_options(const TensorOptions& o) {
+  if (o.has_dtype()) return o;
+  // A C++ double behaves like a Python float: the default dtype.
+  if constexpr (std::is_same_v<T, double>) return o.dtype(get_default_dtype());
+  else return o.dtype(natural_dtype<T>());
+}
+}  // namespace detail
+
+template <typename T, std::enable_if_t<std::is_arithmetic_v<T> || std::is_same_v<T, Half> ||
+                                           std::is_same_v<T, BFloat16>, int> = 0>
+Tensor tensor(T value, const TensorOptions& options = {}) {
+  detail::stored_t<T> v = value;
+  return detail::tensor_from_data(&v, dtype_of<detail::stored_t<T>>, {}, detail::infer_options<T>(options));
+}
+template <typename T>
+Tensor tensor(const std::vector<T>& values, const TensorOptions& options = {}) {
+  std::vector<detail::stored_t<T>> v(values.begin(), values.end());
+  return detail::tensor_from_data(v.data(), dtype_of<detail::stored_t<T>>,
+                                  {static_cast<int64_t>(v.size())}, detail::infer_options<T>(options));
+}
+template <typename T>
+Tensor tensor(std::initializer_list<T> values, const TensorOptions& options = {}) {
+  return tensor(std::vector<T>(values), options);
+}
+template <typename T>
+Tensor tensor(std::initializer_list<std::initializer_list<T>> rows, const TensorOptions& options = {}) {
+  std::vector<detail::stored_t<T>> v;
+  int64_t cols = rows.size() ? static_cast<int64_t>(rows.begin()->size()) : 0;
+  for (const auto& r : rows) {
+    EMBER_CHECK_VALUE(static_cast<int64_t>(r.size()) == cols,
+                      "[tensor] expected sequence of length ", cols, " at dim 1 (got ", r.size(), ")");
+    v.insert(v.end(), r.begin(), r.end());
+  }
+  return detail::tensor_from_data(v.data(), dtype_of<detail::stored_t<T>>,
+                                  {static_cast<int64_t>(rows.size()), cols},
+                                  detail::infer_options<T>(options));
+}
+template <typename T>
+Tensor tensor(std::initializer_list<std::initializer_list<std::initializer_list<T>>> blocks,
+              const TensorOptions& options = {}) {
+  std::vector<detail::stored_t<T>> v;
+  int64_t rows = blocks.size() ? static_cast<int64_t>(blocks.begin()->size()) : 0;
+  int64_t cols = rows ? static_cast<int64_t>(blocks.begin()->begin()->size()) : 0;
+  for (const auto& b : blocks) {
+    EMBER_CHECK_VALUE(static_cast<int64_t>(b.size()) == rows,
+                      "[tensor] expected sequence of length ", rows, " at dim 1 (got ", b.size(), ")");
+    for (const auto& r : b) {
+      EMBER_CHECK_VALUE(static_cast<int64_t>(r.size()) == cols, "[tensor] expected sequence of length ",
+                        cols, " at dim 2 (got ", r.size(), ")");
+      v.insert(v.end(), r.begin(), r.end());
+    }
+  }
+  return detail::tensor_from_data(v.data(), dtype_of<detail::stored_t<T>>,
+                                  {static_cast<int64_t>(blocks.size()), rows, cols},
+                                  detail::infer_options<T>(options));
+}
+
+}  // namespace ember

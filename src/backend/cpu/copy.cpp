@@ -1,0 +1,43 @@
+#include "backend/cpu/kernel.h"
+#include "primitives/copy.h"
+
+namespace ember {
+
+void Copy::eval_cpu(const std::vector<Tensor>& inputs, std::vector<Tensor>& outputs) const {
+  const Tensor& src = inputs[0];
+  Tensor& dst = outputs[0];
+  auto loop = cpu::make_loop({dst, src});
+  visit_dtype(dst.dtype(), "copy_", [&](auto* dtag) {
+    using D = std::remove_pointer_t<decltype(dtag)>;
+    visit_dtype(src.dtype(), "copy_", [&](auto* stag) {
+      using S = std::remove_pointer_t<decltype(stag)>;
+      if constexpr (std::is_same_v<D, bool>) {
+        cpu::basic_kernel<D, S>(loop, [](S v) { return static_cast<double>(v) != 0.0; });
+      } else if constexpr (std::is_same_v<S, Half> || std::is_same_v<S, BFloat16>) {
+        cpu::basic_kernel<D, S>(loop, [](S v) { return static_cast<D>(static_cast<float>(v)); });
+      } else {
+        cpu::basic_kernel<D, S>(loop, [](S v) { return static_cast<D>(v); });
+      }
+    });
+  });
+}
+
+void Fill::eval_cpu(const std::vector<Tensor>&, std::vector<Tensor>& outputs) const {
+  Tensor& dst = outputs[0];
+  auto loop = cpu::make_loop({dst});
+  visit_dtype(dst.dtype(), "fill_", [&](auto* tag) {
+    using T = std::remove_pointer_t<decltype(tag)>;
+    const T v = value_.to<T>();
+    cpu::basic_kernel<T>(loop, [v]() { return v; });
+  });
+}
+
+void View::eval_cpu(const std::vector<Tensor>& inputs, std::vector<Tensor>& outputs) const {
+  const auto& src = inputs[0].impl();
+  auto impl = std::make_shared<TensorImpl>(src->storage(), src->dtype(), sizes_, strides_, offset_,
+                                           src->device());
+  impl->share_version_counter(src->version_counter());
+  outputs.push_back(Tensor(std::move(impl)));
+}
+
+}  // namespace ember

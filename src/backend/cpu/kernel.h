@@ -1,0 +1,79 @@
+#pragma once
+// Typed loops over a StridedLoop: scalar (any types, computed as the op's argument types say) and
+// vectorised (one type T, Vec<T> on contiguous or broadcast-scalar runs).
+#include <type_traits>
+
+#include "backend/cpu/loop.h"
+#include "backend/cpu/vec.h"
+
+namespace ember::cpu {
+
+/// out = op(in...) elementwise; operand 0 is Out, the rest In... in order.
+template <typename Out, typename... In, typename Op>
+void basic_kernel(const StridedLoop& loop, const Op& op, int64_t grain = kGrainSize) {
+  for_each(
+      loop,
+      [&](char** p, const int64_t* s, int64_t n) {
+        char* out = p[0];
+        [&]<size_t... I>(std::index_sequence<I...>) {
+          char* in[sizeof...(In) + 1] = {p[I + 1]..., nullptr};
+          for (int64_t i = 0; i < n; ++i) {
+            *reinterpret_cast<Out*>(out + i * s[0]) =
+                static_cast<Out>(op(*reinterpret_cast<const In*>(in[I] + i * s[I + 1])...));
+          }
+        }(std::index_sequence_for<In...>{});
+      },
+      grain);
+}
+
+/// out = op(a) for one type T; vop(Vec<T>) on contiguous runs.
+template <typename T, typename Op, typename VOp>
+void unary_kernel_vec(const StridedLoop& loop, const Op& op, const VOp& vop) {
+  using V = Vec<T>;
+  for_each(loop, [&](char** p, const int64_t* s, int64_t n) {
+    T* out = reinterpret_cast<T*>(p[0]);
+    const T* a = reinterpret_cast<const T*>(p[1]);
+    if (s[0] == sizeof(T) && s[1] == sizeof(T)) {
+      int64_t i = 0;
+      for (; i + V::size <= n; i += V::size) vop(V::load(a + i)).store(out + i);
+      for (; i < n; ++i) out[i] = op(a[i]);
+    } else {
+      for (int64_t i = 0; i < n; ++i) {
+        *reinterpret_cast<T*>(p[0] + i * s[0]) = op(*reinterpret_cast<const T*>(p[1] + i * s[1]));
+      }
+    }
+  });
+}
+
+/// out = op(a, b) for one type T; vop on runs where each input is contiguous or a broadcast
+/// scalar (stride 0).
+template <typename T, typename Op, typename VOp>
+void binary_kernel_vec(const StridedLoop& loop, const Op& op, const VOp& vop) {
+  using V = Vec<T>;
+  for_each(loop, [&](char** p, const int64_t* s, int64_t n) {
+    T* out = reinterpret_cast<T*>(p[0]);
+    const T* a = reinterpret_cast<const T*>(p[1]);
+    const T* b = reinterpret_cast<const T*>(p[2]);
+    constexpr int64_t es = sizeof(T);
+    if (s[0] == es && (s[1] == es || s[1] == 0) && (s[2] == es || s[2] == 0)) {
+      int64_t i = 0;
+      if (s[1] == es && s[2] == es) {
+        for (; i + V::size <= n; i += V::size) vop(V::load(a + i), V::load(b + i)).store(out + i);
+      } else if (s[1] == 0 && s[2] == es) {
+        V va(a[0]);
+        for (; i + V::size <= n; i += V::size) vop(va, V::load(b + i)).store(out + i);
+      } else if (s[1] == es && s[2] == 0) {
+        V vb(b[0]);
+        for (; i + V::size <= n; i += V::size) vop(V::load(a + i), vb).store(out + i);
+      }
+      for (; i < n; ++i) out[i] = op(a[s[1] ? i : 0], b[s[2] ? i : 0]);
+    } else {
+      for (int64_t i = 0; i < n; ++i) {
+        *reinterpret_cast<T*>(p[0] + i * s[0]) = op(*reinterpret_cast<const T*>(p[1] + i * s[1]),
+                                                    *reinterpret_cast<const T*>(p[2] + i * s[2]));
+      }
+    }
+  });
+}
+
+}  // namespace ember::cpu

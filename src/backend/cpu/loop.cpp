@@ -1,0 +1,56 @@
+#include "backend/cpu/loop.h"
+
+namespace ember::cpu {
+
+StridedLoop make_loop(const std::vector<Tensor>& operands, const std::vector<int64_t>& shape) {
+  EMBER_INTERNAL_ASSERT(!operands.empty() && operands.size() <= kMaxOperands, "make_loop operands");
+  StridedLoop loop;
+  loop.ntensors = static_cast<int>(operands.size());
+  const int64_t nd = static_cast<int64_t>(shape.size());
+  std::vector<std::array<int64_t, kMaxOperands>> strides(nd);
+  for (int t = 0; t < loop.ntensors; ++t) {
+    const Tensor& x = operands[t];
+    loop.base[t] = static_cast<char*>(x.data_ptr());
+    const int64_t es = x.element_size();
+    const int64_t off = nd - x.dim();
+    EMBER_INTERNAL_ASSERT(off >= 0, "make_loop: operand has more dims than the loop");
+    for (int64_t d = 0; d < nd; ++d) {
+      int64_t s = 0;
+      if (d >= off) {
+        int64_t xs = x.sizes()[d - off];
+        EMBER_INTERNAL_ASSERT(xs == shape[d] || xs == 1, "make_loop: operand does not broadcast");
+        s = xs == 1 ? 0 : x.strides()[d - off] * es;
+      }
+      strides[d][t] = s;
+    }
+  }
+  // Drop size-1 dims and merge dims that are contiguous with their inner neighbour.
+  for (int64_t d = 0; d < nd; ++d) loop.numel *= shape[d];
+  for (int64_t d = 0; d < nd; ++d) {
+    if (shape[d] == 1) continue;
+    if (!loop.shape.empty()) {
+      auto& prev = loop.strides.back();
+      bool merge = true;
+      for (int t = 0; t < loop.ntensors; ++t) {
+        if (prev[t] != strides[d][t] * shape[d]) {
+          merge = false;
+          break;
+        }
+      }
+      if (merge) {
+        loop.shape.back() *= shape[d];
+        prev = strides[d];
+        continue;
+      }
+    }
+    loop.shape.push_back(shape[d]);
+    loop.strides.push_back(strides[d]);
+  }
+  if (loop.shape.empty() && loop.numel == 1) {
+    loop.shape.push_back(1);
+    loop.strides.push_back({});
+  }
+  return loop;
+}
+
+}  // namespace ember::cpu

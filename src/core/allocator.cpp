@@ -1,0 +1,113 @@
+#include "ember/core/allocator.h"
+
+#include <cstdlib>
+#include <mutex>
+#include <unordered_map>
+#include <vector>
+
+#include "ember/core/error.h"
+
+namespace ember {
+namespace {
+
+constexpr size_t kAlignment = 64;
+
+// Size classes: multiples of 64 up to 1 KiB, then four classes per power of two (<= 25% waste).
+size_t bucket_size(size_t n) {
+  if (n <= 1024) return std::max<size_t>(kAlignment, (n + kAlignment - 1) & ~(kAlignment - 1));
+  size_t p = size_t{1} << (63 - __builtin_clzll(n - 1));  // largest power of two below n
+  size_t step = p / 4;
+  return (n + step - 1) / step * step;
+}
+
+struct CachingAllocator {
+  std::mutex mu;
+  std::unordered_map<size_t, std::vector<void*>> free_blocks;  // bucket size -> cached blocks
+  std::unordered_map<void*, size_t> live;                      // pointer -> bucket size
+  MemoryStats stats;
+  detail::AllocObserver observer = nullptr;
+
+  void* alloc(size_t n) {
+    size_t b = bucket_size(n);
+    std::lock_guard<std::mutex> lock(mu);
+    void* p = nullptr;
+    auto it = free_blocks.find(b);
+    if (it != free_blocks.end() && !it->second.empty()) {
+      p = it->second.back();
+      it->second.pop_back();
+    } else {
+      p = std::aligned_alloc(kAlignment, b);
+      if (!p) {
+        release_cache_locked();
+        p = std::aligned_alloc(kAlignment, b);
+      }
+      EMBER_CHECK_T(OutOfMemoryError, p != nullptr, "[allocator] CPU out of memory: tried to "
+                    "allocate ", b, " bytes (", stats.allocated, " bytes already allocated)");
+      stats.reserved += static_cast<int64_t>(b);
+      ++stats.num_os_allocs;
+    }
+    live.emplace(p, b);
+    stats.allocated += static_cast<int64_t>(b);
+    stats.peak_allocated = std::max(stats.peak_allocated, stats.allocated);
+    ++stats.num_allocs;
+    if (observer) observer(p, static_cast<int64_t>(b), stats.allocated, stats.reserved);
+    return p;
+  }
+
+  void free(void* p) {
+    if (!p) return;
+    std::lock_guard<std::mutex> lock(mu);
+    auto it = live.find(p);
+    if (it == live.end()) return;  // not ours: never happens through Storage
+    size_t b = it->second;
+    live.erase(it);
+    stats.allocated -= static_cast<int64_t>(b);
+    free_blocks[b].push_back(p);
+    if (observer) observer(p, -static_cast<int64_t>(b), stats.allocated, stats.reserved);
+  }
+
+  void release_cache_locked() {
+    for (auto& [b, blocks] : free_blocks) {
+      for (void* p : blocks) std::free(p);
+      stats.reserved -= static_cast<int64_t>(b * blocks.size());
+      blocks.clear();
+    }
+  }
+};
+
+CachingAllocator& allocator() {
+  static CachingAllocator* a = new CachingAllocator();  // never destroyed: frees may run at exit
+  return *a;
+}
+
+}  // namespace
+
+MemoryStats memory_stats() {
+  auto& a = allocator();
+  std::lock_guard<std::mutex> lock(a.mu);
+  return a.stats;
+}
+
+void reset_peak_memory_stats() {
+  auto& a = allocator();
+  std::lock_guard<std::mutex> lock(a.mu);
+  a.stats.peak_allocated = a.stats.allocated;
+}
+
+void empty_cache() {
+  auto& a = allocator();
+  std::lock_guard<std::mutex> lock(a.mu);
+  a.release_cache_locked();
+}
+
+namespace detail {
+void* cpu_alloc(size_t nbytes) { return allocator().alloc(nbytes); }
+void cpu_free(void* p) { allocator().free(p); }
+void set_alloc_observer(AllocObserver obs) {
+  auto& a = allocator();
+  std::lock_guard<std::mutex> lock(a.mu);
+  a.observer = obs;
+}
+}  // namespace detail
+
+}  // namespace ember

@@ -1,0 +1,54 @@
+#include "ember/core/device.h"
+
+#include <cctype>
+
+#include "ember/core/error.h"
+
+namespace ember {
+
+Device::Device(DeviceType type, int index) : type_(type), index_(index) {
+  EMBER_CHECK_VALUE(index >= -1, "[device] device index must be -1 or non-negative, got ", index);
+  EMBER_CHECK_VALUE(type != kCPU || index <= 0, "[device] CPU device index must be -1 or zero, got ",
+                    index);
+}
+
+Device::Device(const std::string& spec) {
+  std::string kind = spec, idx;
+  auto colon = spec.find(':');
+  if (colon != std::string::npos) {
+    kind = spec.substr(0, colon);
+    idx = spec.substr(colon + 1);
+  }
+  if (kind == "cpu") {
+    type_ = kCPU;
+  } else if (kind == "cuda") {
+    type_ = kCUDA;
+  } else {
+    EMBER_THROW(RuntimeError, "[device] Expected one of cpu, cuda device type at start of device "
+                "string: ", spec);
+  }
+  index_ = -1;
+  if (colon != std::string::npos) {
+    bool ok = !idx.empty() && idx.size() < 9;
+    for (char c : idx) ok = ok && std::isdigit(static_cast<unsigned char>(c));
+    EMBER_CHECK(ok, "[device] Invalid device string: '", spec, "'");
+    index_ = std::stoi(idx);
+    EMBER_CHECK(type_ != kCPU || index_ == 0, "[device] CPU device index must be -1 or zero, got ",
+                index_);
+  }
+}
+
+std::string Device::str() const {
+  std::string s = type_ == kCPU ? "cpu" : "cuda";
+  if (index_ >= 0) s += ":" + std::to_string(index_);
+  return s;
+}
+
+std::ostream& operator<<(std::ostream& os, const Device& d) { return os << d.str(); }
+
+void check_device_available(const Device& d, const char* op) {
+  EMBER_CHECK_NOT_IMPL(d.is_cpu(), "[", op, "] device '", d.str(),
+                       "' is not available: this build of Ember has no CUDA backend");
+}
+
+}  // namespace ember

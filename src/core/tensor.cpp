@@ -1,0 +1,156 @@
+#include "ember/core/tensor.h"
+
+#include <sstream>
+
+#include "ops/util.h"
+#include "primitives/copy.h"
+
+namespace ember {
+
+namespace {
+const TensorImpl& checked(const std::shared_ptr<TensorImpl>& impl) {
+  EMBER_CHECK(impl != nullptr, "[Tensor] the tensor is undefined (default-constructed)");
+  return *impl;
+}
+}  // namespace
+
+const std::vector<int64_t>& Tensor::sizes() const { return checked(impl_).sizes(); }
+const std::vector<int64_t>& Tensor::strides() const { return checked(impl_).strides(); }
+std::vector<SymInt> Tensor::sym_sizes() const {
+  const auto& s = sizes();
+  return {s.begin(), s.end()};
+}
+int64_t Tensor::size(int64_t d) const { return sizes()[ops::wrap_dim(d, dim(), "size")]; }
+int64_t Tensor::stride(int64_t d) const { return strides()[ops::wrap_dim(d, dim(), "stride")]; }
+int64_t Tensor::dim() const { return checked(impl_).dim(); }
+int64_t Tensor::numel() const { return checked(impl_).numel(); }
+ScalarType Tensor::dtype() const { return checked(impl_).dtype(); }
+Device Tensor::device() const { return checked(impl_).device(); }
+TensorOptions Tensor::options() const { return TensorOptions().dtype(dtype()).device(device()); }
+int64_t Tensor::element_size() const { return ember::element_size(dtype()); }
+int64_t Tensor::nbytes() const { return numel() * element_size(); }
+int64_t Tensor::storage_offset() const { return checked(impl_).storage_offset(); }
+bool Tensor::is_contiguous() const { return checked(impl_).is_contiguous(); }
+bool Tensor::is_floating_point() const { return ember::is_floating_point(dtype()); }
+bool Tensor::is_signed() const { return ember::is_signed(dtype()); }
+bool Tensor::is_alias_of(const Tensor& o) const {
+  return defined() && o.defined() && impl_->storage() == o.impl_->storage();
+}
+uint32_t Tensor::_version() const { return checked(impl_).version(); }
+void* Tensor::data_ptr() const { return checked(impl_).data(); }
+
+std::string Tensor::toString() const {
+  std::ostringstream ss;
+  ss << *this;
+  return ss.str();
+}
+
+template <typename T>
+T* Tensor::data_ptr() const {
+  EMBER_CHECK_TYPE(dtype() == dtype_of<T>, "[data_ptr] expected scalar type ",
+                   dtype_name(dtype_of<T>), " but found ", dtype_name(dtype()));
+  return static_cast<T*>(impl_->data());
+}
+
+template <typename T>
+T Tensor::item() const {
+  EMBER_CHECK(numel() == 1, "[item] a Tensor with ", numel(),
+              " elements cannot be converted to Scalar");
+  T out{};
+  visit_dtype(dtype(), "item", [&](auto* tag) {
+    using S = std::remove_pointer_t<decltype(tag)>;
+    S v = *static_cast<const S*>(impl_->data());
+    if constexpr (std::is_same_v<S, Half> || std::is_same_v<S, BFloat16>) {
+      out = static_cast<T>(static_cast<float>(v));
+    } else {
+      out = static_cast<T>(v);
+    }
+  });
+  return out;
+}
+
+Scalar Tensor::item() const {
+  if (dtype() == kBool) return Scalar(item<bool>());
+  if (is_floating_point()) return Scalar(item<double>());
+  return Scalar(item<int64_t>());
+}
+
+template <typename T>
+std::vector<T> Tensor::tolist() const {
+  Tensor c = contiguous().to(dtype_of<T>);
+  const T* p = c.data_ptr<T>();
+  return std::vector<T>(p, p + c.numel());
+}
+
+#define EMBER_INSTANTIATE(T)                        \
+  template T* Tensor::data_ptr<T>() const;          \
+  template T Tensor::item<T>() const;               \
+  template std::vector<T> Tensor::tolist<T>() const;
+EMBER_INSTANTIATE(bool)
+EMBER_INSTANTIATE(uint8_t)
+EMBER_INSTANTIATE(int8_t)
+EMBER_INSTANTIATE(int16_t)
+EMBER_INSTANTIATE(int32_t)
+EMBER_INSTANTIATE(int64_t)
+EMBER_INSTANTIATE(Half)
+EMBER_INSTANTIATE(BFloat16)
+EMBER_INSTANTIATE(float)
+EMBER_INSTANTIATE(double)
+#undef EMBER_INSTANTIATE
+
+Tensor Tensor::to(ScalarType dt, bool, bool copy) const {
+  ops::check_implemented(dt, "to");
+  if (dt == dtype() && !copy) return *this;
+  Tensor out = ops::empty_tensor(sizes(), dt, "to");
+  dispatch(Copy(), {*this}, {out});
+  return out;
+}
+
+Tensor Tensor::to(Device d, std::optional<ScalarType> dt, bool non_blocking, bool copy) const {
+  check_device_available(d, "to");
+  return to(dt.value_or(dtype()), non_blocking, copy);
+}
+
+Tensor Tensor::to(const TensorOptions& o, bool non_blocking, bool copy) const {
+  check_device_available(o.device(), "to");
+  return to(o.dtype_opt().value_or(dtype()), non_blocking, copy);
+}
+
+Tensor Tensor::clone() const { return to(dtype(), false, true); }
+
+Tensor Tensor::contiguous() const { return is_contiguous() ? *this : clone(); }
+
+Tensor& Tensor::copy_(const Tensor& src, bool) {
+  EMBER_CHECK(src.defined(), "[copy_] the source tensor is undefined");
+  ops::check_no_internal_overlap(*this, "copy_");
+  auto shape = ops::broadcast_pair(src.sizes(), sizes(), "copy_");
+  EMBER_CHECK(shape == sizes(), "[copy_] output with shape ", ops::shape_str(sizes()),
+              " doesn't match the broadcast shape ", ops::shape_str(shape));
+  // Partially overlapping memory would be read after being written: copy through a temporary.
+  Tensor s = ops::may_overlap(*this, src) && !(src.is_same(*this)) ? src.clone() : src;
+  Tensor self = *this;
+  dispatch(Copy(), {s}, {self}, /*inplace=*/true);
+  return *this;
+}
+
+Tensor& Tensor::fill_(const Scalar& value) {
+  ops::check_no_internal_overlap(*this, "fill_");
+  Tensor self = *this;
+  dispatch(Fill(value), {}, {self}, /*inplace=*/true);
+  return *this;
+}
+
+Tensor& Tensor::fill_(const Tensor& value) {
+  EMBER_CHECK(value.dim() == 0, "[fill_] fill_ only supports 0-dimension value tensor but got "
+              "tensor with ", value.dim(), " dimensions.");
+  return fill_(value.item());
+}
+
+Tensor& Tensor::zero_() { return fill_(0); }
+
+Tensor Tensor::detach() const {
+  Tensor out = dispatch(View("detach", sizes(), strides(), storage_offset()), {*this})[0];
+  return out;
+}
+
+}  // namespace ember

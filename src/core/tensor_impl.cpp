@@ -1,0 +1,68 @@
+#include "ember/core/tensor_impl.h"
+
+#include <limits>
+
+namespace ember {
+
+TensorImpl::TensorImpl(Storage storage, ScalarType dtype, std::vector<int64_t> sizes,
+                       std::vector<int64_t> strides, int64_t storage_offset, Device device)
+    : storage_(std::move(storage)),
+      dtype_(dtype),
+      device_(device),
+      storage_offset_(storage_offset),
+      version_(std::make_shared<VersionCounter>()) {
+  set_geometry(std::move(sizes), std::move(strides), storage_offset);
+}
+
+void TensorImpl::set_geometry(std::vector<int64_t> sizes, std::vector<int64_t> strides,
+                              int64_t offset) {
+  EMBER_INTERNAL_ASSERT(sizes.size() == strides.size(), "sizes and strides differ in length");
+  sizes_ = std::move(sizes);
+  strides_ = std::move(strides);
+  storage_offset_ = offset;
+  refresh();
+}
+
+void TensorImpl::refresh() {
+  numel_ = 1;
+  for (int64_t s : sizes_) numel_ *= s;
+  is_contiguous_ = true;
+  if (numel_ == 0) return;
+  int64_t expected = 1;
+  for (int64_t d = dim() - 1; d >= 0; --d) {
+    if (sizes_[d] == 1) continue;
+    if (strides_[d] != expected) {
+      is_contiguous_ = false;
+      return;
+    }
+    expected *= sizes_[d];
+  }
+}
+
+std::vector<int64_t> contiguous_strides(const std::vector<int64_t>& sizes) {
+  std::vector<int64_t> st(sizes.size());
+  int64_t acc = 1;
+  for (int64_t d = static_cast<int64_t>(sizes.size()) - 1; d >= 0; --d) {
+    st[d] = acc;
+    acc *= std::max<int64_t>(sizes[d], 1);
+  }
+  return st;
+}
+
+int64_t checked_numel(const std::vector<int64_t>& sizes, const char* op) {
+  int64_t n = 1;
+  bool overflow = false;
+  for (int64_t s : sizes) {
+    EMBER_CHECK(s >= 0, "[", op, "] Trying to create tensor with negative dimension ", s, ": [",
+                [&] {
+                  std::string r;
+                  for (size_t i = 0; i < sizes.size(); ++i) r += (i ? ", " : "") + std::to_string(sizes[i]);
+                  return r;
+                }(), "]");
+    overflow = overflow || __builtin_mul_overflow(n, s, &n);
+  }
+  EMBER_CHECK(!overflow, "[", op, "] numel of the requested size overflows int64");
+  return n;
+}
+
+}  // namespace ember

@@ -1,0 +1,106 @@
+#include "ops/util.h"
+
+#include <algorithm>
+
+namespace ember::ops {
+
+int64_t wrap_dim(int64_t dim, int64_t ndim, const char* op) {
+  int64_t n = std::max<int64_t>(ndim, 1);
+  EMBER_CHECK_INDEX(dim >= -n && dim < n, "[", op, "] Dimension out of range (expected to be in "
+                    "range of [", -n, ", ", n - 1, "], but got ", dim, ")");
+  return dim < 0 ? dim + n : dim;
+}
+
+std::vector<int64_t> wrap_dims(const IntList& dims, int64_t ndim, const char* op) {
+  std::vector<int64_t> r;
+  std::vector<bool> seen(std::max<int64_t>(ndim, 1), false);
+  for (int64_t d : dims) {
+    int64_t w = wrap_dim(d, ndim, op);
+    EMBER_CHECK(!seen[w], "[", op, "] dim ", w, " appears multiple times in the list of dims");
+    seen[w] = true;
+    r.push_back(w);
+  }
+  return r;
+}
+
+Tensor empty_tensor(const std::vector<int64_t>& sizes, ScalarType dtype, const char* op) {
+  check_implemented(dtype, op);
+  int64_t n = checked_numel(sizes, op);
+  int64_t nbytes = 0;
+  EMBER_CHECK(!__builtin_mul_overflow(n, element_size(dtype), &nbytes), "[", op,
+              "] the requested size in bytes overflows int64");
+  auto storage = std::make_shared<StorageImpl>(static_cast<size_t>(nbytes));
+  return Tensor(std::make_shared<TensorImpl>(std::move(storage), dtype, sizes,
+                                             contiguous_strides(sizes), 0));
+}
+
+Tensor scalar_tensor(const Scalar& s, ScalarType dtype) {
+  Tensor t = empty_tensor({}, dtype);
+  visit_dtype(dtype, "scalar_tensor", [&](auto* tag) {
+    using T = std::remove_pointer_t<decltype(tag)>;
+    *t.data_ptr<T>() = s.to<T>();
+  });
+  return t;
+}
+
+Tensor wrapped_scalar(const Scalar& s) {
+  Tensor t = scalar_tensor(s, s.type());
+  t.unsafeGetTensorImpl()->set_wrapped_number(true);
+  return t;
+}
+
+std::string shape_str(const std::vector<int64_t>& sizes) {
+  std::string r = "[";
+  for (size_t i = 0; i < sizes.size(); ++i) r += (i ? ", " : "") + std::to_string(sizes[i]);
+  return r + "]";
+}
+
+std::vector<int64_t> broadcast_pair(const std::vector<int64_t>& a, const std::vector<int64_t>& b,
+                                    const char* op) {
+  size_t n = std::max(a.size(), b.size());
+  std::vector<int64_t> r(n);
+  for (size_t i = 0; i < n; ++i) {
+    int64_t da = i < n - a.size() ? 1 : a[i - (n - a.size())];
+    int64_t db = i < n - b.size() ? 1 : b[i - (n - b.size())];
+    EMBER_CHECK(da == db || da == 1 || db == 1, "[", op, "] The size of tensor a (", da,
+                ") must match the size of tensor b (", db, ") at non-singleton dimension ", i);
+    r[i] = da == 1 ? db : da;
+  }
+  return r;
+}
+
+void check_implemented(ScalarType t, const char* op) {
+  EMBER_CHECK_TYPE(is_implemented(t), "[", op, "] dtype ", dtype_name(t),
+                   " is not supported yet");
+}
+
+}  // namespace ember::ops
+
+namespace ember::ops {
+
+void check_no_internal_overlap(const Tensor& t, const char* op) {
+  for (int64_t d = 0; d < t.dim(); ++d) {
+    EMBER_CHECK(!(t.strides()[d] == 0 && t.sizes()[d] > 1), "[", op,
+                "] unsupported operation: more than one element of the written-to tensor refers "
+                "to a single memory location. Please clone() the tensor before performing the "
+                "operation.");
+  }
+}
+
+bool may_overlap(const Tensor& a, const Tensor& b) {
+  if (!a.defined() || !b.defined() || a.numel() == 0 || b.numel() == 0) return false;
+  if (a.impl()->storage() != b.impl()->storage()) return false;
+  auto span = [](const Tensor& t) {
+    int64_t lo = t.storage_offset(), hi = t.storage_offset();
+    for (int64_t d = 0; d < t.dim(); ++d) {
+      int64_t ext = (t.sizes()[d] - 1) * t.strides()[d];
+      (ext < 0 ? lo : hi) += ext;
+    }
+    return std::pair<int64_t, int64_t>{lo * t.element_size(), (hi + 1) * t.element_size()};
+  };
+  auto [alo, ahi] = span(a);
+  auto [blo, bhi] = span(b);
+  return alo < bhi && blo < ahi;
+}
+
+}  // namespace ember::ops

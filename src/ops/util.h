@@ -1,0 +1,39 @@
+#pragma once
+// Helpers shared by the op builders.
+#include <string>
+#include <vector>
+
+#include "dispatch/dispatch.h"
+#include "ember/core/tensor.h"
+
+namespace ember::ops {
+
+/// Wraps a possibly negative dim into [0, ndim); IndexError naming `op` when out of range.
+/// A 0-d tensor accepts dims -1 and 0, as PyTorch.
+int64_t wrap_dim(int64_t dim, int64_t ndim, const char* op);
+/// Wraps a dim list, raising RuntimeError on repeated dims ("dim 1 appears multiple times").
+std::vector<int64_t> wrap_dims(const IntList& dims, int64_t ndim, const char* op);
+
+/// A new contiguous CPU tensor (uninitialised). Validates sizes (negative, overflow).
+Tensor empty_tensor(const std::vector<int64_t>& sizes, ScalarType dtype, const char* op = "empty");
+/// A 0-d tensor holding `s` in `dtype`.
+Tensor scalar_tensor(const Scalar& s, ScalarType dtype);
+/// A C++ number as a 0-d "wrapped number" tensor: int64, float64 or bool by its kind.
+Tensor wrapped_scalar(const Scalar& s);
+/// "[2, 3]" for messages.
+std::string shape_str(const std::vector<int64_t>& sizes);
+/// Broadcast shape of a and b; RuntimeError naming `op` with PyTorch's wording when they differ.
+std::vector<int64_t> broadcast_pair(const std::vector<int64_t>& a, const std::vector<int64_t>& b,
+                                    const char* op);
+/// Rejects dtypes outside the implemented set with a TypeError naming `op`.
+void check_implemented(ScalarType t, const char* op);
+
+}  // namespace ember::ops
+
+namespace ember::ops {
+/// In-place writes to a tensor in which several elements share memory (expanded views) are
+/// rejected as PyTorch does.
+void check_no_internal_overlap(const Tensor& t, const char* op);
+/// Whether the memory ranges spanned by a and b intersect.
+bool may_overlap(const Tensor& a, const Tensor& b);
+}  // namespace ember::ops

@@ -1,0 +1,44 @@
+#pragma once
+#include "dispatch/primitive.h"
+
+namespace ember {
+
+/// outputs[0] = inputs[0], broadcast and converted to the output's dtype.
+class Copy : public Primitive {
+ public:
+  const char* name() const override { return "copy_"; }
+  void eval_cpu(const std::vector<Tensor>& inputs, std::vector<Tensor>& outputs) const override;
+};
+
+/// outputs[0] filled with a value.
+class Fill : public Primitive {
+ public:
+  explicit Fill(Scalar value) : value_(value) {}
+  const char* name() const override { return "fill_"; }
+  void eval_cpu(const std::vector<Tensor>& inputs, std::vector<Tensor>& outputs) const override;
+  const Scalar& value() const { return value_; }
+
+ private:
+  Scalar value_;
+};
+
+/// A view: outputs[0] shares inputs[0]'s storage with the given geometry. Every view op
+/// (view, permute, slice, expand, ...) is an AsStrided with its own name.
+class View : public Primitive {
+ public:
+  View(const char* name, std::vector<int64_t> sizes, std::vector<int64_t> strides, int64_t offset)
+      : name_(name), sizes_(std::move(sizes)), strides_(std::move(strides)), offset_(offset) {}
+  const char* name() const override { return name_; }
+  bool is_view() const override { return true; }
+  void eval_cpu(const std::vector<Tensor>& inputs, std::vector<Tensor>& outputs) const override;
+  const std::vector<int64_t>& sizes() const { return sizes_; }
+  const std::vector<int64_t>& strides() const { return strides_; }
+  int64_t offset() const { return offset_; }
+
+ private:
+  const char* name_;
+  std::vector<int64_t> sizes_, strides_;
+  int64_t offset_;
+};
+
+}  // namespace ember
