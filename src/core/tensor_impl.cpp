@@ -53,12 +53,15 @@ int64_t checked_numel(const std::vector<int64_t>& sizes, const char* op) {
   int64_t n = 1;
   bool overflow = false;
   for (int64_t s : sizes) {
-    EMBER_CHECK(s >= 0, "[", op, "] Trying to create tensor with negative dimension ", s, ": [",
-                [&] {
-                  std::string r;
-                  for (size_t i = 0; i < sizes.size(); ++i) r += (i ? ", " : "") + std::to_string(sizes[i]);
-                  return r;
-                }(), "]");
+    if (s < 0) {
+      std::string r;
+      for (size_t i = 0; i < sizes.size(); ++i) {
+        if (i) r += ", ";
+        r += std::to_string(sizes[i]);
+      }
+      EMBER_THROW(RuntimeError, "[", op, "] Trying to create tensor with negative dimension ", s,
+                  ": [", r, "]");
+    }
     overflow = overflow || __builtin_mul_overflow(n, s, &n);
   }
   EMBER_CHECK(!overflow, "[", op, "] numel of the requested size overflows int64");

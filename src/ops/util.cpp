@@ -51,8 +51,12 @@ Tensor wrapped_scalar(const Scalar& s) {
 
 std::string shape_str(const std::vector<int64_t>& sizes) {
   std::string r = "[";
-  for (size_t i = 0; i < sizes.size(); ++i) r += (i ? ", " : "") + std::to_string(sizes[i]);
-  return r + "]";
+  for (size_t i = 0; i < sizes.size(); ++i) {
+    if (i) r += ", ";
+    r += std::to_string(sizes[i]);
+  }
+  r += ']';
+  return r;
 }
 
 std::vector<int64_t> broadcast_pair(const std::vector<int64_t>& a, const std::vector<int64_t>& b,
