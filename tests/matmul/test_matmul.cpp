@@ -46,6 +46,9 @@ std::vector<Sample> matrix_samples(ScalarType dt) {
       {{mk({1, 1}, dt, 5), mk({1, 1}, dt, 6)}, "1x1"},
       {{transposed({3, 4}, dt, 7), transposed({4, 5}, dt, 8)}, "transposed"},
       {{mk({3, 4}, dt, 9), transposed({4, 5}, dt, 10)}, "b-transposed"},
+      // Products of >= 512 multiply-adds go to the providers (smaller ones to a plain loop).
+      {{transposed({20, 30}, dt, 21), transposed({30, 25}, dt, 22)}, "transposed-large"},
+      {{test::make_noncontiguous(mk({20, 30}, dt, 23)), mk({30, 25}, dt, 24)}, "strided-large"},
       {{test::make_noncontiguous(mk({3, 4}, dt, 11)), test::make_noncontiguous(mk({4, 5}, dt, 12))},
        "strided"},
       {{test::make_expanded(mk({1, 4}, dt, 13), {3, 4}), mk({4, 2}, dt, 14)}, "expanded-stride0"},
@@ -59,6 +62,8 @@ std::vector<Sample> batch_samples(ScalarType dt) {
   return {
       {{mk({2, 3, 4}, dt, 1), mk({2, 4, 5}, dt, 2)}, "3d.3d"},
       {{mk({64, 4, 5}, dt, 3), mk({64, 5, 3}, dt, 4)}, "many-small-batches"},
+      {{transposed({3, 10, 12}, dt, 15), mk({3, 12, 9}, dt, 16)}, "batched-large"},
+      {{mk({40, 10, 12}, dt, 17), transposed({40, 12, 9}, dt, 18)}, "many-large-batches"},
       {{transposed({2, 3, 4}, dt, 5), transposed({2, 4, 5}, dt, 6)}, "transposed"},
       {{test::make_noncontiguous(mk({2, 3, 4}, dt, 7)), mk({2, 4, 2}, dt, 8)}, "strided"},
       {{mk({0, 2, 3}, dt, 9), mk({0, 3, 2}, dt, 10)}, "batch=0"},

@@ -79,6 +79,28 @@ void scale_output(Tensor& out, const Scalar& beta) {
   });
 }
 
+// Tiny products (the bulk of many-small-batch bmm/einsum calls) cost less as a plain loop than
+// as a provider call; the sum runs in the provider's arithmetic type S, as PyTorch's small path.
+constexpr int64_t kTinyProduct = 512;
+
+template <typename T, typename S>
+void gemm_tiny(bool ta, bool tb, int64_t m, int64_t n, int64_t k, S alpha, const T* a, int64_t lda,
+               const T* b, int64_t ldb, S beta, T* c, int64_t ldc) {
+  const int64_t a_rs = ta ? 1 : lda, a_cs = ta ? lda : 1;
+  const int64_t b_rs = tb ? 1 : ldb, b_cs = tb ? ldb : 1;
+  for (int64_t i = 0; i < m; ++i) {
+    for (int64_t j = 0; j < n; ++j) {
+      S acc = 0;
+      for (int64_t p = 0; p < k; ++p) {
+        acc += static_cast<S>(a[i * a_rs + p * a_cs]) * static_cast<S>(b[p * b_rs + j * b_cs]);
+      }
+      S r = alpha * acc;
+      if (beta != S(0)) r += beta * static_cast<S>(c[i * ldc + j]);
+      c[i * ldc + j] = static_cast<T>(r);
+    }
+  }
+}
+
 template <typename T>
 void run_batches(const MatrixArg& a, const MatrixArg& b, Tensor& out, int64_t m, int64_t n,
                  int64_t k, const Scalar& alpha_s, const Scalar& beta_s, bool read_c) {
@@ -90,13 +112,21 @@ void run_batches(const MatrixArg& a, const MatrixArg& b, Tensor& out, int64_t m,
   const T* pb = reinterpret_cast<const T*>(b.data);
   T* pc = out.data_ptr<T>();
   const int64_t batches = out.sizes()[0];
+  const int64_t work = m * n * k;
+  const bool tiny = std::is_floating_point_v<S> && work < kTinyProduct;
   auto one = [&](int64_t i) {
+    if constexpr (std::is_floating_point_v<S>) {
+      if (tiny) {
+        gemm_tiny<T, S>(a.trans, b.trans, m, n, k, alpha, pa + i * a.batch_stride, a.ld,
+                        pb + i * b.batch_stride, b.ld, beta, pc + i * m * n, n);
+        return;
+      }
+    }
     cpu::gemm(a.trans, b.trans, m, n, k, alpha, pa + i * a.batch_stride, a.ld,
               pb + i * b.batch_stride, b.ld, beta, pc + i * m * n, n);
   };
   // Many small products: one thread per batch slice (the providers then run single-threaded
   // inside the parallel region). Large ones: batches in turn, threads inside the provider.
-  const int64_t work = m * n * k;
   constexpr int64_t kSmallProduct = int64_t{1} << 18;
   if (batches > 1 && work < kSmallProduct) {
     const int64_t grain = std::max<int64_t>(1, cpu::kGrainSize / std::max<int64_t>(1, work));
