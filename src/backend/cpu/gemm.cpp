@@ -1,0 +1,169 @@
+// GEMM providers (Note [GEMM providers] in gemm.h).
+#include "backend/cpu/gemm.h"
+
+#include <cblas.h>
+#include <oneapi/dnnl/dnnl.h>
+
+#include <atomic>
+#include <climits>
+#include <type_traits>
+#include <vector>
+
+#include "backend/cpu/parallel.h"
+#include "ember/core/error.h"
+
+namespace ember::cpu {
+namespace {
+
+std::atomic<SgemmProvider> g_sgemm_provider{SgemmProvider::Auto};
+// Set once oneDNN has failed, so that later calls go straight to OpenBLAS.
+std::atomic<bool> g_onednn_broken{false};
+
+// OpenBLAS takes 32-bit sizes in Debian's build.
+void check_blas_int(int64_t m, int64_t n, int64_t k, int64_t lda, int64_t ldb, int64_t ldc) {
+  for (int64_t v : {m, n, k, lda, ldb, ldc}) {
+    EMBER_CHECK(v <= INT_MAX, "[gemm] matrix dimension ", v,
+                " exceeds the 32-bit range of the BLAS library");
+  }
+}
+
+void openblas_sgemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k, float alpha, const float* a,
+                    int64_t lda, const float* b, int64_t ldb, float beta, float* c, int64_t ldc) {
+  check_blas_int(m, n, k, lda, ldb, ldc);
+  cblas_sgemm(CblasRowMajor, ta ? CblasTrans : CblasNoTrans, tb ? CblasTrans : CblasNoTrans,
+              static_cast<int>(m), static_cast<int>(n), static_cast<int>(k), alpha, a,
+              static_cast<int>(lda), b, static_cast<int>(ldb), beta, c, static_cast<int>(ldc));
+}
+
+// Copies op(X) (rows x cols, X row-major with leading dimension ld, transposed when t) into a
+// dense row-major float buffer.
+template <typename T>
+void to_float(bool t, int64_t rows, int64_t cols, const T* x, int64_t ld, float* out) {
+  for (int64_t i = 0; i < rows; ++i) {
+    for (int64_t j = 0; j < cols; ++j) {
+      out[i * cols + j] = static_cast<float>(t ? x[j * ld + i] : x[i * ld + j]);
+    }
+  }
+}
+
+// 16-bit floats: widen, multiply in float32, round once into C.
+template <typename T>
+void gemm_16bit(bool ta, bool tb, int64_t m, int64_t n, int64_t k, float alpha, const T* a,
+                int64_t lda, const T* b, int64_t ldb, float beta, T* c, int64_t ldc) {
+  std::vector<float> fa(m * k), fb(k * n), fc(m * n);
+  to_float(ta, m, k, a, lda, fa.data());
+  to_float(tb, k, n, b, ldb, fb.data());
+  if (beta != 0.0f) to_float(false, m, n, c, ldc, fc.data());
+  gemm(false, false, m, n, k, alpha, fa.data(), k, fb.data(), n, beta, fc.data(), n);
+  for (int64_t i = 0; i < m; ++i) {
+    for (int64_t j = 0; j < n; ++j) c[i * ldc + j] = T(fc[i * n + j]);
+  }
+}
+
+template <typename T>
+void gemm_int(bool ta, bool tb, int64_t m, int64_t n, int64_t k, T alpha, const T* a, int64_t lda,
+              const T* b, int64_t ldb, T beta, T* c, int64_t ldc) {
+  // Element strides of op(A) and op(B).
+  const int64_t a_rs = ta ? 1 : lda, a_cs = ta ? lda : 1;
+  const int64_t b_rs = tb ? 1 : ldb, b_cs = tb ? ldb : 1;
+  constexpr int64_t kBlockN = 256;
+  const int64_t grain = std::max<int64_t>(1, kGrainSize / std::max<int64_t>(1, n * k));
+  parallel_for(0, m, grain, [&](int64_t i0, int64_t i1) {
+    if constexpr (std::is_same_v<T, bool>) {
+      std::vector<uint8_t> acc(std::min(n, kBlockN));
+      for (int64_t i = i0; i < i1; ++i) {
+        for (int64_t j0 = 0; j0 < n; j0 += kBlockN) {
+          const int64_t nb = std::min(kBlockN, n - j0);
+          std::fill(acc.begin(), acc.begin() + nb, uint8_t{0});
+          for (int64_t p = 0; p < k; ++p) {
+            if (!a[i * a_rs + p * a_cs]) continue;
+            const bool* brow = b + p * b_rs + j0 * b_cs;
+            for (int64_t j = 0; j < nb; ++j) acc[j] |= static_cast<uint8_t>(brow[j * b_cs]);
+          }
+          bool* crow = c + i * ldc + j0;
+          for (int64_t j = 0; j < nb; ++j) {
+            crow[j] = (alpha && acc[j]) || (beta && crow[j]);
+          }
+        }
+      }
+    } else {
+      using U = WrapT<T>;
+      const U ua = static_cast<U>(alpha), ub = static_cast<U>(beta);
+      std::vector<U> acc(std::min(n, kBlockN));
+      for (int64_t i = i0; i < i1; ++i) {
+        for (int64_t j0 = 0; j0 < n; j0 += kBlockN) {
+          const int64_t nb = std::min(kBlockN, n - j0);
+          std::fill(acc.begin(), acc.begin() + nb, U{0});
+          for (int64_t p = 0; p < k; ++p) {
+            const U av = static_cast<U>(a[i * a_rs + p * a_cs]);
+            const T* brow = b + p * b_rs + j0 * b_cs;
+            if (b_cs == 1) {
+              for (int64_t j = 0; j < nb; ++j) acc[j] += av * static_cast<U>(brow[j]);
+            } else {
+              for (int64_t j = 0; j < nb; ++j) acc[j] += av * static_cast<U>(brow[j * b_cs]);
+            }
+          }
+          T* crow = c + i * ldc + j0;
+          for (int64_t j = 0; j < nb; ++j) {
+            U r = ua * acc[j];
+            if (beta != 0) r += ub * static_cast<U>(crow[j]);
+            crow[j] = static_cast<T>(r);
+          }
+        }
+      }
+    }
+  });
+}
+
+}  // namespace
+
+void set_sgemm_provider(SgemmProvider p) { g_sgemm_provider.store(p); }
+SgemmProvider sgemm_provider() { return g_sgemm_provider.load(); }
+
+void gemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k, float alpha, const float* a,
+          int64_t lda, const float* b, int64_t ldb, float beta, float* c, int64_t ldc) {
+  const SgemmProvider p = g_sgemm_provider.load(std::memory_order_relaxed);
+  if (p != SgemmProvider::OpenBLAS && !g_onednn_broken.load(std::memory_order_relaxed)) {
+    dnnl_status_t st =
+        dnnl_sgemm(ta ? 'T' : 'N', tb ? 'T' : 'N', m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
+    if (st == dnnl_success) return;
+    EMBER_CHECK(p != SgemmProvider::OneDNN, "[gemm] dnnl_sgemm failed with status ",
+                static_cast<int>(st));
+    // Auto: remember the failure and let OpenBLAS take over.
+    g_onednn_broken.store(true);
+  }
+  openblas_sgemm(ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
+}
+
+void gemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k, double alpha, const double* a,
+          int64_t lda, const double* b, int64_t ldb, double beta, double* c, int64_t ldc) {
+  check_blas_int(m, n, k, lda, ldb, ldc);
+  cblas_dgemm(CblasRowMajor, ta ? CblasTrans : CblasNoTrans, tb ? CblasTrans : CblasNoTrans,
+              static_cast<int>(m), static_cast<int>(n), static_cast<int>(k), alpha, a,
+              static_cast<int>(lda), b, static_cast<int>(ldb), beta, c, static_cast<int>(ldc));
+}
+
+void gemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k, float alpha, const Half* a,
+          int64_t lda, const Half* b, int64_t ldb, float beta, Half* c, int64_t ldc) {
+  gemm_16bit(ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
+}
+
+void gemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k, float alpha, const BFloat16* a,
+          int64_t lda, const BFloat16* b, int64_t ldb, float beta, BFloat16* c, int64_t ldc) {
+  gemm_16bit(ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
+}
+
+#define EMBER_DEFINE_INT_GEMM(T)                                                                 \
+  void gemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k, T alpha, const T* a, int64_t lda, \
+            const T* b, int64_t ldb, T beta, T* c, int64_t ldc) {                                \
+    gemm_int<T>(ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);                           \
+  }
+EMBER_DEFINE_INT_GEMM(bool)
+EMBER_DEFINE_INT_GEMM(uint8_t)
+EMBER_DEFINE_INT_GEMM(int8_t)
+EMBER_DEFINE_INT_GEMM(int16_t)
+EMBER_DEFINE_INT_GEMM(int32_t)
+EMBER_DEFINE_INT_GEMM(int64_t)
+#undef EMBER_DEFINE_INT_GEMM
+
+}  // namespace ember::cpu

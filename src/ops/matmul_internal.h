@@ -1,0 +1,34 @@
+#pragma once
+// Shared by the product op builders (src/ops/matmul.cpp, src/ops/einsum.cpp).
+#include <vector>
+
+#include "ember/core/tensor.h"
+
+namespace ember::ops {
+
+/// c10's ScalarType names as PyTorch prints them in messages ("Float", "Double", "Long", ...).
+const char* scalar_type_name(ScalarType t);
+/// caffe2::TypeMeta names ("float", "double", "long int", "c10::Half", ...).
+const char* type_meta_name(ScalarType t);
+
+/// The Matmul primitive on 3-D operands a [B or 1, m, k] and b [B or 1, k, n] (a batch of 1 is
+/// broadcast), with optional `self` broadcastable to [B, m, n] scaled by beta. Returns a new
+/// contiguous [B, m, n] tensor. No argument checks: callers validate.
+Tensor batched_product(const char* name, const Tensor& a, const Tensor& b, const Tensor& self = {},
+                       const Scalar& beta = 0, const Scalar& alpha = 1);
+
+/// mm / bmm / mv / dot with PyTorch's checks; messages start with "[op] ".
+Tensor mm_checked(const Tensor& a, const Tensor& b, const char* op);
+Tensor bmm_checked(const Tensor& a, const Tensor& b, const char* op);
+Tensor mv_checked(const Tensor& mat, const Tensor& vec, const char* op);
+Tensor dot_checked(const Tensor& a, const Tensor& b, const char* op);
+
+/// reshape(t, shape) that also accepts a 0-d t (reshaping 0-d to more dims fails in the view
+/// code of this tree: it goes through a one-element 1-d view).
+Tensor reshape_from(const Tensor& t, const std::vector<int64_t>& shape);
+
+/// Sum over `dims` keeping them as size 1, computed as a product with a ones vector. Integral
+/// and bool inputs give int64, as torch.sum.
+Tensor sum_keepdim(const Tensor& t, const std::vector<int64_t>& dims, const char* op);
+
+}  // namespace ember::ops
