@@ -29,9 +29,11 @@ Tensor as_strided(const Tensor& x, SymIntList size, SymIntList stride,
 std::vector<Tensor> chunk(const Tensor& x, int64_t chunks, int64_t dim = 0);
 std::vector<Tensor> split(const Tensor& x, SymInt split_size, int64_t dim = 0);
 std::vector<Tensor> split(const Tensor& x, SymIntList split_sizes, int64_t dim = 0);
+std::vector<Tensor> split_with_sizes(const Tensor& x, SymIntList split_sizes, int64_t dim = 0);
 std::vector<Tensor> unbind(const Tensor& x, int64_t dim = 0);
 Tensor cat(const std::vector<Tensor>& tensors, int64_t dim = 0);
 Tensor concat(const std::vector<Tensor>& tensors, int64_t dim = 0);
+Tensor concatenate(const std::vector<Tensor>& tensors, int64_t dim = 0);
 Tensor stack(const std::vector<Tensor>& tensors, int64_t dim = 0);
 Tensor repeat(const Tensor& x, SymIntList repeats);
 Tensor tile(const Tensor& x, SymIntList dims);
