@@ -348,7 +348,7 @@ Tensor Tensor::slice(int64_t dim, std::optional<int64_t> start, std::optional<in
   auto st = strides();
   sz[d] = e == b ? 0 : (e - b - 1) / step + 1;  // ceil((e - b) / step) without overflow
   int64_t offset = storage_offset() + b * st[d];
-  st[d] *= step;
+  if (sz[d] > 1) st[d] *= step;  // step < size here, so no overflow
   return make_view(*this, "slice", sz, st, offset);
 }
 Tensor Tensor::select(int64_t dim, SymInt index) const { return ember::select(*this, dim, index); }
