@@ -46,7 +46,8 @@ Tensor bool_index(bool value, const char* op) {
 }
 
 Tensor apply_select(const Tensor& x, int64_t dim, int64_t index, int64_t real_dim, const char* op) {
-  EMBER_CHECK_INDEX(x.dim() > 0, "[", op, "] invalid index of a 0-dim tensor. Use "
+  EMBER_CHECK_INDEX(x.dim() > 0, "[", op,
+                    "] invalid index of a 0-dim tensor. Use "
                     "`tensor.item()` in Python or `tensor.item<T>()` in C++ to convert a 0-dim "
                     "tensor to a number");
   const int64_t size = x.sizes()[dim];
@@ -178,9 +179,13 @@ void copy_to(Tensor dst, const Tensor& src, const char* op) {
     return;
   }
   Tensor v = strip_leading_ones(src);
-  EMBER_CHECK(expandable(v.sizes(), dst.sizes()), "[", op, "] shape mismatch: value tensor of "
-              "shape ", ops::shape_str(src.sizes()), " cannot be broadcast to indexing result of "
-              "shape ", ops::shape_str(dst.sizes()));
+  EMBER_CHECK(expandable(v.sizes(), dst.sizes()), "[", op,
+              "] shape mismatch: value tensor of "
+              "shape ",
+              ops::shape_str(src.sizes()),
+              " cannot be broadcast to indexing result of "
+              "shape ",
+              ops::shape_str(dst.sizes()));
   dst.copy_(expand(v, SymIntList(dst.sizes())));
 }
 
@@ -188,7 +193,8 @@ void copy_to(Tensor dst, const Tensor& src, const char* op) {
 // written tensor (checked on dense operands, as PyTorch does).
 void check_no_partial_overlap(const Tensor& self, const Tensor& other, const char* op) {
   EMBER_CHECK(!(ops::may_overlap(self, other) && self.is_contiguous() && other.is_contiguous()),
-              "[", op, "] unsupported operation: some elements of the input tensor and the "
+              "[", op,
+              "] unsupported operation: some elements of the input tensor and the "
               "written-to tensor refer to a single memory location. Please clone() the tensor "
               "before performing the operation.");
 }
@@ -235,9 +241,13 @@ Tensor& index_put_(Tensor& x, const std::vector<TensorIndex>& indices, const Ten
   expand_indices(s, op, dims, ints);
   auto g = advanced_index_geometry(s.tensor, dims, ints, op);
   Tensor v = strip_leading_ones(value);
-  EMBER_CHECK(expandable(v.sizes(), g.result_sizes), "[", op, "] shape mismatch: value tensor of "
-              "shape ", ops::shape_str(v.sizes()), " cannot be broadcast to indexing result of "
-              "shape ", ops::shape_str(g.result_sizes));
+  EMBER_CHECK(expandable(v.sizes(), g.result_sizes), "[", op,
+              "] shape mismatch: value tensor of "
+              "shape ",
+              ops::shape_str(v.sizes()),
+              " cannot be broadcast to indexing result of "
+              "shape ",
+              ops::shape_str(g.result_sizes));
   // The value is converted to x's dtype (and copied when it shares memory with x).
   if (v.dtype() != x.dtype() || ops::may_overlap(s.tensor, v)) v = v.to(x.dtype(), false, true);
   std::vector<Tensor> inputs{v};

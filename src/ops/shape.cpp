@@ -1,9 +1,10 @@
 // Shape ops that are not single views: cat/stack, split family, repeat/tile, flip, roll, diag,
 // tril/triu, broadcasting helpers. Views live in src/ops/view.cpp, indexing in indexing.cpp.
+#include "ember/ops/shape.h"
+
 #include <algorithm>
 #include <limits>
 
-#include "ember/ops/shape.h"
 #include "ops/util.h"
 #include "primitives/shape.h"
 
@@ -40,8 +41,8 @@ Tensor cat_impl(const std::vector<Tensor>& tensors, int64_t dim, const char* op)
   for (size_t i = 0; i < tensors.size(); ++i) {
     const Tensor& t = tensors[i];
     if (cat_should_skip(t)) continue;
-    EMBER_CHECK(t.dim() == ref.dim(), "[", op, "] Tensors must have same number of dimensions: got ",
-                ref.dim(), " and ", t.dim());
+    EMBER_CHECK(t.dim() == ref.dim(), "[", op,
+                "] Tensors must have same number of dimensions: got ", ref.dim(), " and ", t.dim());
     for (int64_t k = 0; k < ref.dim(); ++k) {
       if (k == d) continue;
       EMBER_CHECK(ref.sizes()[k] == t.sizes()[k], "[", op,
@@ -95,7 +96,9 @@ Tensor& triangle_(Tensor& x, int64_t diagonal, bool lower) {
 
 }  // namespace
 
-Tensor cat(const std::vector<Tensor>& tensors, int64_t dim) { return cat_impl(tensors, dim, "cat"); }
+Tensor cat(const std::vector<Tensor>& tensors, int64_t dim) {
+  return cat_impl(tensors, dim, "cat");
+}
 Tensor concat(const std::vector<Tensor>& tensors, int64_t dim) {
   return cat_impl(tensors, dim, "concat");
 }
@@ -124,10 +127,14 @@ std::vector<Tensor> split(const Tensor& x, SymInt split_size_s, int64_t dim) {
   EMBER_CHECK(x.dim() != 0, "[split] split expects at least a 1-dimensional tensor");
   const int64_t d = ops::wrap_dim(dim, x.dim(), "split");
   const int64_t split_size = split_size_s.guard_int("split"), size = x.sizes()[d];
-  EMBER_CHECK(split_size >= 0, "[split] split expects split_size be non-negative, but got "
-              "split_size=", split_size);
-  EMBER_CHECK(split_size > 0 || size == 0, "[split] split_size can only be 0 if dimension size "
-              "is 0, but got dimension size of ", size);
+  EMBER_CHECK(split_size >= 0,
+              "[split] split expects split_size be non-negative, but got "
+              "split_size=",
+              split_size);
+  EMBER_CHECK(split_size > 0 || size == 0,
+              "[split] split_size can only be 0 if dimension size "
+              "is 0, but got dimension size of ",
+              size);
   int64_t num = 1;
   if (split_size != 0) num = std::max<int64_t>(size / split_size + (size % split_size != 0), 1);
   std::vector<Tensor> out;
@@ -145,13 +152,20 @@ std::vector<Tensor> split_with_sizes(const Tensor& x, SymIntList split_sizes_s, 
   const auto sizes = split_sizes_s.concrete("split_with_sizes");
   int64_t total = 0;
   for (int64_t s : sizes) {
-    EMBER_CHECK(s >= 0, "[split_with_sizes] split_with_sizes expects split_sizes have only "
-                "non-negative entries, but got split_sizes=", ops::shape_str(sizes));
-    EMBER_CHECK(!__builtin_add_overflow(total, s, &total), "[split_with_sizes] split_sizes overflow");
+    EMBER_CHECK(s >= 0,
+                "[split_with_sizes] split_with_sizes expects split_sizes have only "
+                "non-negative entries, but got split_sizes=",
+                ops::shape_str(sizes));
+    EMBER_CHECK(!__builtin_add_overflow(total, s, &total),
+                "[split_with_sizes] split_sizes overflow");
   }
-  EMBER_CHECK(total == x.sizes()[d], "[split_with_sizes] split_with_sizes expects split_sizes to "
-              "sum exactly to ", x.sizes()[d], " (input tensor's size at dimension ", d, "), but "
-              "got split_sizes=", ops::shape_str(sizes));
+  EMBER_CHECK(total == x.sizes()[d],
+              "[split_with_sizes] split_with_sizes expects split_sizes to "
+              "sum exactly to ",
+              x.sizes()[d], " (input tensor's size at dimension ", d,
+              "), but "
+              "got split_sizes=",
+              ops::shape_str(sizes));
   std::vector<Tensor> out;
   int64_t start = 0;
   for (int64_t s : sizes) {
@@ -224,7 +238,8 @@ Tensor repeat(const Tensor& x, SymIntList repeats) {
 
 Tensor tile(const Tensor& x, SymIntList dims) {
   auto reps = dims.concrete("tile");
-  if (x.dim() > static_cast<int64_t>(reps.size())) reps.insert(reps.begin(), x.dim() - reps.size(), 1);
+  if (x.dim() > static_cast<int64_t>(reps.size()))
+    reps.insert(reps.begin(), x.dim() - reps.size(), 1);
   return repeat_impl(x, reps, "tile");
 }
 
@@ -243,14 +258,16 @@ Tensor roll(const Tensor& x, SymIntList shifts_s, IntList dims) {
   const auto shifts = shifts_s.concrete("roll");
   EMBER_CHECK(!shifts.empty(), "[roll] `shifts` required");
   if (dims.empty()) {
-    EMBER_CHECK(shifts.size() == 1, "[roll] shifts and dimensions must align. shifts: ",
-                shifts.size(), ", dims:", dims.size());
+    EMBER_CHECK(shifts.size() == 1,
+                "[roll] shifts and dimensions must align. shifts: ", shifts.size(),
+                ", dims:", dims.size());
     // Without dims the tensor is rolled as if flattened.
     Tensor flat = reshape(x, {x.numel()});
     return view(roll(flat, {shifts[0]}, {0}), SymIntList(x.sizes()));
   }
-  EMBER_CHECK(shifts.size() == dims.size(), "[roll] shifts and dimensions must align. shifts: ",
-              shifts.size(), ", dims:", dims.size());
+  EMBER_CHECK(shifts.size() == dims.size(),
+              "[roll] shifts and dimensions must align. shifts: ", shifts.size(),
+              ", dims:", dims.size());
   // Rolls compose; the same dim given twice rolls by the sum.
   std::vector<int64_t> total(std::max<int64_t>(x.dim(), 1), 0);
   for (size_t i = 0; i < dims.size(); ++i) {
@@ -298,10 +315,11 @@ std::vector<int64_t> broadcast_shapes(const std::vector<std::vector<int64_t>>& s
     for (size_t i = 0; i < s.size(); ++i) {
       const int64_t v = s[s.size() - 1 - i];
       int64_t& r = result[n - 1 - i];
-      EMBER_CHECK(v >= 0, "[broadcast_shapes] Trying to create tensor with negative dimension ",
-                  v, ": ", ops::shape_str(s));
+      EMBER_CHECK(v >= 0, "[broadcast_shapes] Trying to create tensor with negative dimension ", v,
+                  ": ", ops::shape_str(s));
       if (v == 1 || v == r) continue;
-      EMBER_CHECK(r == 1, "[broadcast_shapes] Shape mismatch: objects cannot be broadcast to a "
+      EMBER_CHECK(r == 1,
+                  "[broadcast_shapes] Shape mismatch: objects cannot be broadcast to a "
                   "single shape");
       r = v;
     }
@@ -340,7 +358,9 @@ std::vector<Tensor> Tensor::unbind(int64_t dim) const { return ember::unbind(*th
 Tensor Tensor::repeat(SymIntList repeats) const { return ember::repeat(*this, repeats); }
 Tensor Tensor::tile(SymIntList dims) const { return ember::tile(*this, dims); }
 Tensor Tensor::flip(IntList dims) const { return ember::flip(*this, dims); }
-Tensor Tensor::roll(SymIntList shifts, IntList dims) const { return ember::roll(*this, shifts, dims); }
+Tensor Tensor::roll(SymIntList shifts, IntList dims) const {
+  return ember::roll(*this, shifts, dims);
+}
 Tensor Tensor::tril(int64_t diagonal) const { return ember::tril(*this, diagonal); }
 Tensor Tensor::triu(int64_t diagonal) const { return ember::triu(*this, diagonal); }
 Tensor& Tensor::tril_(int64_t diagonal) { return triangle_(*this, diagonal, true); }

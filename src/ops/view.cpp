@@ -53,7 +53,7 @@ std::optional<std::vector<int64_t>> view_strides(const std::vector<int64_t>& siz
   std::vector<int64_t> out(shape.size());
   int64_t numel = 1;
   for (auto s : sizes) numel *= s;
-  if (numel == 0) return contiguous_strides(shape);
+  if (numel == 0 || sizes.empty()) return contiguous_strides(shape);  // empty, or 0-d to [1, ...]
   int64_t view_d = static_cast<int64_t>(shape.size()) - 1;
   int64_t chunk_base_stride = strides.empty() ? 1 : strides.back();
   int64_t tensor_numel = 1, view_numel = 1;

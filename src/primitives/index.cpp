@@ -19,8 +19,10 @@ AdvancedIndexGeometry advanced_index_geometry(const Tensor& self, const std::vec
       int64_t s = t.sizes()[d];
       int64_t& b = g.index_shape[off + d];
       if (s == b || s == 1) continue;
-      if (b == 1) b = s;
-      else ok = false;
+      if (b == 1)
+        b = s;
+      else
+        ok = false;
     }
   }
   if (!ok) {
@@ -33,8 +35,10 @@ AdvancedIndexGeometry advanced_index_geometry(const Tensor& self, const std::vec
       }
       shapes += "]";
     }
-    EMBER_THROW(IndexError, "[", op, "] shape mismatch: indexing tensors could not be broadcast "
-                "together with shapes ", shapes);
+    EMBER_THROW(IndexError, "[", op,
+                "] shape mismatch: indexing tensors could not be broadcast "
+                "together with shapes ",
+                shapes);
   }
   bool adjacent = true;
   for (size_t j = 1; j < dims.size(); ++j) adjacent = adjacent && dims[j] == dims[0] + int64_t(j);

@@ -16,10 +16,10 @@
 namespace ember {
 
 struct AdvancedIndexGeometry {
-  std::vector<int64_t> index_shape;     // B: the broadcast shape of the index tensors
-  std::vector<int64_t> result_sizes;    // the shape of x.index(...)
-  std::vector<int64_t> self_strides;    // self's strides over result_sizes, 0 on the B dims
-  std::vector<int64_t> index_strides;   // a contiguous B tensor's strides over result_sizes
+  std::vector<int64_t> index_shape;    // B: the broadcast shape of the index tensors
+  std::vector<int64_t> result_sizes;   // the shape of x.index(...)
+  std::vector<int64_t> self_strides;   // self's strides over result_sizes, 0 on the B dims
+  std::vector<int64_t> index_strides;  // a contiguous B tensor's strides over result_sizes
 };
 
 /// Computes the layout above; IndexError naming `op` when the index shapes do not broadcast.

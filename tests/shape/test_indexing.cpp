@@ -5,10 +5,12 @@
 
 #include "ember/ember.h"
 #include "opdb.h"
+#include "shape/shape_util.h"
 
 using namespace ember;
+using test::Coord;
+using test::for_each_index;
 using test::values;
-using Coord = std::vector<int64_t>;
 
 namespace {
 
@@ -28,26 +30,12 @@ Tensor mask(const std::vector<int64_t>& shape, const std::vector<double>& v) {
   return test::from_values(shape, v, kBool);
 }
 
-// Calls f for every multi-index of `shape` in row-major order.
-void for_each_index(const std::vector<int64_t>& shape, const std::function<void(const Coord&)>& f) {
-  int64_t n = 1;
-  for (auto s : shape) n *= s;
-  Coord idx(shape.size(), 0);
-  for (int64_t i = 0; i < n; ++i) {
-    f(idx);
-    for (int64_t d = static_cast<int64_t>(shape.size()) - 1; d >= 0; --d) {
-      if (++idx[d] < shape[d]) break;
-      idx[d] = 0;
-    }
-  }
-}
-
 struct IndexCase {
   std::string desc;
   std::function<std::vector<TensorIndex>()> indices;
-  std::vector<int64_t> shape;               // expected result shape
-  std::function<Coord(const Coord&)> src;   // result position -> source coordinate in x
-  bool view;                                // basic indexing: the result aliases x
+  std::vector<int64_t> shape;              // expected result shape
+  std::function<Coord(const Coord&)> src;  // result position -> source coordinate in x
+  bool view;                               // basic indexing: the result aliases x
 };
 
 // Mask [[1,0,1,0],[0,0,0,1],[1,1,0,0]] over dims (0, 1): nonzero at (0,0) (0,2) (1,3) (2,0) (2,1).
@@ -58,100 +46,330 @@ std::vector<IndexCase> index_cases() {
   using I = std::vector<TensorIndex>;
   const std::vector<int64_t> i3 = {2, 0, 2};
   return {
-      {"x[1]", [] { return I{1}; }, {4, 5}, [](const Coord& o) { return Coord{1, o[0], o[1]}; }, true},
-      {"x[-1]", [] { return I{-1}; }, {4, 5}, [](const Coord& o) { return Coord{2, o[0], o[1]}; }, true},
-      {"x[1, 2]", [] { return I{1, 2}; }, {5}, [](const Coord& o) { return Coord{1, 2, o[0]}; }, true},
-      {"x[1, -2, 3]", [] { return I{1, -2, 3}; }, {}, [](const Coord&) { return Coord{1, 2, 3}; }, true},
-      {"x[:, 1]", [] { return I{Slice(), 1}; }, {3, 5},
-       [](const Coord& o) { return Coord{o[0], 1, o[1]}; }, true},
-      {"x[1:, ::2]", [] { return I{Slice(1, None), Slice(None, None, 2)}; }, {2, 2, 5},
-       [](const Coord& o) { return Coord{1 + o[0], 2 * o[1], o[2]}; }, true},
-      {"x[:-1, 1:4:2, -3:]", [] { return I{Slice(None, -1), Slice(1, 4, 2), Slice(-3)}; },
-       {2, 2, 3}, [](const Coord& o) { return Coord{o[0], 1 + 2 * o[1], 2 + o[2]}; }, true},
+      {"x[1]",
+       [] { return I{1}; },
+       {4, 5},
+       [](const Coord& o) {
+         return Coord{1, o[0], o[1]};
+       },
+       true},
+      {"x[-1]",
+       [] { return I{-1}; },
+       {4, 5},
+       [](const Coord& o) {
+         return Coord{2, o[0], o[1]};
+       },
+       true},
+      {"x[1, 2]",
+       [] {
+         return I{1, 2};
+       },
+       {5},
+       [](const Coord& o) {
+         return Coord{1, 2, o[0]};
+       },
+       true},
+      {"x[1, -2, 3]",
+       [] {
+         return I{1, -2, 3};
+       },
+       {},
+       [](const Coord&) {
+         return Coord{1, 2, 3};
+       },
+       true},
+      {"x[:, 1]",
+       [] {
+         return I{Slice(), 1};
+       },
+       {3, 5},
+       [](const Coord& o) {
+         return Coord{o[0], 1, o[1]};
+       },
+       true},
+      {"x[1:, ::2]",
+       [] {
+         return I{Slice(1, None), Slice(None, None, 2)};
+       },
+       {2, 2, 5},
+       [](const Coord& o) {
+         return Coord{1 + o[0], 2 * o[1], o[2]};
+       },
+       true},
+      {"x[:-1, 1:4:2, -3:]",
+       [] {
+         return I{Slice(None, -1), Slice(1, 4, 2), Slice(-3)};
+       },
+       {2, 2, 3},
+       [](const Coord& o) {
+         return Coord{o[0], 1 + 2 * o[1], 2 + o[2]};
+       },
+       true},
       {"x[10:20]", [] { return I{Slice(10, 20)}; }, {0, 4, 5}, nullptr, true},
-      {"x[-100:2]", [] { return I{Slice(-100, 2)}; }, {2, 4, 5},
-       [](const Coord& o) { return Coord{o[0], o[1], o[2]}; }, true},
-      {"x[..., 1]", [] { return I{Ellipsis, 1}; }, {3, 4},
-       [](const Coord& o) { return Coord{o[0], o[1], 1}; }, true},
-      {"x['...', ::3]", [] { return I{"...", Slice(None, None, 3)}; }, {3, 4, 2},
-       [](const Coord& o) { return Coord{o[0], o[1], 3 * o[2]}; }, true},
-      {"x[1, ..., 2]", [] { return I{1, Ellipsis, 2}; }, {4},
-       [](const Coord& o) { return Coord{1, o[0], 2}; }, true},
-      {"x[...]", [] { return I{Ellipsis}; }, {3, 4, 5},
-       [](const Coord& o) { return o; }, true},
+      {"x[-100:2]",
+       [] { return I{Slice(-100, 2)}; },
+       {2, 4, 5},
+       [](const Coord& o) {
+         return Coord{o[0], o[1], o[2]};
+       },
+       true},
+      {"x[..., 1]",
+       [] {
+         return I{Ellipsis, 1};
+       },
+       {3, 4},
+       [](const Coord& o) {
+         return Coord{o[0], o[1], 1};
+       },
+       true},
+      {"x['...', ::3]",
+       [] {
+         return I{"...", Slice(None, None, 3)};
+       },
+       {3, 4, 2},
+       [](const Coord& o) {
+         return Coord{o[0], o[1], 3 * o[2]};
+       },
+       true},
+      {"x[1, ..., 2]",
+       [] {
+         return I{1, Ellipsis, 2};
+       },
+       {4},
+       [](const Coord& o) {
+         return Coord{1, o[0], 2};
+       },
+       true},
+      {"x[...]", [] { return I{Ellipsis}; }, {3, 4, 5}, [](const Coord& o) { return o; }, true},
       {"x[()]", [] { return I{}; }, {3, 4, 5}, [](const Coord& o) { return o; }, true},
-      {"x[None]", [] { return I{None}; }, {1, 3, 4, 5},
-       [](const Coord& o) { return Coord{o[1], o[2], o[3]}; }, true},
-      {"x[:, None, 2]", [] { return I{Slice(), None, 2}; }, {3, 1, 5},
-       [](const Coord& o) { return Coord{o[0], 2, o[2]}; }, true},
-      {"x[..., None]", [] { return I{Ellipsis, None}; }, {3, 4, 5, 1},
-       [](const Coord& o) { return Coord{o[0], o[1], o[2]}; }, true},
-      {"x[0-d int64 tensor 2]", [] { return I{ints({}, {2})}; }, {4, 5},
-       [](const Coord& o) { return Coord{2, o[0], o[1]}; }, true},
+      {"x[None]",
+       [] { return I{None}; },
+       {1, 3, 4, 5},
+       [](const Coord& o) {
+         return Coord{o[1], o[2], o[3]};
+       },
+       true},
+      {"x[:, None, 2]",
+       [] {
+         return I{Slice(), None, 2};
+       },
+       {3, 1, 5},
+       [](const Coord& o) {
+         return Coord{o[0], 2, o[2]};
+       },
+       true},
+      {"x[..., None]",
+       [] {
+         return I{Ellipsis, None};
+       },
+       {3, 4, 5, 1},
+       [](const Coord& o) {
+         return Coord{o[0], o[1], o[2]};
+       },
+       true},
+      {"x[0-d int64 tensor 2]",
+       [] { return I{ints({}, {2})}; },
+       {4, 5},
+       [](const Coord& o) {
+         return Coord{2, o[0], o[1]};
+       },
+       true},
       // Advanced indexing from here on: copies.
-      {"x[True]", [] { return I{true}; }, {1, 3, 4, 5},
-       [](const Coord& o) { return Coord{o[1], o[2], o[3]}; }, false},
+      {"x[True]",
+       [] { return I{true}; },
+       {1, 3, 4, 5},
+       [](const Coord& o) {
+         return Coord{o[1], o[2], o[3]};
+       },
+       false},
       {"x[False]", [] { return I{false}; }, {0, 3, 4, 5}, nullptr, false},
-      {"x[0, True, 1:3]", [] { return I{0, true, Slice(1, 3)}; }, {1, 2, 5},
-       [](const Coord& o) { return Coord{0, 1 + o[1], o[2]}; }, false},
-      {"x[0-d bool tensor True]", [] { return I{mask({}, {1})}; }, {1, 3, 4, 5},
-       [](const Coord& o) { return Coord{o[1], o[2], o[3]}; }, false},
-      {"x[[2, 0, 2]]", [=] { return I{ints({3}, {2, 0, 2})}; }, {3, 4, 5},
-       [=](const Coord& o) { return Coord{i3[o[0]], o[1], o[2]}; }, false},
-      {"x[[-1, 0]]", [] { return I{ints({2}, {-1, 0})}; }, {2, 4, 5},
-       [](const Coord& o) { return Coord{o[0] == 0 ? 2 : 0, o[1], o[2]}; }, false},
-      {"x[[1, 2]] int32", [] { return I{ints({2}, {1, 2}, kInt32)}; }, {2, 4, 5},
-       [](const Coord& o) { return Coord{1 + o[0], o[1], o[2]}; }, false},
+      {"x[0, True, 1:3]",
+       [] {
+         return I{0, true, Slice(1, 3)};
+       },
+       {1, 2, 5},
+       [](const Coord& o) {
+         return Coord{0, 1 + o[1], o[2]};
+       },
+       false},
+      {"x[0-d bool tensor True]",
+       [] { return I{mask({}, {1})}; },
+       {1, 3, 4, 5},
+       [](const Coord& o) {
+         return Coord{o[1], o[2], o[3]};
+       },
+       false},
+      {"x[[2, 0, 2]]",
+       [=] {
+         return I{ints({3}, {2, 0, 2})};
+       },
+       {3, 4, 5},
+       [=](const Coord& o) {
+         return Coord{i3[o[0]], o[1], o[2]};
+       },
+       false},
+      {"x[[-1, 0]]",
+       [] {
+         return I{ints({2}, {-1, 0})};
+       },
+       {2, 4, 5},
+       [](const Coord& o) {
+         return Coord{o[0] == 0 ? 2 : 0, o[1], o[2]};
+       },
+       false},
+      {"x[[1, 2]] int32",
+       [] {
+         return I{ints({2}, {1, 2}, kInt32)};
+       },
+       {2, 4, 5},
+       [](const Coord& o) {
+         return Coord{1 + o[0], o[1], o[2]};
+       },
+       false},
       {"x[[]]", [] { return I{ints({0}, {})}; }, {0, 4, 5}, nullptr, false},
-      {"x[:, [3, 1]]", [] { return I{Slice(), ints({2}, {3, 1})}; }, {3, 2, 5},
-       [](const Coord& o) { return Coord{o[0], o[1] == 0 ? 3 : 1, o[2]}; }, false},
-      {"x[:, [0, 2], [1, 3]] adjacent", [] { return I{Slice(), ints({2}, {0, 2}), ints({2}, {1, 3})}; },
-       {3, 2}, [](const Coord& o) { return Coord{o[0], 2 * o[1], 1 + 2 * o[1]}; }, false},
+      {"x[:, [3, 1]]",
+       [] {
+         return I{Slice(), ints({2}, {3, 1})};
+       },
+       {3, 2, 5},
+       [](const Coord& o) {
+         return Coord{o[0], o[1] == 0 ? 3 : 1, o[2]};
+       },
+       false},
+      {"x[:, [0, 2], [1, 3]] adjacent",
+       [] {
+         return I{Slice(), ints({2}, {0, 2}), ints({2}, {1, 3})};
+       },
+       {3, 2},
+       [](const Coord& o) {
+         return Coord{o[0], 2 * o[1], 1 + 2 * o[1]};
+       },
+       false},
       {"x[[0, 2], :, [1, 3]] separated",
-       [] { return I{ints({2}, {0, 2}), Slice(), ints({2}, {1, 3})}; }, {2, 4},
-       [](const Coord& o) { return Coord{2 * o[0], o[1], 1 + 2 * o[0]}; }, false},
-      {"x[[0, 2], 1, [1, 3]] int between", [] { return I{ints({2}, {0, 2}), 1, ints({2}, {1, 3})}; },
-       {2}, [](const Coord& o) { return Coord{2 * o[0], 1, 1 + 2 * o[0]}; }, false},
-      {"x[[[0, 1], [2, 0]]] 2-d index", [] { return I{ints({2, 2}, {0, 1, 2, 0})}; }, {2, 2, 4, 5},
+       [] {
+         return I{ints({2}, {0, 2}), Slice(), ints({2}, {1, 3})};
+       },
+       {2, 4},
+       [](const Coord& o) {
+         return Coord{2 * o[0], o[1], 1 + 2 * o[0]};
+       },
+       false},
+      {"x[[0, 2], 1, [1, 3]] int between",
+       [] {
+         return I{ints({2}, {0, 2}), 1, ints({2}, {1, 3})};
+       },
+       {2},
+       [](const Coord& o) {
+         return Coord{2 * o[0], 1, 1 + 2 * o[0]};
+       },
+       false},
+      {"x[[[0, 1], [2, 0]]] 2-d index",
+       [] {
+         return I{ints({2, 2}, {0, 1, 2, 0})};
+       },
+       {2, 2, 4, 5},
        [](const Coord& o) {
          const int64_t v[2][2] = {{0, 1}, {2, 0}};
          return Coord{v[o[0]][o[1]], o[2], o[3]};
        },
        false},
       {"x[[[0], [2]], :, [1, 3, 4]] broadcast + separated",
-       [] { return I{ints({2, 1}, {0, 2}), Slice(), ints({3}, {1, 3, 4})}; }, {2, 3, 4},
+       [] {
+         return I{ints({2, 1}, {0, 2}), Slice(), ints({3}, {1, 3, 4})};
+       },
+       {2, 3, 4},
        [](const Coord& o) {
          const int64_t c[3] = {1, 3, 4};
          return Coord{2 * o[0], o[2], c[o[1]]};
        },
        false},
-      {"x[1, :, [0, 4]] select then index", [] { return I{1, Slice(), ints({2}, {0, 4})}; }, {4, 2},
-       [](const Coord& o) { return Coord{1, o[0], 4 * o[1]}; }, false},
+      {"x[1, :, [0, 4]] select then index",
+       [] {
+         return I{1, Slice(), ints({2}, {0, 4})};
+       },
+       {4, 2},
+       [](const Coord& o) {
+         return Coord{1, o[0], 4 * o[1]};
+       },
+       false},
       {"x[None, [0, 1], None, [2, 3]]",
-       [] { return I{None, ints({2}, {0, 1}), None, ints({2}, {2, 3})}; }, {2, 1, 1, 5},
-       [](const Coord& o) { return Coord{o[0], 2 + o[0], o[3]}; }, false},
-      {"x[::2, [1]]", [] { return I{Slice(None, None, 2), ints({1}, {1})}; }, {2, 1, 5},
-       [](const Coord& o) { return Coord{2 * o[0], 1, o[2]}; }, false},
-      {"x[:, mask[1,0,1,1]]", [] { return I{Slice(), mask({4}, {1, 0, 1, 1})}; }, {3, 3, 5},
+       [] {
+         return I{None, ints({2}, {0, 1}), None, ints({2}, {2, 3})};
+       },
+       {2, 1, 1, 5},
+       [](const Coord& o) {
+         return Coord{o[0], 2 + o[0], o[3]};
+       },
+       false},
+      {"x[::2, [1]]",
+       [] {
+         return I{Slice(None, None, 2), ints({1}, {1})};
+       },
+       {2, 1, 5},
+       [](const Coord& o) {
+         return Coord{2 * o[0], 1, o[2]};
+       },
+       false},
+      {"x[:, mask[1,0,1,1]]",
+       [] {
+         return I{Slice(), mask({4}, {1, 0, 1, 1})};
+       },
+       {3, 3, 5},
        [](const Coord& o) {
          const int64_t nz[3] = {0, 2, 3};
          return Coord{o[0], nz[o[1]], o[2]};
        },
        false},
-      {"x[mask2d]", [] { return I{mask2d()}; }, {5, 5},
-       [](const Coord& o) { return Coord{kMask2dNz[o[0]][0], kMask2dNz[o[0]][1], o[1]}; }, false},
-      {"x[mask2d, ::2] (a 2-d mask consumes two dims)",
-       [] { return I{mask2d(), Slice(None, None, 2)}; }, {5, 3},
-       [](const Coord& o) { return Coord{kMask2dNz[o[0]][0], kMask2dNz[o[0]][1], 2 * o[1]}; },
+      {"x[mask2d]",
+       [] { return I{mask2d()}; },
+       {5, 5},
+       [](const Coord& o) {
+         return Coord{kMask2dNz[o[0]][0], kMask2dNz[o[0]][1], o[1]};
+       },
        false},
-      {"x[..., mask[0,1,0,0,1]]", [] { return I{Ellipsis, mask({5}, {0, 1, 0, 0, 1})}; }, {3, 4, 2},
-       [](const Coord& o) { return Coord{o[0], o[1], o[2] == 0 ? 1 : 4}; }, false},
-      {"x[uint8 mask[1,0,1]]", [] { return I{ints({3}, {1, 0, 1}, kUInt8)}; }, {2, 4, 5},
-       [](const Coord& o) { return Coord{2 * o[0], o[1], o[2]}; }, false},
-      {"x[all-false mask]", [] { return I{mask({3}, {0, 0, 0})}; }, {0, 4, 5}, nullptr, false},
+      {"x[mask2d, ::2] (a 2-d mask consumes two dims)",
+       [] {
+         return I{mask2d(), Slice(None, None, 2)};
+       },
+       {5, 3},
+       [](const Coord& o) {
+         return Coord{kMask2dNz[o[0]][0], kMask2dNz[o[0]][1], 2 * o[1]};
+       },
+       false},
+      {"x[..., mask[0,1,0,0,1]]",
+       [] {
+         return I{Ellipsis, mask({5}, {0, 1, 0, 0, 1})};
+       },
+       {3, 4, 2},
+       [](const Coord& o) {
+         return Coord{o[0], o[1], o[2] == 0 ? 1 : 4};
+       },
+       false},
+      {"x[uint8 mask[1,0,1]]",
+       [] {
+         return I{ints({3}, {1, 0, 1}, kUInt8)};
+       },
+       {2, 4, 5},
+       [](const Coord& o) {
+         return Coord{2 * o[0], o[1], o[2]};
+       },
+       false},
+      {"x[all-false mask]",
+       [] {
+         return I{mask({3}, {0, 0, 0})};
+       },
+       {0, 4, 5},
+       nullptr,
+       false},
       {"x[mask, [1, 3]] mask and index broadcast",
-       [] { return I{mask({3}, {1, 0, 1}), ints({2}, {1, 3})}; }, {2, 5},
-       [](const Coord& o) { return Coord{2 * o[0], 1 + 2 * o[0], o[1]}; }, false},
+       [] {
+         return I{mask({3}, {1, 0, 1}), ints({2}, {1, 3})};
+       },
+       {2, 5},
+       [](const Coord& o) {
+         return Coord{2 * o[0], 1 + 2 * o[0], o[1]};
+       },
+       false},
   };
 }
 
@@ -171,7 +389,8 @@ TEST(Indexing, TableMatchesHandWrittenReference) {
       continue;
     }
     std::vector<double> expect;
-    if (c.src) for_each_index(c.shape, [&](const Coord& o) { expect.push_back(flat345(c.src(o))); });
+    if (c.src)
+      for_each_index(c.shape, [&](const Coord& o) { expect.push_back(flat345(c.src(o))); });
     EXPECT_TRUE(test::close(r, c.shape, expect, 0, 0));
     EXPECT_EQ(r.dtype(), kFloat64);
     EXPECT_EQ(r.is_alias_of(x), c.view) << "basic indexing aliases, advanced indexing copies";
@@ -355,60 +574,135 @@ TEST(Indexing, Errors) {
   Tensor x = base345();
   Tensor v1 = test::from_values({3}, {1, 2, 3});
   test::expect_errors<IndexError>({
-      {"int out of range", [&] { x.index({5}); }, "[index] index 5 is out of bounds for dimension 0 with size 3"},
-      {"negative int out of range", [&] { x.index({Slice(), -5}); }, "index -5 is out of bounds for dimension 1 with size 4"},
-      {"too many indices", [&] { x.index({0, 0, 0, 0}); }, "[index] too many indices for tensor of dimension 3"},
-      {"too many with mask", [&] { x.index({mask({3, 4}, std::vector<double>(12, 1)), 0, 0}); },
-       "too many indices for tensor of dimension 3"},
-      {"0-d tensor", [&] { test::from_values({}, {1}).index({0}); }, "too many indices for tensor of dimension 0"},
-      {"mask shape", [&] { v1.index({mask({2}, {1, 0})}); },
-       "[index] The shape of the mask [2] at index 0 does not match the shape of the indexed tensor [3] at index 0"},
-      {"2-d mask shape", [&] { x.index({Slice(), mask({4, 4}, std::vector<double>(16, 1))}); },
-       "The shape of the mask [4, 4] at index 1 does not match the shape of the indexed tensor [3, 4, 5] at index 2"},
-      {"index tensor out of range", [&] { x.index({ints({2}, {0, 3})}); },
-       "[index] index 3 is out of bounds for dimension 0 with size 3"},
-      {"negative index tensor out of range", [&] { x.index({Slice(), ints({1}, {-5})}); },
+      {"int out of range", [&] { x.index({5}); },
+       "[index] index 5 is out of bounds for dimension 0 with size 3"},
+      {"negative int out of range",
+       [&] {
+         x.index({Slice(), -5});
+       },
        "index -5 is out of bounds for dimension 1 with size 4"},
-      {"int32 index out of range", [&] { x.index({ints({1}, {9}, kInt32)}); }, "index 9 is out of bounds"},
-      {"index into empty dim", [&] { test::make_tensor({0, 2}, kFloat32).index({ints({1}, {0})}); },
+      {"too many indices",
+       [&] {
+         x.index({0, 0, 0, 0});
+       },
+       "[index] too many indices for tensor of dimension 3"},
+      {"too many with mask",
+       [&] {
+         x.index({mask({3, 4}, std::vector<double>(12, 1)), 0, 0});
+       },
+       "too many indices for tensor of dimension 3"},
+      {"0-d tensor", [&] { test::from_values({}, {1}).index({0}); },
+       "too many indices for tensor of dimension 0"},
+      {"mask shape",
+       [&] {
+         v1.index({mask({2}, {1, 0})});
+       },
+       "[index] The shape of the mask [2] at index 0 does not match the shape of the indexed "
+       "tensor [3] at index 0"},
+      {"2-d mask shape",
+       [&] {
+         x.index({Slice(), mask({4, 4}, std::vector<double>(16, 1))});
+       },
+       "The shape of the mask [4, 4] at index 1 does not match the shape of the indexed tensor [3, "
+       "4, 5] at index 2"},
+      {"index tensor out of range",
+       [&] {
+         x.index({ints({2}, {0, 3})});
+       },
+       "[index] index 3 is out of bounds for dimension 0 with size 3"},
+      {"negative index tensor out of range",
+       [&] {
+         x.index({Slice(), ints({1}, {-5})});
+       },
+       "index -5 is out of bounds for dimension 1 with size 4"},
+      {"int32 index out of range", [&] { x.index({ints({1}, {9}, kInt32)}); },
+       "index 9 is out of bounds"},
+      {"index into empty dim",
+       [&] {
+         test::make_tensor({0, 2}, kFloat32).index({ints({1}, {0})});
+       },
        "index 0 is out of bounds for dimension 0 with size 0"},
       {"float index", [&] { x.index({test::from_values({1}, {0}, kFloat32)}); },
        "[index] tensors used as indices must be long, int, byte or bool tensors"},
-      {"int16 index", [&] { x.index({ints({1}, {0}, kInt16)}); }, "tensors used as indices must be long, int, byte or bool"},
-      {"broadcast", [&] { x.index({ints({2}, {0, 1}), ints({3}, {0, 1, 2})}); },
-       "[index] shape mismatch: indexing tensors could not be broadcast together with shapes [2], [3]"},
-      {"two ellipses", [&] { x.index({Ellipsis, 0, Ellipsis}); }, "an index can only have a single ellipsis"},
+      {"int16 index", [&] { x.index({ints({1}, {0}, kInt16)}); },
+       "tensors used as indices must be long, int, byte or bool"},
+      {"broadcast",
+       [&] {
+         x.index({ints({2}, {0, 1}), ints({3}, {0, 1, 2})});
+       },
+       "[index] shape mismatch: indexing tensors could not be broadcast together with shapes [2], "
+       "[3]"},
+      {"two ellipses",
+       [&] {
+         x.index({Ellipsis, 0, Ellipsis});
+       },
+       "an index can only have a single ellipsis"},
       {"put out of range", [&] { x.index_put_({ints({1}, {7})}, 0); },
        "[index_put_] index 7 is out of bounds for dimension 0 with size 3"},
-      {"put too many", [&] { v1.index_put_({0, 0}, 1); }, "[index_put_] too many indices for tensor of dimension 1"},
-      {"put int out of range", [&] { v1.index_put_({3}, 1); }, "[index_put_] index 3 is out of bounds for dimension 0 with size 3"},
-      {"put mask shape", [&] { v1.index_put_({mask({4}, {1, 0, 0, 1})}, 1); }, "[index_put_] The shape of the mask [4]"},
+      {"put too many",
+       [&] {
+         v1.index_put_({0, 0}, 1);
+       },
+       "[index_put_] too many indices for tensor of dimension 1"},
+      {"put int out of range", [&] { v1.index_put_({3}, 1); },
+       "[index_put_] index 3 is out of bounds for dimension 0 with size 3"},
+      {"put mask shape",
+       [&] {
+         v1.index_put_({mask({4}, {1, 0, 0, 1})}, 1);
+       },
+       "[index_put_] The shape of the mask [4]"},
   });
   test::expect_errors<ValueError>({
-      {"negative step", [&] { x.index({Slice(None, None, -1)}); }, "[index] step must be greater than zero"},
-      {"negative step put", [&] { x.index_put_({Slice(0, 2, -2)}, 1); }, "[index_put_] step must be greater than zero"},
+      {"negative step", [&] { x.index({Slice(None, None, -1)}); },
+       "[index] step must be greater than zero"},
+      {"negative step put", [&] { x.index_put_({Slice(0, 2, -2)}, 1); },
+       "[index_put_] step must be greater than zero"},
       {"zero step", [&] { Slice(0, 3, 0); }, "[Slice] slice step cannot be zero"},
-      {"bad string", [&] { TensorIndex("..."); TensorIndex(".."); }, "Expected \"...\" to represent an ellipsis index, but got \"..\""},
+      {"bad string",
+       [&] {
+         TensorIndex("...");
+         TensorIndex("..");
+       },
+       "Expected \"...\" to represent an ellipsis index, but got \"..\""},
   });
   test::expect_errors<RuntimeError>({
-      {"put value shape", [&] { x.index_put_({ints({3}, {0, 1, 2}), 0, 0}, test::from_values({2}, {1, 2})); },
-       "[index_put_] shape mismatch: value tensor of shape [2] cannot be broadcast to indexing result of shape [3]"},
-      {"put value too many dims", [&] { v1.index_put_({mask({3}, {1, 1, 0})}, test::from_values({2, 2}, {1, 2, 3, 4})); },
-       "[index_put_] shape mismatch: value tensor of shape [2, 2] cannot be broadcast to indexing result of shape [2]"},
-      {"basic put value shape", [&] { x.index_put_({0}, test::from_values({3}, {1, 2, 3})); },
-       "[index_put_] shape mismatch: value tensor of shape [3] cannot be broadcast to indexing result of shape [4, 5]"},
-      {"put into expanded", [&] {
+      {"put value shape",
+       [&] {
+         x.index_put_({ints({3}, {0, 1, 2}), 0, 0}, test::from_values({2}, {1, 2}));
+       },
+       "[index_put_] shape mismatch: value tensor of shape [2] cannot be broadcast to indexing "
+       "result of shape [3]"},
+      {"put value too many dims",
+       [&] {
+         v1.index_put_({mask({3}, {1, 1, 0})}, test::from_values({2, 2}, {1, 2, 3, 4}));
+       },
+       "[index_put_] shape mismatch: value tensor of shape [2, 2] cannot be broadcast to indexing "
+       "result of shape [2]"},
+      {"basic put value shape",
+       [&] {
+         x.index_put_({0}, test::from_values({3}, {1, 2, 3}));
+       },
+       "[index_put_] shape mismatch: value tensor of shape [3] cannot be broadcast to indexing "
+       "result of shape [4, 5]"},
+      {"put into expanded",
+       [&] {
          Tensor e = test::make_expanded(test::from_values({1, 3}, {1, 2, 3}), {4, 3});
          e.index_put_({ints({1}, {0})}, 0);
-       }, "[index_put_] unsupported operation: more than one element of the written-to tensor"},
-      {"basic put into expanded", [&] {
+       },
+       "[index_put_] unsupported operation: more than one element of the written-to tensor"},
+      {"basic put into expanded",
+       [&] {
          Tensor e = test::make_expanded(test::from_values({1, 3}, {1, 2, 3}), {4, 3});
          e.index_put_({Slice(), 0}, 0);
-       }, "[index_put_] unsupported operation"},
-      {"value aliases self", [&] {
+       },
+       "[index_put_] unsupported operation"},
+      {"value aliases self",
+       [&] {
          Tensor y = base345();
          y.index_put_({ints({2}, {0, 1})}, y.index({Slice(1, 3)}));
-       }, "[index_put_] unsupported operation: some elements of the input tensor and the written-to tensor refer to a single memory location"},
+       },
+       "[index_put_] unsupported operation: some elements of the input tensor and the written-to "
+       "tensor refer to a single memory location"},
       {"undefined value", [&] { x.index_put_({0}, Tensor()); }, "[index_put_]"},
       {"undefined index tensor", [&] { x.index({Tensor()}); }, "[TensorIndex]"},
   });

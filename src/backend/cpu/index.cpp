@@ -1,9 +1,10 @@
 // Advanced indexing kernels (Note [Advanced indexing layout] in src/primitives/index.h).
+#include "primitives/index.h"
+
 #include <limits>
 
 #include "backend/cpu/loop.h"
 #include "backend/cpu/view_util.h"
-#include "primitives/index.h"
 
 namespace ember {
 namespace {

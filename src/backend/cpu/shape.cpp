@@ -1,11 +1,12 @@
 // Kernels of the shape ops that move data (src/primitives/shape.h). Most build strided views of
 // their operands and run the Copy kernel, which handles any layout and dtype conversion.
+#include "primitives/shape.h"
+
 #include <algorithm>
 
 #include "backend/cpu/loop.h"
 #include "backend/cpu/view_util.h"
 #include "primitives/copy.h"
-#include "primitives/shape.h"
 
 namespace ember {
 namespace {
@@ -23,8 +24,8 @@ void Cat::eval_cpu(const std::vector<Tensor>& inputs, std::vector<Tensor>& outpu
   const int64_t stride = out.strides()[dim_];
   int64_t pos = 0;
   for (const Tensor& in : inputs) {
-    copy_into(in, cpu::strided_view(out, in.sizes(), out.strides(),
-                                    out.storage_offset() + pos * stride));
+    copy_into(
+        in, cpu::strided_view(out, in.sizes(), out.strides(), out.storage_offset() + pos * stride));
     pos += in.sizes()[dim_];
   }
 }

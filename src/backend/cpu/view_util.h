@@ -22,19 +22,28 @@ inline Tensor strided_view(const Tensor& base, std::vector<int64_t> sizes,
 inline Tensor scratch_tensor(const std::vector<int64_t>& sizes, ScalarType dtype) {
   int64_t n = checked_numel(sizes, "scratch");
   auto storage = std::make_shared<StorageImpl>(static_cast<size_t>(n * element_size(dtype)));
-  return Tensor(std::make_shared<TensorImpl>(std::move(storage), dtype, sizes,
-                                             contiguous_strides(sizes), 0));
+  return Tensor(
+      std::make_shared<TensorImpl>(std::move(storage), dtype, sizes, contiguous_strides(sizes), 0));
 }
 
 /// Calls f with a null pointer to an unsigned integer type of `bytes` bytes (1, 2, 4 or 8).
 template <typename F>
 void visit_element_size(int64_t bytes, F&& f) {
   switch (bytes) {
-    case 1: f(static_cast<uint8_t*>(nullptr)); return;
-    case 2: f(static_cast<uint16_t*>(nullptr)); return;
-    case 4: f(static_cast<uint32_t*>(nullptr)); return;
-    case 8: f(static_cast<uint64_t*>(nullptr)); return;
-    default: break;
+    case 1:
+      f(static_cast<uint8_t*>(nullptr));
+      return;
+    case 2:
+      f(static_cast<uint16_t*>(nullptr));
+      return;
+    case 4:
+      f(static_cast<uint32_t*>(nullptr));
+      return;
+    case 8:
+      f(static_cast<uint64_t*>(nullptr));
+      return;
+    default:
+      break;
   }
   EMBER_INTERNAL_ASSERT(false, "unsupported element size ", bytes);
 }
