@@ -53,7 +53,7 @@ std::optional<std::vector<int64_t>> view_strides(const std::vector<int64_t>& siz
   std::vector<int64_t> out(shape.size());
   int64_t numel = 1;
   for (auto s : sizes) numel *= s;
-  if (numel == 0) return contiguous_strides(shape);
+  if (numel == 0 || sizes.empty()) return contiguous_strides(shape);  // empty, or 0-d to [1, ...]
   int64_t view_d = static_cast<int64_t>(shape.size()) - 1;
   int64_t chunk_base_stride = strides.empty() ? 1 : strides.back();
   int64_t tensor_numel = 1, view_numel = 1;
@@ -335,8 +335,8 @@ Tensor Tensor::narrow(int64_t dim, SymInt start, SymInt length) const {
 }
 Tensor Tensor::slice(int64_t dim, std::optional<int64_t> start, std::optional<int64_t> end,
                      int64_t step) const {
-  EMBER_CHECK(this->dim() > 0, "[slice] slice() cannot be applied to a 0-dim tensor.");
-  EMBER_CHECK_VALUE(step > 0, "[slice] slice step must be positive");
+  EMBER_CHECK_INDEX(this->dim() > 0, "[slice] slice() cannot be applied to a 0-dim tensor.");
+  EMBER_CHECK(step > 0, "[slice] slice step must be positive");
   int64_t d = ops::wrap_dim(dim, this->dim(), "slice");
   int64_t size = sizes()[d];
   int64_t b = start.value_or(0), e = end.value_or(size);
@@ -346,12 +346,53 @@ Tensor Tensor::slice(int64_t dim, std::optional<int64_t> start, std::optional<in
   e = std::clamp<int64_t>(e, b, size);
   auto sz = sizes();
   auto st = strides();
-  sz[d] = (e - b + step - 1) / step;
+  sz[d] = e == b ? 0 : (e - b - 1) / step + 1;  // ceil((e - b) / step) without overflow
   int64_t offset = storage_offset() + b * st[d];
-  st[d] *= step;
+  if (sz[d] > 1) st[d] *= step;  // step < size here, so no overflow
   return make_view(*this, "slice", sz, st, offset);
 }
 Tensor Tensor::select(int64_t dim, SymInt index) const { return ember::select(*this, dim, index); }
+
+// Reinterprets the bytes (PyTorch's view_dtype): same element size keeps the geometry; otherwise
+// the last dim (which must have stride 1) is split or merged.
+Tensor Tensor::view(ScalarType dtype) const {
+  ops::check_implemented(dtype, "view");
+  const int64_t old_es = element_size(), new_es = ember::element_size(dtype);
+  auto sz = sizes();
+  auto st = strides();
+  int64_t off = storage_offset();
+  const char* from = dtype_name(this->dtype());
+  const char* to = dtype_name(dtype);
+  const int64_t nd = dim();
+  if (old_es != new_es) {
+    EMBER_CHECK(nd > 0, "[view] self.dim() cannot be 0 to view ", from, " as ", to,
+                " (different element sizes)");
+  }
+  if (old_es > new_es) {
+    const int64_t ratio = old_es / new_es;
+    EMBER_CHECK(st[nd - 1] == 1, "[view] self.stride(-1) must be 1 to view ", from, " as ", to,
+                " (different element sizes), but got ", st[nd - 1]);
+    for (int64_t d = 0; d < nd - 1; ++d) st[d] *= ratio;
+    sz[nd - 1] *= ratio;
+    off *= ratio;
+  } else if (old_es < new_es) {
+    const int64_t ratio = new_es / old_es;
+    EMBER_CHECK(sz[nd - 1] % ratio == 0, "[view] self.size(-1) must be divisible by ", ratio,
+                " to view ", from, " as ", to, " (different element sizes), but got ", sz[nd - 1]);
+    EMBER_CHECK(off % ratio == 0, "[view] self.storage_offset() must be divisible by ", ratio,
+                " to view ", from, " as ", to, " (different element sizes), but got ", off);
+    EMBER_CHECK(st[nd - 1] == 1, "[view] self.stride(-1) must be 1 to view ", from, " as ", to,
+                " (different element sizes), but got ", st[nd - 1]);
+    for (int64_t d = 0; d < nd - 1; ++d) {
+      EMBER_CHECK(st[d] % ratio == 0, "[view] self.stride(", d, ") must be divisible by ", ratio,
+                  " to view ", from, " as ", to, " (different element sizes), but got ", st[d]);
+      st[d] /= ratio;
+    }
+    sz[nd - 1] /= ratio;
+    off /= ratio;
+  }
+  return dispatch(View("view", sz, st, off, dtype), {*this})[0];
+}
 Tensor Tensor::as_strided(SymIntList size, SymIntList stride,
                           std::optional<SymInt> storage_offset) const {
   return ember::as_strided(*this, size, stride, storage_offset);

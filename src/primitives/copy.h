@@ -1,4 +1,6 @@
 #pragma once
+#include <optional>
+
 #include "dispatch/primitive.h"
 
 namespace ember {
@@ -23,22 +25,31 @@ class Fill : public Primitive {
 };
 
 /// A view: outputs[0] shares inputs[0]'s storage with the given geometry. Every view op
-/// (view, permute, slice, expand, ...) is an AsStrided with its own name.
+/// (view, permute, slice, expand, ...) is an AsStrided with its own name. With `dtype` the view
+/// reinterprets the bytes as another type (Tensor::view(ScalarType)); the geometry is then in
+/// elements of that type.
 class View : public Primitive {
  public:
-  View(const char* name, std::vector<int64_t> sizes, std::vector<int64_t> strides, int64_t offset)
-      : name_(name), sizes_(std::move(sizes)), strides_(std::move(strides)), offset_(offset) {}
+  View(const char* name, std::vector<int64_t> sizes, std::vector<int64_t> strides, int64_t offset,
+       std::optional<ScalarType> dtype = std::nullopt)
+      : name_(name),
+        sizes_(std::move(sizes)),
+        strides_(std::move(strides)),
+        offset_(offset),
+        dtype_(dtype) {}
   const char* name() const override { return name_; }
   bool is_view() const override { return true; }
   void eval_cpu(const std::vector<Tensor>& inputs, std::vector<Tensor>& outputs) const override;
   const std::vector<int64_t>& sizes() const { return sizes_; }
   const std::vector<int64_t>& strides() const { return strides_; }
   int64_t offset() const { return offset_; }
+  const std::optional<ScalarType>& dtype() const { return dtype_; }
 
  private:
   const char* name_;
   std::vector<int64_t> sizes_, strides_;
   int64_t offset_;
+  std::optional<ScalarType> dtype_;
 };
 
 }  // namespace ember

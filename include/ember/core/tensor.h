@@ -120,6 +120,11 @@ class Tensor {
   Tensor tile(SymIntList dims) const;
   Tensor flip(IntList dims) const;
   Tensor roll(SymIntList shifts, IntList dims = {}) const;
+  /// x.roll(1) and x.roll(1, 0): one integer shift, as libtorch's IntArrayRef accepts.
+  template <typename I, std::enable_if_t<std::is_integral_v<I>, int> = 0>
+  Tensor roll(I shift, IntList dims = {}) const {
+    return roll(SymIntList{SymInt(static_cast<int64_t>(shift))}, dims);
+  }
   Tensor diagonal(int64_t offset = 0, int64_t dim1 = 0, int64_t dim2 = 1) const;
   Tensor tril(int64_t diagonal = 0) const;
   Tensor triu(int64_t diagonal = 0) const;

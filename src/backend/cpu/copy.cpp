@@ -34,8 +34,8 @@ void Fill::eval_cpu(const std::vector<Tensor>&, std::vector<Tensor>& outputs) co
 
 void View::eval_cpu(const std::vector<Tensor>& inputs, std::vector<Tensor>& outputs) const {
   const auto& src = inputs[0].impl();
-  auto impl = std::make_shared<TensorImpl>(src->storage(), src->dtype(), sizes_, strides_, offset_,
-                                           src->device());
+  auto impl = std::make_shared<TensorImpl>(src->storage(), dtype_.value_or(src->dtype()), sizes_,
+                                           strides_, offset_, src->device());
   impl->share_version_counter(src->version_counter());
   outputs.push_back(Tensor(std::move(impl)));
 }

@@ -1,0 +1,280 @@
+// Tensor indexing with libtorch's semantics (ATen's TensorIndexing.h): integers, slices, None,
+// Ellipsis and bools are basic indexing and give views; index tensors (int64/int32, or bool/uint8
+// masks) are advanced indexing and give copies through the Index / IndexPut primitives.
+#include <algorithm>
+
+#include "ember/ops/shape.h"
+#include "ops/util.h"
+#include "primitives/copy.h"
+#include "primitives/index.h"
+
+namespace ember {
+namespace {
+
+using Kind = TensorIndex::Kind;
+
+bool is_mask_dtype(ScalarType t) { return t == kBool || t == kUInt8; }
+
+// The result of basic indexing plus the index tensors left for advanced indexing, one slot per
+// dim of `tensor` (undefined where a dim is not indexed; a k-d mask sits at its first dim).
+struct Sliced {
+  Tensor tensor;
+  std::vector<Tensor> indices;
+  bool has_advanced() const {
+    return std::any_of(indices.begin(), indices.end(), [](const Tensor& t) { return t.defined(); });
+  }
+};
+
+// Dims that the index list consumes: all but None, Ellipsis and bools; a mask consumes its dims.
+int64_t count_specified_dims(const std::vector<TensorIndex>& indices) {
+  int64_t count = 0;
+  for (const auto& i : indices) {
+    if (i.kind() == Kind::Tensor) {
+      count += is_mask_dtype(i.tensor().dtype()) ? i.tensor().dim() : 1;
+    } else if (i.kind() == Kind::Integer || i.kind() == Kind::Slice) {
+      ++count;
+    }
+  }
+  return count;
+}
+
+// `true` indexes a new size-1 dim as [0]; `false` as an empty index.
+Tensor bool_index(bool value, const char* op) {
+  Tensor t = ops::empty_tensor({value ? 1 : 0}, kInt64, op);
+  if (value) t.fill_(0);
+  return t;
+}
+
+Tensor apply_select(const Tensor& x, int64_t dim, int64_t index, int64_t real_dim, const char* op) {
+  EMBER_CHECK_INDEX(x.dim() > 0, "[", op,
+                    "] invalid index of a 0-dim tensor. Use "
+                    "`tensor.item()` in Python or `tensor.item<T>()` in C++ to convert a 0-dim "
+                    "tensor to a number");
+  const int64_t size = x.sizes()[dim];
+  EMBER_CHECK_INDEX(index >= -size && index < size, "[", op, "] index ", index,
+                    " is out of bounds for dimension ", real_dim, " with size ", size);
+  return select(x, dim, index);
+}
+
+Sliced apply_slicing(const Tensor& self, const std::vector<TensorIndex>& indices, const char* op) {
+  EMBER_CHECK(self.defined(), "[", op, "] the indexed tensor is undefined");
+  int64_t ellipses = std::count_if(indices.begin(), indices.end(),
+                                   [](const TensorIndex& i) { return i.kind() == Kind::Ellipsis; });
+  EMBER_CHECK_INDEX(ellipses <= 1, "[", op, "] an index can only have a single ellipsis ('...')");
+  const int64_t specified = count_specified_dims(indices);
+  EMBER_CHECK_INDEX(specified <= self.dim(), "[", op, "] too many indices for tensor of dimension ",
+                    self.dim());
+  Sliced s{self, {}};
+  int64_t dim = 0;
+  auto record = [&](const Tensor& t, int64_t consumed) {
+    if (static_cast<int64_t>(s.indices.size()) <= dim) s.indices.resize(dim + 1);
+    s.indices[dim] = t;
+    dim += consumed;
+  };
+  for (size_t i = 0; i < indices.size(); ++i) {
+    const TensorIndex& obj = indices[i];
+    const int64_t real_dim = static_cast<int64_t>(i);
+    switch (obj.kind()) {
+      case Kind::Integer:
+        s.tensor = apply_select(s.tensor, dim, obj.integer(), real_dim, op);
+        break;
+      case Kind::Slice: {
+        const Slice& sl = obj.slice();
+        EMBER_CHECK_VALUE(sl.step() > 0, "[", op, "] step must be greater than zero");
+        s.tensor = s.tensor.slice(dim, sl.start(), sl.stop(), sl.step());
+        ++dim;
+        break;
+      }
+      case Kind::Ellipsis:
+        dim += self.dim() - specified;
+        break;
+      case Kind::None:
+        s.tensor = unsqueeze(s.tensor, dim);
+        ++dim;
+        break;
+      case Kind::Boolean:
+        s.tensor = unsqueeze(s.tensor, dim);
+        record(bool_index(obj.boolean(), op), 1);
+        break;
+      case Kind::Tensor: {
+        const Tensor& t = obj.tensor();
+        const ScalarType st = t.dtype();
+        if (t.dim() == 0 && is_integral(st, /*include_bool=*/true)) {
+          // A 0-d integer tensor selects like an integer; a 0-d bool acts like true/false.
+          if (!is_mask_dtype(st)) {
+            s.tensor = apply_select(s.tensor, dim, t.item<int64_t>(), real_dim, op);
+          } else {
+            s.tensor = unsqueeze(s.tensor, dim);
+            record(bool_index(t.item<int64_t>() != 0, op), 1);
+          }
+        } else {
+          record(t, is_mask_dtype(st) ? t.dim() : 1);
+        }
+        break;
+      }
+    }
+  }
+  return s;
+}
+
+// Turns the recorded index tensors into integer index tensors over ascending dims: masks become
+// their nonzero coordinates (after PyTorch's shape check), other dtypes are rejected.
+void expand_indices(const Sliced& s, const char* op, std::vector<int64_t>& dims,
+                    std::vector<Tensor>& ints) {
+  const Tensor& x = s.tensor;
+  for (int64_t d = 0; d < static_cast<int64_t>(s.indices.size()); ++d) {
+    const Tensor& t = s.indices[d];
+    if (!t.defined()) continue;
+    const ScalarType st = t.dtype();
+    if (is_mask_dtype(st)) {
+      for (int64_t j = 0; j < t.dim(); ++j) {
+        EMBER_CHECK_INDEX(d + j < x.dim() && t.sizes()[j] == x.sizes()[d + j], "[", op,
+                          "] The shape of the mask ", ops::shape_str(t.sizes()), " at index ", j,
+                          " does not match the shape of the indexed tensor ",
+                          ops::shape_str(x.sizes()), " at index ", d + j);
+      }
+      Tensor nz = dispatch(Nonzero(), {t})[0];
+      for (int64_t j = 0; j < t.dim(); ++j) {
+        dims.push_back(d + j);
+        ints.push_back(select(nz, 1, j));
+      }
+    } else {
+      EMBER_CHECK_INDEX(st == kInt64 || st == kInt32, "[", op,
+                        "] tensors used as indices must be long, int, byte or bool tensors, got ",
+                        dtype_name(st));
+      dims.push_back(d);
+      ints.push_back(t);
+    }
+  }
+}
+
+// as PyTorch's slicePrefix1sSize: leading size-1 dims of an assigned value are dropped.
+Tensor strip_leading_ones(const Tensor& v) {
+  int64_t k = 0;
+  while (k < v.dim() && v.sizes()[k] == 1) ++k;
+  if (k == 0) return v;
+  std::vector<int64_t> sz(v.sizes().begin() + k, v.sizes().end());
+  std::vector<int64_t> st(v.strides().begin() + k, v.strides().end());
+  return dispatch(View("view", sz, st, v.storage_offset()), {v})[0];
+}
+
+bool expandable(const std::vector<int64_t>& from, const std::vector<int64_t>& to) {
+  if (from.size() > to.size()) return false;
+  const size_t off = to.size() - from.size();
+  for (size_t i = 0; i < from.size(); ++i) {
+    if (from[i] != 1 && from[i] != to[off + i]) return false;
+  }
+  return true;
+}
+
+// Basic-indexing assignment (PyTorch's copy_to): copy, fill from a 0-d value, or broadcast.
+void copy_to(Tensor dst, const Tensor& src, const char* op) {
+  ops::check_no_internal_overlap(dst, op);
+  if (dst.sizes() == src.sizes()) {
+    dst.copy_(src);
+    return;
+  }
+  if (src.dim() == 0) {
+    dst.fill_(src);
+    return;
+  }
+  Tensor v = strip_leading_ones(src);
+  EMBER_CHECK(expandable(v.sizes(), dst.sizes()), "[", op,
+              "] shape mismatch: value tensor of "
+              "shape ",
+              ops::shape_str(src.sizes()),
+              " cannot be broadcast to indexing result of "
+              "shape ",
+              ops::shape_str(dst.sizes()));
+  dst.copy_(expand(v, SymIntList(dst.sizes())));
+}
+
+// PyTorch rejects in-place index_put_ whose value or index tensors share memory with the
+// written tensor (checked on dense operands, as PyTorch does).
+void check_no_partial_overlap(const Tensor& self, const Tensor& other, const char* op) {
+  EMBER_CHECK(!(ops::may_overlap(self, other) && self.is_contiguous() && other.is_contiguous()),
+              "[", op,
+              "] unsupported operation: some elements of the input tensor and the "
+              "written-to tensor refer to a single memory location. Please clone() the tensor "
+              "before performing the operation.");
+}
+
+Tensor alias(const Tensor& x) {
+  return dispatch(View("alias", x.sizes(), x.strides(), x.storage_offset()), {x})[0];
+}
+
+}  // namespace
+
+Tensor index(const Tensor& x, const std::vector<TensorIndex>& indices) {
+  Sliced s = apply_slicing(x, indices, "index");
+  if (!s.has_advanced()) return s.tensor.is_same(x) ? alias(x) : s.tensor;
+  std::vector<int64_t> dims;
+  std::vector<Tensor> ints;
+  expand_indices(s, "index", dims, ints);
+  auto g = advanced_index_geometry(s.tensor, dims, ints, "index");
+  Tensor out = ops::empty_tensor(g.result_sizes, x.dtype(), "index");
+  std::vector<Tensor> inputs{s.tensor};
+  inputs.insert(inputs.end(), ints.begin(), ints.end());
+  dispatch(Index(dims), inputs, {out});
+  return out;
+}
+
+Tensor& index_put_(Tensor& x, const std::vector<TensorIndex>& indices, const Tensor& value) {
+  const char* op = "index_put_";
+  EMBER_CHECK(value.defined(), "[", op, "] the assigned value is undefined");
+  // A lone `false` selects nothing; PyTorch returns without checking the value's shape.
+  if (indices.size() == 1 && indices[0].kind() == Kind::Boolean && !indices[0].boolean()) {
+    return x;
+  }
+  Sliced s = apply_slicing(x, indices, op);
+  if (!s.has_advanced()) {
+    copy_to(s.tensor, value, op);
+    return x;
+  }
+  for (const auto& i : indices) {
+    if (i.kind() == Kind::Tensor) check_no_partial_overlap(s.tensor, i.tensor(), op);
+  }
+  check_no_partial_overlap(s.tensor, value, op);
+  ops::check_no_internal_overlap(s.tensor, op);
+  std::vector<int64_t> dims;
+  std::vector<Tensor> ints;
+  expand_indices(s, op, dims, ints);
+  auto g = advanced_index_geometry(s.tensor, dims, ints, op);
+  Tensor v = strip_leading_ones(value);
+  EMBER_CHECK(expandable(v.sizes(), g.result_sizes), "[", op,
+              "] shape mismatch: value tensor of "
+              "shape ",
+              ops::shape_str(v.sizes()),
+              " cannot be broadcast to indexing result of "
+              "shape ",
+              ops::shape_str(g.result_sizes));
+  // The value is converted to x's dtype (and copied when it shares memory with x).
+  if (v.dtype() != x.dtype() || ops::may_overlap(s.tensor, v)) v = v.to(x.dtype(), false, true);
+  std::vector<Tensor> inputs{v};
+  inputs.insert(inputs.end(), ints.begin(), ints.end());
+  dispatch(IndexPut(dims), inputs, {s.tensor}, /*inplace=*/true);
+  return x;
+}
+
+// ---- Tensor methods
+Tensor Tensor::index(std::initializer_list<TensorIndex> indices) const {
+  return ember::index(*this, std::vector<TensorIndex>(indices));
+}
+Tensor Tensor::index(const std::vector<TensorIndex>& indices) const {
+  return ember::index(*this, indices);
+}
+Tensor& Tensor::index_put_(std::initializer_list<TensorIndex> indices, const Tensor& value) {
+  return ember::index_put_(*this, std::vector<TensorIndex>(indices), value);
+}
+Tensor& Tensor::index_put_(std::initializer_list<TensorIndex> indices, const Scalar& value) {
+  return index_put_(std::vector<TensorIndex>(indices), value);
+}
+Tensor& Tensor::index_put_(const std::vector<TensorIndex>& indices, const Tensor& value) {
+  return ember::index_put_(*this, indices, value);
+}
+Tensor& Tensor::index_put_(const std::vector<TensorIndex>& indices, const Scalar& value) {
+  EMBER_CHECK(defined(), "[index_put_] the indexed tensor is undefined");
+  return ember::index_put_(*this, indices, ops::scalar_tensor(value, dtype()));
+}
+
+}  // namespace ember
