@@ -62,8 +62,8 @@ Tensor sumproduct_pair(Tensor left, Tensor right, const std::vector<int64_t>& su
   std::vector<int64_t> operm(dim, -1);
   for (int64_t i = 0; i < dim; ++i) operm[lperm[i]] = i;
 
-  left = ops::reshape_from(permute(left, lperm), {lro_size, lo_size, sum_size});
-  right = ops::reshape_from(permute(right, rperm), {lro_size, sum_size, ro_size});
+  left = reshape(permute(left, lperm), {lro_size, lo_size, sum_size});
+  right = reshape(permute(right, rperm), {lro_size, sum_size, ro_size});
   Tensor result;
   if (sum_dims.empty()) {
     // PyTorch multiplies (with type promotion) when nothing is summed.
@@ -333,8 +333,8 @@ Tensor tensordot(const Tensor& a, const Tensor& b, IntList dims_a, IntList dims_
       rsizes.push_back(t2.sizes()[i]);
     }
   }
-  t1 = ops::reshape_from(permute(t1, p1), {size1, csize});
-  t2 = ops::reshape_from(permute(t2, p2), {csize, size2});
+  t1 = reshape(permute(t1, p1), {size1, csize});
+  t2 = reshape(permute(t2, p2), {csize, size2});
   return reshape(ops::mm_checked(t1, t2, "tensordot"), SymIntList(rsizes));
 }
 
@@ -364,8 +364,8 @@ Tensor kron(const Tensor& a, const Tensor& b) {
     perm[2 * i + 1] = maxdim + i;
     result_shape[i] = sa * sb;
   }
-  Tensor fa = ops::reshape_from(a.to(dt), {1, a.numel(), 1});
-  Tensor fb = ops::reshape_from(b.to(dt), {1, 1, b.numel()});
+  Tensor fa = reshape(a.to(dt), {1, a.numel(), 1});
+  Tensor fb = reshape(b.to(dt), {1, 1, b.numel()});
   Tensor outer = ops::batched_product("kron", fa, fb);
   return reshape(permute(view(outer, SymIntList(split_shape)), perm), SymIntList(result_shape));
 }

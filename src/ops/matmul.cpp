@@ -177,10 +177,6 @@ Tensor dot_checked(const Tensor& a, const Tensor& b, const char* op) {
   return reshape(r, SymIntList(std::vector<int64_t>{}));
 }
 
-Tensor reshape_from(const Tensor& t, const std::vector<int64_t>& shape) {
-  return reshape(t.dim() == 0 ? unsqueeze(t, 0) : t, SymIntList(shape));
-}
-
 Tensor sum_keepdim(const Tensor& t, const std::vector<int64_t>& dims, const char* op) {
   Tensor x = is_integral(t.dtype(), /*include_bool=*/true) ? t.to(kInt64) : t;
   std::vector<bool> summed(x.dim(), false);
@@ -198,7 +194,7 @@ Tensor sum_keepdim(const Tensor& t, const std::vector<int64_t>& dims, const char
     cols *= x.sizes()[d];
     kept_shape[d] = 1;
   }
-  Tensor mat = reshape_from(permute(x, perm), {1, rows, cols});
+  Tensor mat = reshape(permute(x, perm), {1, rows, cols});
   Tensor ones = empty_tensor({1, cols, 1}, x.dtype(), op);
   ones.fill_(1);
   return reshape(batched_product(op, mat, ones), SymIntList(kept_shape));

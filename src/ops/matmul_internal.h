@@ -23,10 +23,6 @@ Tensor bmm_checked(const Tensor& a, const Tensor& b, const char* op);
 Tensor mv_checked(const Tensor& mat, const Tensor& vec, const char* op);
 Tensor dot_checked(const Tensor& a, const Tensor& b, const char* op);
 
-/// reshape(t, shape) that also accepts a 0-d t (reshaping 0-d to more dims fails in the view
-/// code of this tree: it goes through a one-element 1-d view).
-Tensor reshape_from(const Tensor& t, const std::vector<int64_t>& shape);
-
 /// Sum over `dims` keeping them as size 1, computed as a product with a ones vector. Integral
 /// and bool inputs give int64, as torch.sum.
 Tensor sum_keepdim(const Tensor& t, const std::vector<int64_t>& dims, const char* op);
