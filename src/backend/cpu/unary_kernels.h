@@ -1,0 +1,15 @@
+#pragma once
+// The floating-point-only unary kernels, split over two files to keep each one quick to compile.
+// Each returns false when `op` is not one of its ops.
+#include "backend/cpu/loop.h"
+#include "primitives/unary.h"
+
+namespace ember::cpu {
+
+/// exp ... erfinv, floor/ceil/round/trunc/frac, nan_to_num (unary_math.cpp).
+bool unary_math_kernel(UnaryOp op, const UnaryArgs& args, const StridedLoop& loop, ScalarType dt);
+/// sigmoid, logit and the activations (unary_activation.cpp).
+bool unary_activation_kernel(UnaryOp op, const UnaryArgs& args, const StridedLoop& loop,
+                             ScalarType dt);
+
+}  // namespace ember::cpu
