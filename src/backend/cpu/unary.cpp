@@ -1,6 +1,6 @@
 // Unary::eval_cpu: the entry of the unary kernels. Ops defined for every numeric dtype (abs, neg,
 // sign, relu, hardtanh) and the predicates / logical ops live here; the floating-point-only ops
-// are in unary_math.cpp and unary_activation.cpp.
+// are in unary_math.cpp, unary_trig_round.cpp and unary_activation.cpp.
 #include "primitives/unary.h"
 
 #include <type_traits>
@@ -190,6 +190,7 @@ void Unary::eval_cpu(const std::vector<Tensor>& inputs, std::vector<Tensor>& out
       break;
   }
   if (cpu::unary_math_kernel(op_, args_, loop, dt)) return;
+  if (cpu::unary_trig_round_kernel(op_, args_, loop, dt)) return;
   if (cpu::unary_activation_kernel(op_, args_, loop, dt)) return;
   EMBER_INTERNAL_ASSERT(false, "Unary: no kernel for ", name());
 }
