@@ -1,0 +1,89 @@
+#pragma once
+// The unary elementwise family: outputs[0] = f(inputs[0]) elementwise, same shape. Note [Unary
+// dtypes]: the op builders (src/ops/unary.cpp) choose the output dtype as PyTorch does; the kernel
+// computes in the output's dtype (16-bit floats through float, rounded once), first converting an
+// integral input when the output is floating (exp of an int64 tensor is float32).
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include "dispatch/primitive.h"
+
+namespace ember {
+
+enum class UnaryOp : uint8_t {
+  Abs,
+  Neg,
+  Sign,
+  Exp,
+  Exp2,
+  Expm1,
+  Log,
+  Log2,
+  Log10,
+  Log1p,
+  Sqrt,
+  Rsqrt,
+  Reciprocal,
+  Sin,
+  Cos,
+  Tan,
+  Asin,
+  Acos,
+  Atan,
+  Sinh,
+  Cosh,
+  Tanh,
+  Sigmoid,
+  Logit,  // a: eps (absent: no clamping)
+  Erf,
+  Erfc,
+  Erfinv,
+  Floor,
+  Ceil,
+  Round,  // decimals
+  Trunc,
+  Frac,
+  Relu,
+  Gelu,  // tanh_approx
+  Silu,
+  Mish,
+  Softplus,   // a: beta, b: threshold
+  Elu,        // a: alpha, b: scale, c: input_scale
+  LeakyRelu,  // a: negative_slope
+  Hardtanh,   // a: min_val, b: max_val
+  Hardsigmoid,
+  Hardswish,
+  NanToNum,  // a: nan, b: posinf, c: neginf (absent posinf/neginf: the dtype's max/lowest)
+  IsNan,
+  IsInf,
+  IsFinite,
+  LogicalNot,
+  BitwiseNot,
+};
+
+/// The non-tensor arguments of a unary op; which ones an op reads is listed on UnaryOp.
+struct UnaryArgs {
+  std::optional<Scalar> a, b, c;
+  int64_t decimals = 0;
+  bool tanh_approx = false;
+};
+
+/// PyTorch's name of a unary op ("abs", "leaky_relu", ...).
+const char* unary_op_name(UnaryOp op);
+
+class Unary : public Primitive {
+ public:
+  explicit Unary(UnaryOp op, UnaryArgs args = {}) : op_(op), args_(std::move(args)) {}
+  const char* name() const override { return unary_op_name(op_); }
+  std::string describe() const override;
+  void eval_cpu(const std::vector<Tensor>& inputs, std::vector<Tensor>& outputs) const override;
+  UnaryOp op() const { return op_; }
+  const UnaryArgs& args() const { return args_; }
+
+ private:
+  UnaryOp op_;
+  UnaryArgs args_;
+};
+
+}  // namespace ember
