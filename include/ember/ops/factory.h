@@ -52,11 +52,17 @@ Tensor& uniform_(Tensor& t, double from, double to, Generator& gen);
 Tensor& normal_(Tensor& t, double mean, double std, Generator& gen);
 Tensor& bernoulli_(Tensor& t, double p, Generator& gen);
 
-/// Wraps external memory without copying. Without a deleter the caller keeps ownership.
+/// Wraps external memory without copying (dtype: options' or the default float dtype). Without a
+/// deleter the caller keeps ownership and must keep the memory alive while any tensor or view of
+/// it lives; with one, the deleter runs once when the last of them is destroyed. If from_blob
+/// throws (bad sizes or strides), the deleter is not called: the caller still owns the memory.
+///   float buf[6]; auto t = ember::from_blob(buf, {2, 3});  // t aliases buf
 Tensor from_blob(void* data, SymIntList sizes, const TensorOptions& options = {});
 Tensor from_blob(void* data, SymIntList sizes, SymIntList strides, const TensorOptions& options = {});
 Tensor from_blob(void* data, SymIntList sizes, std::function<void(void*)> deleter,
                  const TensorOptions& options = {});
+Tensor from_blob(void* data, SymIntList sizes, SymIntList strides,
+                 std::function<void(void*)> deleter, const TensorOptions& options = {});
 
 /// Nested initializer lists, as torch.tensor: ember::tensor({{1.0, 2.0}, {3.0, 4.0}}).
 /// The dtype follows the C++ element type: double -> default float dtype, int -> int64,
@@ -76,6 +82,10 @@ template <typename T>
 using stored_t = std::conditional_t<std::is_same_v<T, bool> || std::is_floating_point_v<T> ||
                                         std::is_same_v<T, Half> || std::is_same_v<T, BFloat16>,
                                     T, int64_t>;
+/// The element buffer: std::vector<bool> has no data(), so bools are kept as bytes (0 or 1, the
+/// representation of bool).
+template <typename T>
+using buffer_t = std::conditional_t<std::is_same_v<T, bool>, uint8_t, stored_t<T>>;
 template <typename T>
 TensorOptions infer_options(const TensorOptions& o) {
   if (o.has_dtype()) return o;
@@ -83,19 +93,30 @@ TensorOptions infer_options(const TensorOptions& o) {
   if constexpr (std::is_same_v<T, double>) return o.dtype(get_default_dtype());
   else return o.dtype(natural_dtype<T>());
 }
+template <typename T>
+Tensor from_buffer(const std::vector<buffer_t<T>>& v, std::vector<int64_t> sizes,
+                   const TensorOptions& options) {
+  return tensor_from_data(v.data(), dtype_of<stored_t<T>>, std::move(sizes),
+                          infer_options<T>(options));
+}
+template <typename T, typename Range>
+void append(std::vector<buffer_t<T>>& v, const Range& r) {
+  for (const auto& x : r) v.push_back(static_cast<buffer_t<T>>(static_cast<stored_t<T>>(x)));
+}
 }  // namespace detail
 
 template <typename T, std::enable_if_t<std::is_arithmetic_v<T> || std::is_same_v<T, Half> ||
                                            std::is_same_v<T, BFloat16>, int> = 0>
 Tensor tensor(T value, const TensorOptions& options = {}) {
-  detail::stored_t<T> v = value;
-  return detail::tensor_from_data(&v, dtype_of<detail::stored_t<T>>, {}, detail::infer_options<T>(options));
+  std::vector<detail::buffer_t<T>> v;
+  detail::append<T>(v, std::initializer_list<T>{value});
+  return detail::from_buffer<T>(v, {}, options);
 }
 template <typename T>
 Tensor tensor(const std::vector<T>& values, const TensorOptions& options = {}) {
-  std::vector<detail::stored_t<T>> v(values.begin(), values.end());
-  return detail::tensor_from_data(v.data(), dtype_of<detail::stored_t<T>>,
-                                  {static_cast<int64_t>(v.size())}, detail::infer_options<T>(options));
+  std::vector<detail::buffer_t<T>> v;
+  detail::append<T>(v, values);
+  return detail::from_buffer<T>(v, {static_cast<int64_t>(values.size())}, options);
 }
 template <typename T>
 Tensor tensor(std::initializer_list<T> values, const TensorOptions& options = {}) {
@@ -103,21 +124,19 @@ Tensor tensor(std::initializer_list<T> values, const TensorOptions& options = {}
 }
 template <typename T>
 Tensor tensor(std::initializer_list<std::initializer_list<T>> rows, const TensorOptions& options = {}) {
-  std::vector<detail::stored_t<T>> v;
+  std::vector<detail::buffer_t<T>> v;
   int64_t cols = rows.size() ? static_cast<int64_t>(rows.begin()->size()) : 0;
   for (const auto& r : rows) {
     EMBER_CHECK_VALUE(static_cast<int64_t>(r.size()) == cols,
                       "[tensor] expected sequence of length ", cols, " at dim 1 (got ", r.size(), ")");
-    v.insert(v.end(), r.begin(), r.end());
+    detail::append<T>(v, r);
   }
-  return detail::tensor_from_data(v.data(), dtype_of<detail::stored_t<T>>,
-                                  {static_cast<int64_t>(rows.size()), cols},
-                                  detail::infer_options<T>(options));
+  return detail::from_buffer<T>(v, {static_cast<int64_t>(rows.size()), cols}, options);
 }
 template <typename T>
 Tensor tensor(std::initializer_list<std::initializer_list<std::initializer_list<T>>> blocks,
               const TensorOptions& options = {}) {
-  std::vector<detail::stored_t<T>> v;
+  std::vector<detail::buffer_t<T>> v;
   int64_t rows = blocks.size() ? static_cast<int64_t>(blocks.begin()->size()) : 0;
   int64_t cols = rows ? static_cast<int64_t>(blocks.begin()->begin()->size()) : 0;
   for (const auto& b : blocks) {
@@ -126,12 +145,10 @@ Tensor tensor(std::initializer_list<std::initializer_list<std::initializer_list<
     for (const auto& r : b) {
       EMBER_CHECK_VALUE(static_cast<int64_t>(r.size()) == cols, "[tensor] expected sequence of length ",
                         cols, " at dim 2 (got ", r.size(), ")");
-      v.insert(v.end(), r.begin(), r.end());
+      detail::append<T>(v, r);
     }
   }
-  return detail::tensor_from_data(v.data(), dtype_of<detail::stored_t<T>>,
-                                  {static_cast<int64_t>(blocks.size()), rows, cols},
-                                  detail::infer_options<T>(options));
+  return detail::from_buffer<T>(v, {static_cast<int64_t>(blocks.size()), rows, cols}, options);
 }
 
 }  // namespace ember
