@@ -387,6 +387,11 @@ TEST(Factory, TensorFromInitializerLists) {
   EXPECT_EQ(b.dtype(), kBool);
   EXPECT_EQ(values(b), (Values{1, 0, 1}));
   EXPECT_EQ(ember::tensor({1.5f, 2.5f}).dtype(), kFloat32);
+  Tensor fm = ember::tensor({{1.5f, 2.5f}, {3.5f, 4.5f}});
+  EXPECT_EQ(fm.dtype(), kFloat32);
+  EXPECT_EQ(values(fm), (Values{1.5, 2.5, 3.5, 4.5}));
+  EXPECT_EQ(ember::tensor(std::vector<float>{0.25f}).dtype(), kFloat32);
+  EXPECT_EQ(ember::tensor({{{true, false}}}).sizes(), (Shape{1, 1, 2}));
   Tensor m = ember::tensor({{1, 2, 3}, {4, 5, 6}});
   EXPECT_EQ(m.sizes(), (Shape{2, 3}));
   EXPECT_EQ(m.dtype(), kInt64);

@@ -17,16 +17,25 @@ Tensor zeros(SymIntList size, const TensorOptions& options = {});
 Tensor ones(SymIntList size, const TensorOptions& options = {});
 /// Without a dtype, the result's dtype follows the fill value (bool, int64 or the default float).
 Tensor full(SymIntList size, const Scalar& fill_value, const TensorOptions& options = {});
+/// [start, end) in steps: ceil((end - start) / step) elements. Without a dtype: int64 when
+/// start, end and step are all integers, else the default float dtype.
+///   ember::arange(5);            // tensor([0, 1, 2, 3, 4])
+///   ember::arange(1, 2.5, 0.5);  // tensor([1.0000, 1.5000, 2.0000])
 Tensor arange(const Scalar& end, const TensorOptions& options = {});
 Tensor arange(const Scalar& start, const Scalar& end, const Scalar& step = 1,
               const TensorOptions& options = {});
+/// `steps` evenly spaced values from start to end inclusive (default float dtype).
 Tensor linspace(const Scalar& start, const Scalar& end, int64_t steps,
                 const TensorOptions& options = {});
+/// base ** linspace(start, end, steps).
 Tensor logspace(const Scalar& start, const Scalar& end, int64_t steps, double base = 10.0,
                 const TensorOptions& options = {});
+/// Ones on the diagonal of an n x m (default n x n) matrix.
 Tensor eye(int64_t n, const TensorOptions& options = {});
 Tensor eye(int64_t n, int64_t m, const TensorOptions& options = {});
 
+/// The *_like forms keep t's shape and dtype (unless options give one) and, as
+/// torch.preserve_format, t's strides when t is dense (e.g. a transpose).
 Tensor empty_like(const Tensor& t, const TensorOptions& options = {});
 Tensor zeros_like(const Tensor& t, const TensorOptions& options = {});
 Tensor ones_like(const Tensor& t, const TensorOptions& options = {});
@@ -35,6 +44,9 @@ Tensor rand_like(const Tensor& t, const TensorOptions& options = {});
 Tensor randn_like(const Tensor& t, const TensorOptions& options = {});
 Tensor randint_like(const Tensor& t, int64_t low, int64_t high, const TensorOptions& options = {});
 
+/// Random sampling draws from a Generator (default_generator() unless one is passed); the same
+/// seed gives the same values for every thread count. rand/randn/normal need a floating dtype.
+/// U[0, 1).
 Tensor rand(SymIntList size, const TensorOptions& options = {});
 Tensor rand(SymIntList size, Generator& gen, const TensorOptions& options = {});
 Tensor randn(SymIntList size, const TensorOptions& options = {});
@@ -42,8 +54,10 @@ Tensor randn(SymIntList size, Generator& gen, const TensorOptions& options = {})
 /// Integers in [low, high); int64 unless a dtype is given.
 Tensor randint(int64_t high, SymIntList size, const TensorOptions& options = {});
 Tensor randint(int64_t low, int64_t high, SymIntList size, const TensorOptions& options = {});
+/// A random permutation of 0..n-1 (int64 unless a dtype is given).
 Tensor randperm(int64_t n, const TensorOptions& options = kInt64);
 Tensor randperm(int64_t n, Generator& gen, const TensorOptions& options = kInt64);
+/// 0 or 1 with probability p[i] (p floating, each in [0, 1]); the result has p's dtype.
 Tensor bernoulli(const Tensor& p);
 Tensor bernoulli(const Tensor& p, Generator& gen);
 Tensor normal(double mean, double std, SymIntList size, const TensorOptions& options = {});
