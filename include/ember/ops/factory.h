@@ -72,7 +72,8 @@ Tensor& bernoulli_(Tensor& t, double p, Generator& gen);
 /// throws (bad sizes or strides), the deleter is not called: the caller still owns the memory.
 ///   float buf[6]; auto t = ember::from_blob(buf, {2, 3});  // t aliases buf
 Tensor from_blob(void* data, SymIntList sizes, const TensorOptions& options = {});
-Tensor from_blob(void* data, SymIntList sizes, SymIntList strides, const TensorOptions& options = {});
+Tensor from_blob(void* data, SymIntList sizes, SymIntList strides,
+                 const TensorOptions& options = {});
 Tensor from_blob(void* data, SymIntList sizes, std::function<void(void*)> deleter,
                  const TensorOptions& options = {});
 Tensor from_blob(void* data, SymIntList sizes, SymIntList strides,
@@ -86,11 +87,16 @@ Tensor tensor_from_data(const void* data, ScalarType src, std::vector<int64_t> s
                         const TensorOptions& options);
 template <typename T>
 constexpr ScalarType natural_dtype() {
-  if constexpr (std::is_same_v<T, bool>) return kBool;
-  else if constexpr (std::is_same_v<T, double>) return kFloat64;
-  else if constexpr (std::is_floating_point_v<T>) return dtype_of<T>;
-  else if constexpr (std::is_same_v<T, Half> || std::is_same_v<T, BFloat16>) return dtype_of<T>;
-  else return kInt64;
+  if constexpr (std::is_same_v<T, bool>)
+    return kBool;
+  else if constexpr (std::is_same_v<T, double>)
+    return kFloat64;
+  else if constexpr (std::is_floating_point_v<T>)
+    return dtype_of<T>;
+  else if constexpr (std::is_same_v<T, Half> || std::is_same_v<T, BFloat16>)
+    return dtype_of<T>;
+  else
+    return kInt64;
 }
 template <typename T>
 using stored_t = std::conditional_t<std::is_same_v<T, bool> || std::is_floating_point_v<T> ||
@@ -104,8 +110,10 @@ template <typename T>
 TensorOptions infer_options(const TensorOptions& o) {
   if (o.has_dtype()) return o;
   // A C++ double behaves like a Python float: the default dtype.
-  if constexpr (std::is_same_v<T, double>) return o.dtype(get_default_dtype());
-  else return o.dtype(natural_dtype<T>());
+  if constexpr (std::is_same_v<T, double>)
+    return o.dtype(get_default_dtype());
+  else
+    return o.dtype(natural_dtype<T>());
 }
 template <typename T>
 Tensor from_buffer(const std::vector<buffer_t<T>>& v, std::vector<int64_t> sizes,
@@ -120,7 +128,8 @@ void append(std::vector<buffer_t<T>>& v, const Range& r) {
 }  // namespace detail
 
 template <typename T, std::enable_if_t<std::is_arithmetic_v<T> || std::is_same_v<T, Half> ||
-                                           std::is_same_v<T, BFloat16>, int> = 0>
+                                           std::is_same_v<T, BFloat16>,
+                                       int> = 0>
 Tensor tensor(T value, const TensorOptions& options = {}) {
   std::vector<detail::buffer_t<T>> v;
   detail::append<T>(v, std::initializer_list<T>{value});
@@ -137,12 +146,14 @@ Tensor tensor(std::initializer_list<T> values, const TensorOptions& options = {}
   return tensor(std::vector<T>(values), options);
 }
 template <typename T>
-Tensor tensor(std::initializer_list<std::initializer_list<T>> rows, const TensorOptions& options = {}) {
+Tensor tensor(std::initializer_list<std::initializer_list<T>> rows,
+              const TensorOptions& options = {}) {
   std::vector<detail::buffer_t<T>> v;
   int64_t cols = rows.size() ? static_cast<int64_t>(rows.begin()->size()) : 0;
   for (const auto& r : rows) {
     EMBER_CHECK_VALUE(static_cast<int64_t>(r.size()) == cols,
-                      "[tensor] expected sequence of length ", cols, " at dim 1 (got ", r.size(), ")");
+                      "[tensor] expected sequence of length ", cols, " at dim 1 (got ", r.size(),
+                      ")");
     detail::append<T>(v, r);
   }
   return detail::from_buffer<T>(v, {static_cast<int64_t>(rows.size()), cols}, options);
@@ -155,10 +166,12 @@ Tensor tensor(std::initializer_list<std::initializer_list<std::initializer_list<
   int64_t cols = rows ? static_cast<int64_t>(blocks.begin()->begin()->size()) : 0;
   for (const auto& b : blocks) {
     EMBER_CHECK_VALUE(static_cast<int64_t>(b.size()) == rows,
-                      "[tensor] expected sequence of length ", rows, " at dim 1 (got ", b.size(), ")");
+                      "[tensor] expected sequence of length ", rows, " at dim 1 (got ", b.size(),
+                      ")");
     for (const auto& r : b) {
-      EMBER_CHECK_VALUE(static_cast<int64_t>(r.size()) == cols, "[tensor] expected sequence of length ",
-                        cols, " at dim 2 (got ", r.size(), ")");
+      EMBER_CHECK_VALUE(static_cast<int64_t>(r.size()) == cols,
+                        "[tensor] expected sequence of length ", cols, " at dim 2 (got ", r.size(),
+                        ")");
       detail::append<T>(v, r);
     }
   }

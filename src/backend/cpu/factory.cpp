@@ -63,7 +63,8 @@ void arange(Tensor& out, const Scalar& start, const Scalar& step) {
       return static_cast<T>(static_cast<int64_t>(s + d * static_cast<uint64_t>(i)));
     });
   } else {
-    using A = step_t<T>;
+    // PyTorch's CPU accumulate type: double for float32 and float64, float for the 16-bit floats.
+    using A = std::conditional_t<is_reduced_float<T>, float, double>;
     const A s = start.to<A>(), d = step.to<A>();
     fill<T>(out, [=](int64_t i) { return saturate_cast<T>(s + d * static_cast<A>(i)); });
   }
