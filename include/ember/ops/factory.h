@@ -17,16 +17,25 @@ Tensor zeros(SymIntList size, const TensorOptions& options = {});
 Tensor ones(SymIntList size, const TensorOptions& options = {});
 /// Without a dtype, the result's dtype follows the fill value (bool, int64 or the default float).
 Tensor full(SymIntList size, const Scalar& fill_value, const TensorOptions& options = {});
+/// [start, end) in steps: ceil((end - start) / step) elements. Without a dtype: int64 when
+/// start, end and step are all integers, else the default float dtype.
+///   ember::arange(5);            // tensor([0, 1, 2, 3, 4])
+///   ember::arange(1, 2.5, 0.5);  // tensor([1.0000, 1.5000, 2.0000])
 Tensor arange(const Scalar& end, const TensorOptions& options = {});
 Tensor arange(const Scalar& start, const Scalar& end, const Scalar& step = 1,
               const TensorOptions& options = {});
+/// `steps` evenly spaced values from start to end inclusive (default float dtype).
 Tensor linspace(const Scalar& start, const Scalar& end, int64_t steps,
                 const TensorOptions& options = {});
+/// base ** linspace(start, end, steps).
 Tensor logspace(const Scalar& start, const Scalar& end, int64_t steps, double base = 10.0,
                 const TensorOptions& options = {});
+/// Ones on the diagonal of an n x m (default n x n) matrix.
 Tensor eye(int64_t n, const TensorOptions& options = {});
 Tensor eye(int64_t n, int64_t m, const TensorOptions& options = {});
 
+/// The *_like forms keep t's shape and dtype (unless options give one) and, as
+/// torch.preserve_format, t's strides when t is dense (e.g. a transpose).
 Tensor empty_like(const Tensor& t, const TensorOptions& options = {});
 Tensor zeros_like(const Tensor& t, const TensorOptions& options = {});
 Tensor ones_like(const Tensor& t, const TensorOptions& options = {});
@@ -35,6 +44,9 @@ Tensor rand_like(const Tensor& t, const TensorOptions& options = {});
 Tensor randn_like(const Tensor& t, const TensorOptions& options = {});
 Tensor randint_like(const Tensor& t, int64_t low, int64_t high, const TensorOptions& options = {});
 
+/// Random sampling draws from a Generator (default_generator() unless one is passed); the same
+/// seed gives the same values for every thread count. rand/randn/normal need a floating dtype.
+/// U[0, 1).
 Tensor rand(SymIntList size, const TensorOptions& options = {});
 Tensor rand(SymIntList size, Generator& gen, const TensorOptions& options = {});
 Tensor randn(SymIntList size, const TensorOptions& options = {});
@@ -42,8 +54,10 @@ Tensor randn(SymIntList size, Generator& gen, const TensorOptions& options = {})
 /// Integers in [low, high); int64 unless a dtype is given.
 Tensor randint(int64_t high, SymIntList size, const TensorOptions& options = {});
 Tensor randint(int64_t low, int64_t high, SymIntList size, const TensorOptions& options = {});
+/// A random permutation of 0..n-1 (int64 unless a dtype is given).
 Tensor randperm(int64_t n, const TensorOptions& options = kInt64);
 Tensor randperm(int64_t n, Generator& gen, const TensorOptions& options = kInt64);
+/// 0 or 1 with probability p[i] (p floating, each in [0, 1]); the result has p's dtype.
 Tensor bernoulli(const Tensor& p);
 Tensor bernoulli(const Tensor& p, Generator& gen);
 Tensor normal(double mean, double std, SymIntList size, const TensorOptions& options = {});
@@ -52,11 +66,18 @@ Tensor& uniform_(Tensor& t, double from, double to, Generator& gen);
 Tensor& normal_(Tensor& t, double mean, double std, Generator& gen);
 Tensor& bernoulli_(Tensor& t, double p, Generator& gen);
 
-/// Wraps external memory without copying. Without a deleter the caller keeps ownership.
+/// Wraps external memory without copying (dtype: options' or the default float dtype). Without a
+/// deleter the caller keeps ownership and must keep the memory alive while any tensor or view of
+/// it lives; with one, the deleter runs once when the last of them is destroyed. If from_blob
+/// throws (bad sizes or strides), the deleter is not called: the caller still owns the memory.
+///   float buf[6]; auto t = ember::from_blob(buf, {2, 3});  // t aliases buf
 Tensor from_blob(void* data, SymIntList sizes, const TensorOptions& options = {});
-Tensor from_blob(void* data, SymIntList sizes, SymIntList strides, const TensorOptions& options = {});
+Tensor from_blob(void* data, SymIntList sizes, SymIntList strides,
+                 const TensorOptions& options = {});
 Tensor from_blob(void* data, SymIntList sizes, std::function<void(void*)> deleter,
                  const TensorOptions& options = {});
+Tensor from_blob(void* data, SymIntList sizes, SymIntList strides,
+                 std::function<void(void*)> deleter, const TensorOptions& options = {});
 
 /// Nested initializer lists, as torch.tensor: ember::tensor({{1.0, 2.0}, {3.0, 4.0}}).
 /// The dtype follows the C++ element type: double -> default float dtype, int -> int64,
@@ -66,72 +87,95 @@ Tensor tensor_from_data(const void* data, ScalarType src, std::vector<int64_t> s
                         const TensorOptions& options);
 template <typename T>
 constexpr ScalarType natural_dtype() {
-  if constexpr (std::is_same_v<T, bool>) return kBool;
-  else if constexpr (std::is_same_v<T, double>) return kFloat64;
-  else if constexpr (std::is_floating_point_v<T>) return dtype_of<T>;
-  else if constexpr (std::is_same_v<T, Half> || std::is_same_v<T, BFloat16>) return dtype_of<T>;
-  else return kInt64;
+  if constexpr (std::is_same_v<T, bool>)
+    return kBool;
+  else if constexpr (std::is_same_v<T, double>)
+    return kFloat64;
+  else if constexpr (std::is_floating_point_v<T>)
+    return dtype_of<T>;
+  else if constexpr (std::is_same_v<T, Half> || std::is_same_v<T, BFloat16>)
+    return dtype_of<T>;
+  else
+    return kInt64;
 }
 template <typename T>
 using stored_t = std::conditional_t<std::is_same_v<T, bool> || std::is_floating_point_v<T> ||
                                         std::is_same_v<T, Half> || std::is_same_v<T, BFloat16>,
                                     T, int64_t>;
+/// The element buffer: std::vector<bool> has no data(), so bools are kept as bytes (0 or 1, the
+/// representation of bool).
+template <typename T>
+using buffer_t = std::conditional_t<std::is_same_v<T, bool>, uint8_t, stored_t<T>>;
 template <typename T>
 TensorOptions infer_options(const TensorOptions& o) {
   if (o.has_dtype()) return o;
   // A C++ double behaves like a Python float: the default dtype.
-  if constexpr (std::is_same_v<T, double>) return o.dtype(get_default_dtype());
-  else return o.dtype(natural_dtype<T>());
+  if constexpr (std::is_same_v<T, double>)
+    return o.dtype(get_default_dtype());
+  else
+    return o.dtype(natural_dtype<T>());
+}
+template <typename T>
+Tensor from_buffer(const std::vector<buffer_t<T>>& v, std::vector<int64_t> sizes,
+                   const TensorOptions& options) {
+  return tensor_from_data(v.data(), dtype_of<stored_t<T>>, std::move(sizes),
+                          infer_options<T>(options));
+}
+template <typename T, typename Range>
+void append(std::vector<buffer_t<T>>& v, const Range& r) {
+  for (const auto& x : r) v.push_back(static_cast<buffer_t<T>>(static_cast<stored_t<T>>(x)));
 }
 }  // namespace detail
 
 template <typename T, std::enable_if_t<std::is_arithmetic_v<T> || std::is_same_v<T, Half> ||
-                                           std::is_same_v<T, BFloat16>, int> = 0>
+                                           std::is_same_v<T, BFloat16>,
+                                       int> = 0>
 Tensor tensor(T value, const TensorOptions& options = {}) {
-  detail::stored_t<T> v = value;
-  return detail::tensor_from_data(&v, dtype_of<detail::stored_t<T>>, {}, detail::infer_options<T>(options));
+  std::vector<detail::buffer_t<T>> v;
+  detail::append<T>(v, std::initializer_list<T>{value});
+  return detail::from_buffer<T>(v, {}, options);
 }
 template <typename T>
 Tensor tensor(const std::vector<T>& values, const TensorOptions& options = {}) {
-  std::vector<detail::stored_t<T>> v(values.begin(), values.end());
-  return detail::tensor_from_data(v.data(), dtype_of<detail::stored_t<T>>,
-                                  {static_cast<int64_t>(v.size())}, detail::infer_options<T>(options));
+  std::vector<detail::buffer_t<T>> v;
+  detail::append<T>(v, values);
+  return detail::from_buffer<T>(v, {static_cast<int64_t>(values.size())}, options);
 }
 template <typename T>
 Tensor tensor(std::initializer_list<T> values, const TensorOptions& options = {}) {
   return tensor(std::vector<T>(values), options);
 }
 template <typename T>
-Tensor tensor(std::initializer_list<std::initializer_list<T>> rows, const TensorOptions& options = {}) {
-  std::vector<detail::stored_t<T>> v;
+Tensor tensor(std::initializer_list<std::initializer_list<T>> rows,
+              const TensorOptions& options = {}) {
+  std::vector<detail::buffer_t<T>> v;
   int64_t cols = rows.size() ? static_cast<int64_t>(rows.begin()->size()) : 0;
   for (const auto& r : rows) {
     EMBER_CHECK_VALUE(static_cast<int64_t>(r.size()) == cols,
-                      "[tensor] expected sequence of length ", cols, " at dim 1 (got ", r.size(), ")");
-    v.insert(v.end(), r.begin(), r.end());
+                      "[tensor] expected sequence of length ", cols, " at dim 1 (got ", r.size(),
+                      ")");
+    detail::append<T>(v, r);
   }
-  return detail::tensor_from_data(v.data(), dtype_of<detail::stored_t<T>>,
-                                  {static_cast<int64_t>(rows.size()), cols},
-                                  detail::infer_options<T>(options));
+  return detail::from_buffer<T>(v, {static_cast<int64_t>(rows.size()), cols}, options);
 }
 template <typename T>
 Tensor tensor(std::initializer_list<std::initializer_list<std::initializer_list<T>>> blocks,
               const TensorOptions& options = {}) {
-  std::vector<detail::stored_t<T>> v;
+  std::vector<detail::buffer_t<T>> v;
   int64_t rows = blocks.size() ? static_cast<int64_t>(blocks.begin()->size()) : 0;
   int64_t cols = rows ? static_cast<int64_t>(blocks.begin()->begin()->size()) : 0;
   for (const auto& b : blocks) {
     EMBER_CHECK_VALUE(static_cast<int64_t>(b.size()) == rows,
-                      "[tensor] expected sequence of length ", rows, " at dim 1 (got ", b.size(), ")");
+                      "[tensor] expected sequence of length ", rows, " at dim 1 (got ", b.size(),
+                      ")");
     for (const auto& r : b) {
-      EMBER_CHECK_VALUE(static_cast<int64_t>(r.size()) == cols, "[tensor] expected sequence of length ",
-                        cols, " at dim 2 (got ", r.size(), ")");
-      v.insert(v.end(), r.begin(), r.end());
+      EMBER_CHECK_VALUE(static_cast<int64_t>(r.size()) == cols,
+                        "[tensor] expected sequence of length ", cols, " at dim 2 (got ", r.size(),
+                        ")");
+      detail::append<T>(v, r);
     }
   }
-  return detail::tensor_from_data(v.data(), dtype_of<detail::stored_t<T>>,
-                                  {static_cast<int64_t>(blocks.size()), rows, cols},
-                                  detail::infer_options<T>(options));
+  return detail::from_buffer<T>(v, {static_cast<int64_t>(blocks.size()), rows, cols}, options);
 }
 
 }  // namespace ember

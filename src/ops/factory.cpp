@@ -1,0 +1,275 @@
+// Tensor creation: empty/zeros/ones/full, ranges, eye, the *_like forms, from_blob and the data
+// path of ember::tensor(...).
+#include "ember/ops/factory.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <numeric>
+
+#include "ops/util.h"
+#include "primitives/copy.h"
+#include "primitives/factory.h"
+
+namespace ember {
+
+namespace {
+
+// Checks what every factory checks: a device with a backend and an implemented dtype.
+ScalarType checked_dtype(const TensorOptions& options, ScalarType dtype, const char* op) {
+  check_device_available(options.device(), op);
+  ops::check_implemented(dtype, op);
+  return dtype;
+}
+
+ScalarType dtype_or(const TensorOptions& options, ScalarType fallback) {
+  return options.has_dtype() ? options.dtype() : fallback;
+}
+
+std::string list_str(const std::vector<int64_t>& v) { return ops::shape_str(v); }
+
+// Bytes spanned by a strided layout: (1 + sum (size - 1) * stride) elements, 0 when empty.
+size_t strided_nbytes(const std::vector<int64_t>& sizes, const std::vector<int64_t>& strides,
+                      ScalarType dtype, const char* op) {
+  EMBER_CHECK(sizes.size() == strides.size(), "[", op,
+              "] mismatch in length of strides and shape (got sizes ", list_str(sizes),
+              " and strides ", list_str(strides), ")");
+  const int64_t numel = checked_numel(sizes, op);
+  for (int64_t s : strides) {
+    EMBER_CHECK(
+        s >= 0, "[", op,
+        "] Negative strides are not supported at the moment, got strides: ", list_str(strides));
+  }
+  if (numel == 0) return 0;
+  int64_t last = 0;  // offset of the last element
+  bool overflow = false;
+  for (size_t d = 0; d < sizes.size(); ++d) {
+    int64_t span = 0;
+    overflow = overflow || __builtin_mul_overflow(sizes[d] - 1, strides[d], &span) ||
+               __builtin_add_overflow(last, span, &last);
+  }
+  int64_t nbytes = 0;
+  overflow = overflow || __builtin_mul_overflow(last + 1, element_size(dtype), &nbytes);
+  EMBER_CHECK(!overflow, "[", op, "] the requested storage size overflows int64");
+  return static_cast<size_t>(nbytes);
+}
+
+Tensor make_strided(const std::vector<int64_t>& sizes, const std::vector<int64_t>& strides,
+                    ScalarType dtype, const char* op) {
+  const size_t nbytes = strided_nbytes(sizes, strides, dtype, op);
+  auto storage = std::make_shared<StorageImpl>(nbytes);
+  return Tensor(std::make_shared<TensorImpl>(std::move(storage), dtype, sizes, strides, 0));
+}
+
+// PyTorch's is_non_overlapping_and_dense: some permutation of the dims is contiguous.
+bool non_overlapping_and_dense(const Tensor& t) {
+  const auto& sizes = t.sizes();
+  const auto& strides = t.strides();
+  std::vector<int64_t> perm(sizes.size());
+  std::iota(perm.begin(), perm.end(), int64_t{0});
+  std::stable_sort(perm.begin(), perm.end(),
+                   [&](int64_t a, int64_t b) { return strides[a] < strides[b]; });
+  int64_t expected = 1;
+  for (int64_t d : perm) {
+    if (sizes[d] < 2) continue;
+    if (strides[d] != expected) return false;
+    expected *= sizes[d];
+  }
+  return true;
+}
+
+Tensor filled(Tensor t, const Scalar& value) {
+  if (t.numel() > 0) t.fill_(value);
+  return t;
+}
+
+// Python's int(x) for a finite double inside int64's range; RuntimeError otherwise.
+void check_fits_int64(const Scalar& s, const Scalar& start, const Scalar& end) {
+  if (!s.isFloatingPoint()) return;
+  const double v = s.toDouble();
+  EMBER_CHECK(std::isfinite(v) && v >= -9223372036854775808.0 && v < 9223372036854775808.0,
+              "[arange] unsupported range: ", start.toDouble(), " -> ", end.toDouble());
+}
+
+// The number of arange elements, with PyTorch's checks and its two size formulas (exact integer
+// arithmetic for int64 with integral arguments, doubles otherwise).
+int64_t arange_size(const Scalar& start, const Scalar& end, const Scalar& step, ScalarType dtype) {
+  double size_d = 0;
+  if (is_integral(dtype, false)) {
+    for (const Scalar* s : {&start, &end, &step}) check_fits_int64(*s, start, end);
+    const int64_t xstart = start.toLong(), xend = end.toLong(), xstep = step.toLong();
+    EMBER_CHECK(xstep != 0, "[arange] step must be nonzero");
+    EMBER_CHECK((xstep > 0 && xend >= xstart) || (xstep < 0 && xend <= xstart),
+                "[arange] upper bound and larger bound inconsistent with step sign");
+    if (dtype == kInt64 && !start.isFloatingPoint() && !end.isFloatingPoint() &&
+        !step.isFloatingPoint()) {
+      const __int128 sgn = xstep > 0 ? 1 : -1;
+      const __int128 n = (static_cast<__int128>(xend) - xstart + xstep - sgn) / xstep;
+      size_d = static_cast<double>(n);
+    } else {
+      size_d = std::ceil((end.toDouble() - start.toDouble()) / step.toDouble());
+    }
+  } else {
+    const double xstart = start.toDouble(), xend = end.toDouble(), xstep = step.toDouble();
+    EMBER_CHECK(xstep > 0 || xstep < 0, "[arange] step must be nonzero");
+    EMBER_CHECK(std::isfinite(xstart) && std::isfinite(xend),
+                "[arange] unsupported range: ", xstart, " -> ", xend);
+    EMBER_CHECK((xstep > 0 && xend >= xstart) || (xstep < 0 && xend <= xstart),
+                "[arange] upper bound and larger bound inconsistent with step sign");
+    size_d = std::ceil((xend - xstart) / xstep);
+  }
+  EMBER_CHECK(size_d >= 0 && size_d <= static_cast<double>(std::numeric_limits<int64_t>::max()),
+              "[arange] invalid size, possible overflow?");
+  return static_cast<int64_t>(size_d);
+}
+
+Tensor sequence(RangeOp op, const Scalar& start, const Scalar& end, int64_t steps, double base,
+                const TensorOptions& options) {
+  const char* name = op == RangeOp::Linspace ? "linspace" : "logspace";
+  EMBER_CHECK(steps >= 0, "[", name, "] number of steps must be non-negative");
+  const ScalarType dtype = checked_dtype(options, options.dtype(), name);
+  EMBER_CHECK_TYPE(dtype != kBool, "[", name, "] \"", name, "_cpu\" not implemented for 'bool'");
+  Tensor out = ops::empty_tensor({steps}, dtype, name);
+  dispatch(Range(op, start, end, base), {}, {out});
+  return out;
+}
+
+}  // namespace
+
+Tensor empty(SymIntList size, const TensorOptions& options) {
+  const ScalarType dtype = checked_dtype(options, options.dtype(), "empty");
+  return ops::empty_tensor(size.concrete("empty"), dtype, "empty");
+}
+
+Tensor empty_strided(SymIntList size, SymIntList stride, const TensorOptions& options) {
+  const ScalarType dtype = checked_dtype(options, options.dtype(), "empty_strided");
+  return make_strided(size.concrete("empty_strided"), stride.concrete("empty_strided"), dtype,
+                      "empty_strided");
+}
+
+Tensor zeros(SymIntList size, const TensorOptions& options) {
+  const ScalarType dtype = checked_dtype(options, options.dtype(), "zeros");
+  return filled(ops::empty_tensor(size.concrete("zeros"), dtype, "zeros"), 0);
+}
+
+Tensor ones(SymIntList size, const TensorOptions& options) {
+  const ScalarType dtype = checked_dtype(options, options.dtype(), "ones");
+  return filled(ops::empty_tensor(size.concrete("ones"), dtype, "ones"), 1);
+}
+
+Tensor full(SymIntList size, const Scalar& fill_value, const TensorOptions& options) {
+  // As torch.full: a bool fill gives bool, an integer int64, a float the default dtype.
+  ScalarType inferred = fill_value.isBoolean()         ? kBool
+                        : fill_value.isIntegral(false) ? kInt64
+                                                       : get_default_dtype();
+  const ScalarType dtype = checked_dtype(options, dtype_or(options, inferred), "full");
+  return filled(ops::empty_tensor(size.concrete("full"), dtype, "full"), fill_value);
+}
+
+Tensor arange(const Scalar& end, const TensorOptions& options) {
+  return arange(0, end, 1, options);
+}
+
+Tensor arange(const Scalar& start, const Scalar& end, const Scalar& step,
+              const TensorOptions& options) {
+  const bool all_integral =
+      !start.isFloatingPoint() && !end.isFloatingPoint() && !step.isFloatingPoint();
+  const ScalarType dtype = checked_dtype(
+      options, dtype_or(options, all_integral ? kInt64 : get_default_dtype()), "arange");
+  EMBER_CHECK_TYPE(dtype != kBool, "[arange] \"arange_cpu\" not implemented for 'bool'");
+  const int64_t size = arange_size(start, end, step, dtype);
+  Tensor out = ops::empty_tensor({size}, dtype, "arange");
+  dispatch(Range(RangeOp::Arange, start, step), {}, {out});
+  return out;
+}
+
+Tensor linspace(const Scalar& start, const Scalar& end, int64_t steps,
+                const TensorOptions& options) {
+  return sequence(RangeOp::Linspace, start, end, steps, 10.0, options);
+}
+
+Tensor logspace(const Scalar& start, const Scalar& end, int64_t steps, double base,
+                const TensorOptions& options) {
+  return sequence(RangeOp::Logspace, start, end, steps, base, options);
+}
+
+Tensor eye(int64_t n, const TensorOptions& options) { return eye(n, n, options); }
+
+Tensor eye(int64_t n, int64_t m, const TensorOptions& options) {
+  EMBER_CHECK(n >= 0, "[eye] n must be greater or equal to 0, got ", n);
+  EMBER_CHECK(m >= 0, "[eye] m must be greater or equal to 0, got ", m);
+  const ScalarType dtype = checked_dtype(options, options.dtype(), "eye");
+  Tensor out = filled(ops::empty_tensor({n, m}, dtype, "eye"), 0);
+  // The diagonal is a strided view; filling it writes the ones.
+  const int64_t k = std::min(n, m);
+  if (k > 0) dispatch(View("diagonal", {k}, {m + 1}, 0), {out})[0].fill_(1);
+  return out;
+}
+
+Tensor empty_like(const Tensor& t, const TensorOptions& options) {
+  EMBER_CHECK(t.defined(), "[empty_like] the input tensor is undefined");
+  const ScalarType dtype = checked_dtype(options, dtype_or(options, t.dtype()), "empty_like");
+  // torch.preserve_format: a dense layout (such as a transpose) keeps its strides.
+  if (!t.is_contiguous() && non_overlapping_and_dense(t)) {
+    return make_strided(t.sizes(), t.strides(), dtype, "empty_like");
+  }
+  return ops::empty_tensor(t.sizes(), dtype, "empty_like");
+}
+
+Tensor zeros_like(const Tensor& t, const TensorOptions& options) {
+  return filled(empty_like(t, options), 0);
+}
+
+Tensor ones_like(const Tensor& t, const TensorOptions& options) {
+  return filled(empty_like(t, options), 1);
+}
+
+Tensor full_like(const Tensor& t, const Scalar& fill_value, const TensorOptions& options) {
+  return filled(empty_like(t, options), fill_value);
+}
+
+namespace {
+Tensor wrap_blob(void* data, const std::vector<int64_t>& sizes, const std::vector<int64_t>& strides,
+                 std::function<void(void*)> deleter, const TensorOptions& options) {
+  const ScalarType dtype = checked_dtype(options, options.dtype(), "from_blob");
+  const size_t nbytes = strided_nbytes(sizes, strides, dtype, "from_blob");
+  EMBER_CHECK(data != nullptr || nbytes == 0, "[from_blob] data pointer is null");
+  auto storage = std::make_shared<StorageImpl>(data, nbytes, std::move(deleter));
+  return Tensor(std::make_shared<TensorImpl>(std::move(storage), dtype, sizes, strides, 0));
+}
+}  // namespace
+
+Tensor from_blob(void* data, SymIntList sizes, const TensorOptions& options) {
+  auto s = sizes.concrete("from_blob");
+  return wrap_blob(data, s, contiguous_strides(s), nullptr, options);
+}
+
+Tensor from_blob(void* data, SymIntList sizes, SymIntList strides, const TensorOptions& options) {
+  return wrap_blob(data, sizes.concrete("from_blob"), strides.concrete("from_blob"), nullptr,
+                   options);
+}
+
+Tensor from_blob(void* data, SymIntList sizes, std::function<void(void*)> deleter,
+                 const TensorOptions& options) {
+  auto s = sizes.concrete("from_blob");
+  return wrap_blob(data, s, contiguous_strides(s), std::move(deleter), options);
+}
+
+Tensor from_blob(void* data, SymIntList sizes, SymIntList strides,
+                 std::function<void(void*)> deleter, const TensorOptions& options) {
+  return wrap_blob(data, sizes.concrete("from_blob"), strides.concrete("from_blob"),
+                   std::move(deleter), options);
+}
+
+namespace detail {
+Tensor tensor_from_data(const void* data, ScalarType src, std::vector<int64_t> sizes,
+                        const TensorOptions& options) {
+  const ScalarType dtype = checked_dtype(options, options.dtype(), "tensor");
+  Tensor view = from_blob(const_cast<void*>(data), sizes, TensorOptions(src));
+  Tensor out = ops::empty_tensor(sizes, dtype, "tensor");
+  if (out.numel() > 0) dispatch(Copy(), {view}, {out});
+  return out;
+}
+}  // namespace detail
+
+}  // namespace ember

@@ -1,0 +1,387 @@
+// Random sampling: rand/randn/randint/randperm/bernoulli/normal and the in-place samplers. Each op
+// validates, reserves its Philox draws under the generator's mutex and dispatches a Random
+// primitive that fills the output from (seed, offset) (Note [Deterministic random]).
+#include "primitives/random.h"
+
+#include <cmath>
+#include <limits>
+#include <optional>
+
+#include "ember/ops/factory.h"
+#include "ops/util.h"
+
+namespace ember {
+
+namespace {
+
+// PyTorch raises from its dtype dispatch ("<kernel>" not implemented for '<dtype>'); Ember
+// spells the dtype as its own dtype names do.
+void check_floating(ScalarType t, const char* op, const char* kernel) {
+  EMBER_CHECK_TYPE(is_floating_point(t) && is_implemented(t), "[", op, "] \"", kernel,
+                   "\" not implemented for '", dtype_name(t), "'");
+}
+
+// Significand bits of a floating dtype (std::numeric_limits<T>::digits).
+int float_digits(ScalarType t) {
+  switch (t) {
+    case kFloat16:
+      return 11;
+    case kBFloat16:
+      return 8;
+    case kFloat32:
+      return 24;
+    default:
+      return 53;
+  }
+}
+
+double dtype_lowest(ScalarType t) {
+  switch (t) {
+    case kBool:
+      return 0;
+    case kUInt8:
+      return 0;
+    case kInt8:
+      return -128;
+    case kInt16:
+      return -32768;
+    case kInt32:
+      return -2147483648.0;
+    case kInt64:
+      return -9223372036854775808.0;
+    case kFloat16:
+      return -65504.0;
+    case kBFloat16:
+      return -3.3895313892515355e38;
+    case kFloat32:
+      return -static_cast<double>(std::numeric_limits<float>::max());
+    default:
+      return -std::numeric_limits<double>::max();
+  }
+}
+
+double dtype_max(ScalarType t) {
+  switch (t) {
+    case kBool:
+      return 1;
+    case kUInt8:
+      return 255;
+    case kInt8:
+      return 127;
+    case kInt16:
+      return 32767;
+    case kInt32:
+      return 2147483647.0;
+    case kInt64:
+      return 9223372036854775807.0;
+    default:
+      return -dtype_lowest(t);
+  }
+}
+
+int64_t int_max(ScalarType t) {
+  switch (t) {
+    case kBool:
+      return 1;
+    case kUInt8:
+      return 255;
+    case kInt8:
+      return 127;
+    case kInt16:
+      return 32767;
+    case kInt32:
+      return 2147483647;
+    default:
+      return std::numeric_limits<int64_t>::max();
+  }
+}
+
+int64_t int_lowest(ScalarType t) {
+  switch (t) {
+    case kBool:
+    case kUInt8:
+      return 0;
+    case kInt8:
+      return -128;
+    case kInt16:
+      return -32768;
+    case kInt32:
+      return -2147483648LL;
+    default:
+      return std::numeric_limits<int64_t>::min();
+  }
+}
+
+// v rounded to the floating dtype t and converted back to int64 (saturating at int64's ends).
+int64_t round_trip(int64_t v, ScalarType t) {
+  double d = static_cast<double>(v);
+  if (t == kFloat32) {
+    d = static_cast<float>(v);
+  } else if (t == kFloat16) {
+    d = static_cast<float>(Half(static_cast<float>(v)));
+  } else if (t == kBFloat16) {
+    d = static_cast<float>(BFloat16(static_cast<float>(v)));
+  }
+  if (!(d < 9223372036854775808.0)) return std::numeric_limits<int64_t>::max();
+  if (d < -9223372036854775808.0) return std::numeric_limits<int64_t>::min();
+  return static_cast<int64_t>(d);
+}
+
+int floor_log2(uint64_t v) {
+  int n = 0;
+  while (v >>= 1) ++n;
+  return n;
+}
+
+// PyTorch's update_from / update_to: move the bounds inwards to values that stay inside
+// [from, to) after rounding to a floating dtype.
+int64_t update_from(int64_t from, ScalarType t) {
+  if (from == std::numeric_limits<int64_t>::max()) return from;
+  const int64_t from_plus_1 = round_trip(from + 1, t);
+  if (from_plus_1 < from) {
+    const int n = floor_log2(static_cast<uint64_t>(std::llabs(from + 1)));
+    const int shift = n - float_digits(t) + 1;
+    if (shift >= 0 && shift < 63) from = from_plus_1 + (int64_t{1} << shift);
+  }
+  return from;
+}
+
+int64_t update_to(int64_t to, ScalarType t) {
+  if (to == std::numeric_limits<int64_t>::min()) return to;
+  const int64_t to_minus_1 = round_trip(to - 1, t);
+  if (to_minus_1 >= to) {
+    const int n = floor_log2(static_cast<uint64_t>(std::llabs(to - 1)));
+    const int shift = n - float_digits(t) + 1;
+    if (shift >= 0 && shift < 63) to = to_minus_1 - (int64_t{1} << shift);
+  }
+  return to;
+}
+
+void check_from_to_in_range(int64_t from, int64_t to_inc, ScalarType t, const char* op) {
+  if (is_floating_point(t)) {
+    const double lo = dtype_lowest(t), hi = dtype_max(t);
+    const auto f = static_cast<double>(from), ti = static_cast<double>(to_inc);
+    EMBER_CHECK(f >= lo && f <= hi, "[", op, "] from is out of bounds for ", dtype_name(t));
+    EMBER_CHECK(ti >= lo && ti <= hi, "[", op, "] to - 1 is out of bounds for ", dtype_name(t));
+  } else {
+    const int64_t lo = int_lowest(t), hi = int_max(t);
+    EMBER_CHECK(from >= lo && from <= hi, "[", op, "] from is out of bounds for ", dtype_name(t));
+    EMBER_CHECK(to_inc >= lo && to_inc <= hi, "[", op, "] to - 1 is out of bounds for ",
+                dtype_name(t));
+  }
+}
+
+RandomParams reserve(Generator& gen, uint64_t draws) {
+  std::lock_guard<std::mutex> lock(gen.mutex());
+  RandomParams p;
+  p.seed = gen.initial_seed();
+  p.offset = gen.reserve_locked(draws);
+  return p;
+}
+
+// Runs `op` into `out` (in place when `inplace`), after reserving the draws it needs.
+void run(RandomOp op, RandomParams p, Tensor& out, Generator& gen, bool inplace,
+         const std::vector<Tensor>& inputs = {}) {
+  if (out.numel() == 0) return;
+  const ScalarType p_dtype = inputs.empty() ? kFloat32 : inputs[0].dtype();
+  const uint64_t draws = Random::num_draws(op, out.dtype(), out.numel(), p.range, p_dtype);
+  const RandomParams r = reserve(gen, draws);
+  p.seed = r.seed;
+  p.offset = r.offset;
+  dispatch(Random(op, p), inputs, {out}, inplace);
+}
+
+Tensor& uniform_impl(Tensor& t, double from, double to, Generator& gen, const char* op,
+                     bool inplace) {
+  check_floating(t.dtype(), op, "check_uniform_bounds");
+  const double lo = dtype_lowest(t.dtype()), hi = dtype_max(t.dtype());
+  EMBER_CHECK(from >= lo && from <= hi, "[", op, "] from is out of bounds for ",
+              dtype_name(t.dtype()));
+  EMBER_CHECK(to >= lo && to <= hi, "[", op, "] to is out of bounds for ", dtype_name(t.dtype()));
+  EMBER_CHECK(from <= to, "[", op,
+              "] uniform_ expects to return a [from, to) range, but found from=", from,
+              " > to=", to);
+  EMBER_CHECK(to - from <= hi, "[", op, "] uniform_ expects to-from <= std::numeric_limits<",
+              dtype_name(t.dtype()), ">::max(), but found to=", to, " and from=", from,
+              " which result in to-from to exceed the limit");
+  if (inplace) ops::check_no_internal_overlap(t, op);
+  RandomParams p;
+  p.a = from;
+  p.b = to;
+  run(RandomOp::Uniform, p, t, gen, inplace);
+  return t;
+}
+
+Tensor& normal_impl(Tensor& t, double mean, double std, Generator& gen, const char* op,
+                    bool inplace) {
+  check_floating(t.dtype(), op, "normal_kernel_cpu");
+  EMBER_CHECK(std >= 0.0, "[", op, "] normal expects std >= 0.0, but found std ", std);
+  if (inplace) ops::check_no_internal_overlap(t, op);
+  RandomParams p;
+  p.a = mean;
+  p.b = std;
+  run(RandomOp::Normal, p, t, gen, inplace);
+  return t;
+}
+
+// PyTorch's random_from_to_impl: [from, to) when `to` is given, else [from, max of the dtype]
+// (2^digits for floating dtypes).
+Tensor& random_impl(Tensor& t, int64_t from, std::optional<int64_t> to, Generator& gen,
+                    const char* op, bool inplace) {
+  const ScalarType dt = t.dtype();
+  ops::check_implemented(dt, op);
+  uint64_t range = 0;
+  if (to.has_value()) {
+    int64_t hi = *to;
+    EMBER_CHECK(from < hi, "[", op,
+                "] random_ expects 'from' to be less than 'to', but got from=", from,
+                " >= to=", hi);
+    if (is_floating_point(dt)) {
+      from = update_from(from, dt);
+      hi = update_to(hi, dt);
+      EMBER_CHECK(from < hi, "[", op,
+                  "] random_ expects 'from' casted to dtype to be less than "
+                  "'to' casted to dtype, but got from=",
+                  from, " >= to=", hi);
+    }
+    check_from_to_in_range(from, hi - 1, dt, op);
+    range = static_cast<uint64_t>(hi) - static_cast<uint64_t>(from);
+  } else if (from != std::numeric_limits<int64_t>::min()) {
+    int64_t to_inc = 0;
+    if (is_floating_point(dt)) {
+      to_inc = int64_t{1} << float_digits(dt);
+      from = update_from(from, dt);
+      EMBER_CHECK(from < to_inc, "[", op,
+                  "] random_ expects 'from' casted to dtype to be less "
+                  "than or equal to 'to_inc' casted to dtype, but got from=",
+                  from, " > to_inc=", to_inc);
+    } else {
+      to_inc = int_max(dt);
+    }
+    check_from_to_in_range(from, to_inc, dt, op);
+    range = static_cast<uint64_t>(to_inc) - static_cast<uint64_t>(from) + 1;
+  }
+  if (inplace) ops::check_no_internal_overlap(t, op);
+  RandomParams p;
+  p.from = from;
+  p.range = range;  // 0 stands for 2^64
+  run(RandomOp::RandomFromTo, p, t, gen, inplace);
+  return t;
+}
+
+}  // namespace
+
+Tensor& uniform_(Tensor& t, double from, double to, Generator& gen) {
+  return uniform_impl(t, from, to, gen, "uniform_", true);
+}
+
+Tensor& normal_(Tensor& t, double mean, double std, Generator& gen) {
+  return normal_impl(t, mean, std, gen, "normal_", true);
+}
+
+Tensor& bernoulli_(Tensor& t, double p, Generator& gen) {
+  ops::check_implemented(t.dtype(), "bernoulli_");
+  EMBER_CHECK(0 <= p && p <= 1, "[bernoulli_] bernoulli_ expects p to be in [0, 1], but got p=", p);
+  ops::check_no_internal_overlap(t, "bernoulli_");
+  RandomParams params;
+  params.a = p;
+  run(RandomOp::Bernoulli, params, t, gen, true);
+  return t;
+}
+
+Tensor& Tensor::uniform_(double from, double to) {
+  return ember::uniform_(*this, from, to, default_generator());
+}
+Tensor& Tensor::normal_(double mean, double std) {
+  return ember::normal_(*this, mean, std, default_generator());
+}
+Tensor& Tensor::bernoulli_(double p) { return ember::bernoulli_(*this, p, default_generator()); }
+Tensor& Tensor::random_(int64_t from, std::optional<int64_t> to) {
+  return random_impl(*this, from, to, default_generator(), "random_", true);
+}
+
+Tensor rand(SymIntList size, Generator& gen, const TensorOptions& options) {
+  Tensor out = empty(size, options);
+  return uniform_impl(out, 0, 1, gen, "rand", false);
+}
+Tensor rand(SymIntList size, const TensorOptions& options) {
+  return rand(size, default_generator(), options);
+}
+
+Tensor randn(SymIntList size, Generator& gen, const TensorOptions& options) {
+  Tensor out = empty(size, options);
+  return normal_impl(out, 0, 1, gen, "randn", false);
+}
+Tensor randn(SymIntList size, const TensorOptions& options) {
+  return randn(size, default_generator(), options);
+}
+
+Tensor normal(double mean, double std, SymIntList size, const TensorOptions& options) {
+  Tensor out = empty(size, options);
+  return normal_impl(out, mean, std, default_generator(), "normal", false);
+}
+
+Tensor randint(int64_t high, SymIntList size, const TensorOptions& options) {
+  return randint(0, high, size, options);
+}
+
+Tensor randint(int64_t low, int64_t high, SymIntList size, const TensorOptions& options) {
+  Tensor out = empty(size, options.has_dtype() ? options : options.dtype(kInt64));
+  return random_impl(out, low, high, default_generator(), "randint", false);
+}
+
+Tensor rand_like(const Tensor& t, const TensorOptions& options) {
+  Tensor out = empty_like(t, options);
+  return uniform_impl(out, 0, 1, default_generator(), "rand_like", false);
+}
+
+Tensor randn_like(const Tensor& t, const TensorOptions& options) {
+  Tensor out = empty_like(t, options);
+  return normal_impl(out, 0, 1, default_generator(), "randn_like", false);
+}
+
+Tensor randint_like(const Tensor& t, int64_t low, int64_t high, const TensorOptions& options) {
+  Tensor out = empty_like(t, options);
+  return random_impl(out, low, high, default_generator(), "randint_like", false);
+}
+
+Tensor randperm(int64_t n, Generator& gen, const TensorOptions& options) {
+  EMBER_CHECK(n >= 0, "[randperm] n must be non-negative, got ", n);
+  const ScalarType dt = options.has_dtype() ? options.dtype() : kInt64;
+  check_device_available(options.device(), "randperm");
+  ops::check_implemented(dt, "randperm");
+  EMBER_CHECK_TYPE(dt != kBool, "[randperm] \"randperm\" not implemented for 'bool'");
+  // PyTorch's check_supported_max_int_with_precision: n - 1 must be representable.
+  if (is_integral(dt, false)) {
+    EMBER_CHECK(n == 0 || n - 1 <= int_max(dt),
+                "[randperm] n is too large for result tensor type: '", dtype_name(dt), "'");
+  } else if (dt == kFloat16) {
+    EMBER_CHECK(n <= (int64_t{1} << 11) + 1,
+                "[randperm] n cannot be greater than 2049 for Half type.");
+  } else if (dt == kFloat32) {
+    EMBER_CHECK(n <= (int64_t{1} << 24) + 1,
+                "[randperm] n cannot be greater than 2^24+1 for Float type.");
+  } else if (dt == kFloat64) {
+    EMBER_CHECK(n <= (int64_t{1} << 53) + 1,
+                "[randperm] n cannot be greater than 2^53+1 for Double type.");
+  }
+  Tensor out = ops::empty_tensor({n}, dt, "randperm");
+  run(RandomOp::Randperm, RandomParams{}, out, gen, false);
+  return out;
+}
+
+Tensor randperm(int64_t n, const TensorOptions& options) {
+  return randperm(n, default_generator(), options);
+}
+
+Tensor bernoulli(const Tensor& p, Generator& gen) {
+  EMBER_CHECK(p.defined(), "[bernoulli] the input tensor is undefined");
+  check_floating(p.dtype(), "bernoulli", "bernoulli_tensor_cpu_p_");
+  Tensor out = ops::empty_tensor(p.sizes(), p.dtype(), "bernoulli");
+  run(RandomOp::BernoulliTensor, RandomParams{}, out, gen, false, {p});
+  return out;
+}
+
+Tensor bernoulli(const Tensor& p) { return bernoulli(p, default_generator()); }
+
+}  // namespace ember

@@ -1,0 +1,51 @@
+#pragma once
+// Primitives of the random family. Each one fills its output from a Philox stream given by
+// (seed, offset) that the op builder reserved from a Generator, so the kernel is a pure function
+// of its arguments and the result does not depend on the thread count (Note [Deterministic
+// random] in ember/core/generator.h).
+#include <string>
+
+#include "dispatch/primitive.h"
+
+namespace ember {
+
+enum class RandomOp {
+  Uniform,          // from + (to - from) * U[0, 1)                         (a = from, b = to)
+  Normal,           // mean + std * N(0, 1), Box-Muller on pairs of elements (a = mean, b = std)
+  Bernoulli,        // U[0, 1) < p, p a number                               (a = p)
+  BernoulliTensor,  // U[0, 1) < p[i], p = inputs[0] with the output's shape
+  RandomFromTo,     // from + r % range; range 0 means 2^64                  (from, range)
+  Randperm,         // a Fisher-Yates shuffle of 0..n-1
+};
+
+struct RandomParams {
+  uint64_t seed = 0;
+  uint64_t offset = 0;  // first Philox block
+  double a = 0, b = 0;
+  int64_t from = 0;
+  uint64_t range = 0;
+};
+
+class Random : public Primitive {
+ public:
+  Random(RandomOp op, RandomParams params) : op_(op), p_(params) {}
+  const char* name() const override;
+  void eval_cpu(const std::vector<Tensor>& inputs, std::vector<Tensor>& outputs) const override;
+  std::string describe() const override;
+  RandomOp op() const { return op_; }
+  const RandomParams& params() const { return p_; }
+
+  /// How many 32-bit draws the op consumes for `numel` outputs of `dtype` (`p_dtype`: the
+  /// probability tensor's dtype for BernoulliTensor). The op builder reserves this many.
+  static uint64_t num_draws(RandomOp op, ScalarType dtype, int64_t numel, uint64_t range = 0,
+                            ScalarType p_dtype = kFloat32);
+  /// Draws per element: 1, or 2 where an element needs 64 random bits.
+  static int lanes_per_element(RandomOp op, ScalarType dtype, uint64_t range = 0,
+                               ScalarType p_dtype = kFloat32);
+
+ private:
+  RandomOp op_;
+  RandomParams p_;
+};
+
+}  // namespace ember
