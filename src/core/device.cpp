@@ -40,7 +40,10 @@ Device::Device(const std::string& spec) {
 
 std::string Device::str() const {
   std::string s = type_ == kCPU ? "cpu" : "cuda";
-  if (index_ >= 0) s += ":" + std::to_string(index_);
+  if (index_ >= 0) {
+    s += ':';  // two appends: GCC 12 warns (-Wrestrict, a false positive) on ":" + std::string
+    s += std::to_string(index_);
+  }
   return s;
 }
 
