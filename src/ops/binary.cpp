@@ -25,30 +25,58 @@ struct OpSpec {
 OpSpec spec(BinaryOp op) {
   using B = BinaryOp;
   switch (op) {
-    case B::Add: return {Promo::Common, true, true, true, "add_cpu"};
-    case B::Sub: return {Promo::Common, false, true, true, "sub_cpu"};
-    case B::Mul: return {Promo::Common, true, true, true, "mul_cpu"};
-    case B::Div: return {Promo::IntToFloat, true, true, true, "div_true_cpu"};
-    case B::DivTrunc: return {Promo::Common, false, true, true, "div_trunc_cpu"};
-    case B::DivFloor: return {Promo::Common, false, true, true, "div_floor_cpu"};
-    case B::Remainder: return {Promo::Common, false, true, true, "remainder_cpu"};
-    case B::Fmod: return {Promo::Common, false, true, true, "fmod_cpu"};
-    case B::Pow: return {Promo::Common, false, true, true, "pow"};
-    case B::Atan2: return {Promo::IntToFloat, true, true, true, "atan2_cpu"};
-    case B::Hypot: return {Promo::Common, false, false, true, "hypot_cpu"};
-    case B::Copysign: return {Promo::IntToFloat, true, true, true, "copysign_cpu"};
-    case B::Logaddexp: return {Promo::Common, false, false, true, "logaddexp_cpu"};
-    case B::Maximum: case B::Minimum: case B::Fmax: case B::Fmin:
+    case B::Add:
+      return {Promo::Common, true, true, true, "add_cpu"};
+    case B::Sub:
+      return {Promo::Common, false, true, true, "sub_cpu"};
+    case B::Mul:
+      return {Promo::Common, true, true, true, "mul_cpu"};
+    case B::Div:
+      return {Promo::IntToFloat, true, true, true, "div_true_cpu"};
+    case B::DivTrunc:
+      return {Promo::Common, false, true, true, "div_trunc_cpu"};
+    case B::DivFloor:
+      return {Promo::Common, false, true, true, "div_floor_cpu"};
+    case B::Remainder:
+      return {Promo::Common, false, true, true, "remainder_cpu"};
+    case B::Fmod:
+      return {Promo::Common, false, true, true, "fmod_cpu"};
+    case B::Pow:
+      return {Promo::Common, false, true, true, "pow"};
+    case B::Atan2:
+      return {Promo::IntToFloat, true, true, true, "atan2_cpu"};
+    case B::Hypot:
+      return {Promo::Common, false, false, true, "hypot_cpu"};
+    case B::Copysign:
+      return {Promo::IntToFloat, true, true, true, "copysign_cpu"};
+    case B::Logaddexp:
+      return {Promo::Common, false, false, true, "logaddexp_cpu"};
+    case B::Maximum:
+    case B::Minimum:
+    case B::Fmax:
+    case B::Fmin:
       return {Promo::Common, true, true, true, "max_min_cpu"};
-    case B::Eq: case B::Ne: case B::Lt: case B::Le: case B::Gt: case B::Ge:
+    case B::Eq:
+    case B::Ne:
+    case B::Lt:
+    case B::Le:
+    case B::Gt:
+    case B::Ge:
       return {Promo::Common, true, true, true, "comparison_cpu"};
-    case B::LogicalAnd: case B::LogicalOr: case B::LogicalXor:
+    case B::LogicalAnd:
+    case B::LogicalOr:
+    case B::LogicalXor:
       return {Promo::ToBool, true, true, true, "logical_cpu"};
-    case B::BitwiseAnd: return {Promo::Common, true, true, false, "bitwise_and_cpu"};
-    case B::BitwiseOr: return {Promo::Common, true, true, false, "bitwise_or_cpu"};
-    case B::BitwiseXor: return {Promo::Common, true, true, false, "bitwise_xor_cpu"};
-    case B::LeftShift: return {Promo::Common, false, true, false, "lshift_cpu"};
-    case B::RightShift: return {Promo::Common, false, true, false, "rshift_cpu"};
+    case B::BitwiseAnd:
+      return {Promo::Common, true, true, false, "bitwise_and_cpu"};
+    case B::BitwiseOr:
+      return {Promo::Common, true, true, false, "bitwise_or_cpu"};
+    case B::BitwiseXor:
+      return {Promo::Common, true, true, false, "bitwise_xor_cpu"};
+    case B::LeftShift:
+      return {Promo::Common, false, true, false, "lshift_cpu"};
+    case B::RightShift:
+      return {Promo::Common, false, true, false, "rshift_cpu"};
   }
   return {Promo::Common, true, true, true, "binary"};
 }
@@ -97,8 +125,10 @@ BinaryOp div_mode(const std::optional<std::string>& mode) {
   if (!mode) return BinaryOp::Div;
   if (*mode == "trunc") return BinaryOp::DivTrunc;
   if (*mode == "floor") return BinaryOp::DivFloor;
-  EMBER_THROW(RuntimeError, "[div] div expected rounding_mode to be one of None, 'trunc', or "
-              "'floor' but found '", *mode, "'");
+  EMBER_THROW(RuntimeError,
+              "[div] div expected rounding_mode to be one of None, 'trunc', or "
+              "'floor' but found '",
+              *mode, "'");
 }
 
 Tensor binary_op(BinaryOp op, const Tensor& a, const Tensor& b, const Scalar& alpha,
@@ -167,10 +197,10 @@ Tensor divide(const Tensor& a, const Tensor& b, std::optional<std::string> round
   return div(a, b, std::move(rounding_mode));
 }
 
-#define EMBER_DEFINE_BINARY_FN(fn, OP, NAME)                                            \
+#define EMBER_DEFINE_BINARY_FN(fn, OP, NAME)                                           \
   Tensor fn(const Tensor& a, const Tensor& b) { return binary_op(OP, a, b, 1, NAME); } \
-  Tensor fn(const Tensor& a, const Scalar& b) {                                         \
-    return binary_op(OP, a, wrapped_scalar(b), 1, NAME);                                \
+  Tensor fn(const Tensor& a, const Scalar& b) {                                        \
+    return binary_op(OP, a, wrapped_scalar(b), 1, NAME);                               \
   }
 EMBER_DEFINE_BINARY_FN(mul, BinaryOp::Mul, nullptr)
 EMBER_DEFINE_BINARY_FN(multiply, BinaryOp::Mul, nullptr)

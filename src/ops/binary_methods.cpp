@@ -46,14 +46,12 @@ Tensor& Tensor::div_(const Scalar& other, std::optional<std::string> rounding_mo
   return binary_op_(ops::div_mode(rounding_mode), *this, wrapped_scalar(other), 1, "div_");
 }
 
-#define EMBER_DEFINE_BINARY_METHOD(fn, OP)                                             \
-  Tensor Tensor::fn(const Tensor& other) const { return ember::fn(*this, other); }     \
-  Tensor Tensor::fn(const Scalar& other) const { return ember::fn(*this, other); }     \
-  Tensor& Tensor::fn##_(const Tensor& other) {                                         \
-    return binary_op_(OP, *this, other, 1, #fn "_");                                   \
-  }                                                                                    \
-  Tensor& Tensor::fn##_(const Scalar& other) {                                         \
-    return binary_op_(OP, *this, wrapped_scalar(other), 1, #fn "_");                   \
+#define EMBER_DEFINE_BINARY_METHOD(fn, OP)                                                        \
+  Tensor Tensor::fn(const Tensor& other) const { return ember::fn(*this, other); }                \
+  Tensor Tensor::fn(const Scalar& other) const { return ember::fn(*this, other); }                \
+  Tensor& Tensor::fn##_(const Tensor& other) { return binary_op_(OP, *this, other, 1, #fn "_"); } \
+  Tensor& Tensor::fn##_(const Scalar& other) {                                                    \
+    return binary_op_(OP, *this, wrapped_scalar(other), 1, #fn "_");                              \
   }
 EMBER_DEFINE_BINARY_METHOD(mul, BinaryOp::Mul)
 EMBER_DEFINE_BINARY_METHOD(floor_divide, BinaryOp::DivFloor)
@@ -80,11 +78,13 @@ EMBER_DEFINE_BINARY_METHOD(bitwise_right_shift, BinaryOp::RightShift)
 
 Tensor Tensor::pow(const Tensor& other) const { return ember::pow(*this, other); }
 Tensor Tensor::pow(const Scalar& other) const { return ember::pow(*this, other); }
-Tensor& Tensor::pow_(const Tensor& other) { return binary_op_(BinaryOp::Pow, *this, other, 1, "pow_"); }
+Tensor& Tensor::pow_(const Tensor& other) {
+  return binary_op_(BinaryOp::Pow, *this, other, 1, "pow_");
+}
 Tensor& Tensor::pow_(const Scalar& other) {
-  EMBER_CHECK(!(defined() && is_integral(dtype(), true) && other.isIntegral(true) &&
-                other.toLong() < 0),
-              "[pow_] Integers to negative integer powers are not allowed.");
+  EMBER_CHECK(
+      !(defined() && is_integral(dtype(), true) && other.isIntegral(true) && other.toLong() < 0),
+      "[pow_] Integers to negative integer powers are not allowed.");
   return binary_op_(BinaryOp::Pow, *this, wrapped_scalar(other), 1, "pow_");
 }
 
@@ -95,13 +95,13 @@ Tensor Tensor::fmin(const Tensor& other) const { return ember::fmin(*this, other
 Tensor Tensor::logaddexp(const Tensor& other) const { return ember::logaddexp(*this, other); }
 
 // Operators: a Scalar on either side is a wrapped number, so `2 - t` promotes like `t - 2`.
-#define EMBER_DEFINE_OPERATOR(op, OP)                                                       \
-  Tensor operator op(const Tensor& a, const Tensor& b) { return binary_op(OP, a, b); }      \
-  Tensor operator op(const Tensor& a, const Scalar& b) {                                    \
-    return binary_op(OP, a, wrapped_scalar(b));                                             \
-  }                                                                                         \
-  Tensor operator op(const Scalar& a, const Tensor& b) {                                    \
-    return binary_op(OP, wrapped_scalar(a), b);                                             \
+#define EMBER_DEFINE_OPERATOR(op, OP)                                                  \
+  Tensor operator op(const Tensor& a, const Tensor& b) { return binary_op(OP, a, b); } \
+  Tensor operator op(const Tensor& a, const Scalar& b) {                               \
+    return binary_op(OP, a, wrapped_scalar(b));                                        \
+  }                                                                                    \
+  Tensor operator op(const Scalar& a, const Tensor& b) {                               \
+    return binary_op(OP, wrapped_scalar(a), b);                                        \
   }
 EMBER_DEFINE_OPERATOR(+, BinaryOp::Add)
 EMBER_DEFINE_OPERATOR(-, BinaryOp::Sub)

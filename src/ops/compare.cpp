@@ -1,10 +1,11 @@
 // Whole-tensor comparisons (equal, isclose, allclose) and ember::testing::assert_close.
+#include "ember/ops/compare.h"
+
 #include <charconv>
 #include <cmath>
 #include <cstdio>
 #include <sstream>
 
-#include "ember/ops/compare.h"
 #include "ember/testing.h"
 #include "ops/binary.h"
 #include "ops/promotion.h"
@@ -162,11 +163,16 @@ std::vector<int64_t> as_longs(const Tensor& t) {
 
 std::pair<double, double> default_tolerances(ScalarType t) {
   switch (t) {
-    case kFloat16: return {1e-3, 1e-5};
-    case kBFloat16: return {1.6e-2, 1e-5};
-    case kFloat32: return {1.3e-6, 1e-5};
-    case kFloat64: return {1e-7, 1e-7};
-    default: return {0.0, 0.0};
+    case kFloat16:
+      return {1e-3, 1e-5};
+    case kBFloat16:
+      return {1.6e-2, 1e-5};
+    case kFloat32:
+      return {1.3e-6, 1e-5};
+    case kFloat64:
+      return {1e-7, 1e-7};
+    default:
+      return {0.0, 0.0};
   }
 }
 
@@ -174,15 +180,16 @@ void assert_close(const Tensor& actual, const Tensor& expected, std::optional<do
                   std::optional<double> atol, bool equal_nan, bool check_dtype) {
   ops::check_defined(actual, "assert_close", "actual");
   ops::check_defined(expected, "assert_close", "expected");
-  EMBER_CHECK_VALUE(rtol.has_value() == atol.has_value(), "[assert_close] Both 'rtol' and 'atol' "
-                    "must be either specified or omitted, but got no ", rtol ? "atol" : "rtol",
-                    ".");
+  EMBER_CHECK_VALUE(rtol.has_value() == atol.has_value(),
+                    "[assert_close] Both 'rtol' and 'atol' "
+                    "must be either specified or omitted, but got no ",
+                    rtol ? "atol" : "rtol", ".");
   EMBER_CHECK_T(AssertionError, actual.sizes() == expected.sizes(),
                 "The values for attribute 'shape' do not match: ", size_str(actual.sizes()),
                 " != ", size_str(expected.sizes()), ".");
   EMBER_CHECK_T(AssertionError, !check_dtype || actual.dtype() == expected.dtype(),
-                "The values for attribute 'dtype' do not match: torch.",
-                dtype_name(actual.dtype()), " != torch.", dtype_name(expected.dtype()), ".");
+                "The values for attribute 'dtype' do not match: torch.", dtype_name(actual.dtype()),
+                " != torch.", dtype_name(expected.dtype()), ".");
   if (!rtol) {
     auto [ra, aa] = default_tolerances(actual.dtype());
     auto [re, ae] = default_tolerances(expected.dtype());

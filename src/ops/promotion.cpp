@@ -62,20 +62,34 @@ ScalarType result_type(const std::vector<Tensor>& operands) {
 
 const char* torch_type_name(ScalarType t) {
   switch (t) {
-    case kBool: return "Bool";
-    case kUInt8: return "Byte";
-    case kInt8: return "Char";
-    case kInt16: return "Short";
-    case kInt32: return "Int";
-    case kInt64: return "Long";
-    case kFloat16: return "Half";
-    case kBFloat16: return "BFloat16";
-    case kFloat32: return "Float";
-    case kFloat64: return "Double";
-    case kComplexFloat: return "ComplexFloat";
-    case kFloat8_e4m3fn: return "Float8_e4m3fn";
-    case kFloat8_e5m2: return "Float8_e5m2";
-    default: return "Undefined";
+    case kBool:
+      return "Bool";
+    case kUInt8:
+      return "Byte";
+    case kInt8:
+      return "Char";
+    case kInt16:
+      return "Short";
+    case kInt32:
+      return "Int";
+    case kInt64:
+      return "Long";
+    case kFloat16:
+      return "Half";
+    case kBFloat16:
+      return "BFloat16";
+    case kFloat32:
+      return "Float";
+    case kFloat64:
+      return "Double";
+    case kComplexFloat:
+      return "ComplexFloat";
+    case kFloat8_e4m3fn:
+      return "Float8_e4m3fn";
+    case kFloat8_e5m2:
+      return "Float8_e5m2";
+    default:
+      return "Undefined";
   }
 }
 
@@ -112,16 +126,26 @@ Tensor inplace_input(const Tensor& self, const Tensor& input, const char* op) {
 namespace {
 template <typename T>
 const char* c10_type_name() {
-  if constexpr (std::is_same_v<T, bool>) return "bool";
-  else if constexpr (std::is_same_v<T, uint8_t>) return "uint8_t";
-  else if constexpr (std::is_same_v<T, int8_t>) return "int8_t";
-  else if constexpr (std::is_same_v<T, int16_t>) return "int16_t";
-  else if constexpr (std::is_same_v<T, int32_t>) return "int";
-  else if constexpr (std::is_same_v<T, int64_t>) return "int64_t";
-  else if constexpr (std::is_same_v<T, Half>) return "at::Half";
-  else if constexpr (std::is_same_v<T, BFloat16>) return "at::BFloat16";
-  else if constexpr (std::is_same_v<T, float>) return "float";
-  else return "double";
+  if constexpr (std::is_same_v<T, bool>)
+    return "bool";
+  else if constexpr (std::is_same_v<T, uint8_t>)
+    return "uint8_t";
+  else if constexpr (std::is_same_v<T, int8_t>)
+    return "int8_t";
+  else if constexpr (std::is_same_v<T, int16_t>)
+    return "int16_t";
+  else if constexpr (std::is_same_v<T, int32_t>)
+    return "int";
+  else if constexpr (std::is_same_v<T, int64_t>)
+    return "int64_t";
+  else if constexpr (std::is_same_v<T, Half>)
+    return "at::Half";
+  else if constexpr (std::is_same_v<T, BFloat16>)
+    return "at::BFloat16";
+  else if constexpr (std::is_same_v<T, float>)
+    return "float";
+  else
+    return "double";
 }
 
 // c10::overflows: negative integers may wrap into unsigned types (uint8 -1 -> 255); floating
@@ -139,8 +163,9 @@ bool overflows(const Scalar& s) {
     if constexpr (is_float_target) {
       return static_cast<double>(v) < lo || static_cast<double>(v) > hi;
     } else if constexpr (!std::is_signed_v<T>) {
-      if (v < 0) return static_cast<uint64_t>(0) - static_cast<uint64_t>(v) >
-                        static_cast<uint64_t>(L::max());
+      if (v < 0)
+        return static_cast<uint64_t>(0) - static_cast<uint64_t>(v) >
+               static_cast<uint64_t>(L::max());
       return static_cast<uint64_t>(v) > static_cast<uint64_t>(L::max());
     } else {
       return v < static_cast<int64_t>(L::lowest()) || v > static_cast<int64_t>(L::max());
@@ -151,8 +176,8 @@ bool overflows(const Scalar& s) {
     if (std::isinf(d) || std::isnan(d)) return false;
   } else {
     if (std::isnan(d) || std::isinf(d)) return true;
-    if constexpr (std::is_same_v<T, int64_t>) return d < -9223372036854775808.0 ||
-                                                     d >= 9223372036854775808.0;
+    if constexpr (std::is_same_v<T, int64_t>)
+      return d < -9223372036854775808.0 || d >= 9223372036854775808.0;
   }
   return d < lo || d > hi;
 }
@@ -160,8 +185,8 @@ bool overflows(const Scalar& s) {
 
 template <typename T>
 T checked_scalar_to(const Scalar& s, const char* op) {
-  EMBER_CHECK(!overflows<T>(s), "[", op, "] value cannot be converted to type ",
-              c10_type_name<T>(), " without overflow");
+  EMBER_CHECK(!overflows<T>(s), "[", op, "] value cannot be converted to type ", c10_type_name<T>(),
+              " without overflow");
   return s.to<T>();
 }
 #define EMBER_INSTANTIATE(T) template T checked_scalar_to<T>(const Scalar&, const char*);

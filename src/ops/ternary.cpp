@@ -1,8 +1,9 @@
 // where, clamp/clip, lerp, addcmul/addcdiv, masked_fill: checks, promotion and dispatch.
+#include "primitives/ternary.h"
+
 #include "ember/ops/elementwise.h"
 #include "ops/promotion.h"
 #include "ops/util.h"
-#include "primitives/ternary.h"
 
 namespace ember {
 
@@ -56,9 +57,10 @@ Tensor where_impl(const Tensor& cond, const Tensor& a, const Tensor& b) {
   Tensor c = cond;
   // PyTorch still accepts a uint8 condition (deprecated, with a warning) and rejects the rest.
   if (c.dtype() == kUInt8) c = c.to(kBool);
-  EMBER_CHECK_TYPE(c.dtype() == kBool, "[where] where expected condition to be a boolean tensor, "
-                   "but got a tensor with dtype ", ops::torch_type_name(c.dtype()), " (",
-                   dtype_name(c.dtype()), ")");
+  EMBER_CHECK_TYPE(c.dtype() == kBool,
+                   "[where] where expected condition to be a boolean tensor, "
+                   "but got a tensor with dtype ",
+                   ops::torch_type_name(c.dtype()), " (", dtype_name(c.dtype()), ")");
   auto shape = broadcast_all({c, a, b}, "where");
   const ScalarType t = ops::result_type({a, b});
   ops::check_implemented(t, "where");
@@ -130,8 +132,8 @@ Tensor addc(const Tensor& x, const Tensor& t1, const Tensor& t2, const Scalar& v
   check_defined(x, op, "input");
   check_defined(t1, op, "tensor1");
   check_defined(t2, op, "tensor2");
-  EMBER_CHECK(!(is_div && is_integral(t1.dtype(), true) && is_integral(t2.dtype(), true)), "[",
-              op, "] Integer division with addcdiv is no longer supported, and in a future  "
+  EMBER_CHECK(!(is_div && is_integral(t1.dtype(), true) && is_integral(t2.dtype(), true)), "[", op,
+              "] Integer division with addcdiv is no longer supported, and in a future  "
               "release addcdiv will perform a true division of tensor1 and tensor2. The historic "
               "addcdiv behavior can be implemented as (input + value * torch.trunc(tensor1 / "
               "tensor2)).to(input.dtype) for integer inputs and as (input + value * tensor1 / "
@@ -148,8 +150,10 @@ Tensor masked_fill_impl(const Tensor& x, const Tensor& mask, const Scalar& value
   const char* op = inplace ? "masked_fill_" : "masked_fill";
   check_defined(x, op, "input");
   check_defined(mask, op, "mask");
-  EMBER_CHECK_TYPE(mask.dtype() == kBool, "[", op, "] masked_fill_ only supports boolean masks, "
-                   "but got mask with dtype ", dtype_name(mask.dtype()));
+  EMBER_CHECK_TYPE(mask.dtype() == kBool, "[", op,
+                   "] masked_fill_ only supports boolean masks, "
+                   "but got mask with dtype ",
+                   dtype_name(mask.dtype()));
   ops::check_implemented(x.dtype(), op);
   ops::check_scalar_fits(value, x.dtype(), op);
   if (!inplace) {
@@ -168,8 +172,10 @@ Tensor masked_fill_impl(const Tensor& x, const Tensor& mask, const Scalar& value
 
 Scalar masked_fill_value(const Tensor& value, const char* op) {
   check_defined(value, op, "value");
-  EMBER_CHECK(value.dim() == 0, "[", op, "] masked_fill_ only supports a 0-dimensional value "
-              "tensor, but got tensor with ", value.dim(), " dimension(s).");
+  EMBER_CHECK(value.dim() == 0, "[", op,
+              "] masked_fill_ only supports a 0-dimensional value "
+              "tensor, but got tensor with ",
+              value.dim(), " dimension(s).");
   return value.item();
 }
 

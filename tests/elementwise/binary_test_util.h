@@ -40,11 +40,16 @@ inline double store_as(ScalarType dt, double v) {
   if (is_floating_point(dt) || std::isnan(v) || std::isinf(v)) return v;
   uint64_t u = static_cast<uint64_t>(static_cast<int64_t>(v));
   switch (dt) {
-    case kUInt8: return static_cast<uint8_t>(u);
-    case kInt8: return static_cast<int8_t>(u);
-    case kInt16: return static_cast<int16_t>(u);
-    case kInt32: return static_cast<int32_t>(u);
-    default: return static_cast<double>(static_cast<int64_t>(u));
+    case kUInt8:
+      return static_cast<uint8_t>(u);
+    case kInt8:
+      return static_cast<int8_t>(u);
+    case kInt16:
+      return static_cast<int16_t>(u);
+    case kInt32:
+      return static_cast<int32_t>(u);
+    default:
+      return static_cast<double>(static_cast<int64_t>(u));
   }
 }
 
@@ -90,16 +95,36 @@ inline void rewrite(const Tensor& t, const std::function<double(double)>& f) {
     char* p = base + off * t.element_size();
     double v = f(old[i]);
     switch (t.dtype()) {
-      case kBool: *reinterpret_cast<bool*>(p) = v != 0; break;
-      case kUInt8: *reinterpret_cast<uint8_t*>(p) = static_cast<uint8_t>(v); break;
-      case kInt8: *reinterpret_cast<int8_t*>(p) = static_cast<int8_t>(v); break;
-      case kInt16: *reinterpret_cast<int16_t*>(p) = static_cast<int16_t>(v); break;
-      case kInt32: *reinterpret_cast<int32_t*>(p) = static_cast<int32_t>(v); break;
-      case kInt64: *reinterpret_cast<int64_t*>(p) = static_cast<int64_t>(v); break;
-      case kFloat16: *reinterpret_cast<Half*>(p) = Half(static_cast<float>(v)); break;
-      case kBFloat16: *reinterpret_cast<BFloat16*>(p) = BFloat16(static_cast<float>(v)); break;
-      case kFloat32: *reinterpret_cast<float*>(p) = static_cast<float>(v); break;
-      default: *reinterpret_cast<double*>(p) = v; break;
+      case kBool:
+        *reinterpret_cast<bool*>(p) = v != 0;
+        break;
+      case kUInt8:
+        *reinterpret_cast<uint8_t*>(p) = static_cast<uint8_t>(v);
+        break;
+      case kInt8:
+        *reinterpret_cast<int8_t*>(p) = static_cast<int8_t>(v);
+        break;
+      case kInt16:
+        *reinterpret_cast<int16_t*>(p) = static_cast<int16_t>(v);
+        break;
+      case kInt32:
+        *reinterpret_cast<int32_t*>(p) = static_cast<int32_t>(v);
+        break;
+      case kInt64:
+        *reinterpret_cast<int64_t*>(p) = static_cast<int64_t>(v);
+        break;
+      case kFloat16:
+        *reinterpret_cast<Half*>(p) = Half(static_cast<float>(v));
+        break;
+      case kBFloat16:
+        *reinterpret_cast<BFloat16*>(p) = BFloat16(static_cast<float>(v));
+        break;
+      case kFloat32:
+        *reinterpret_cast<float*>(p) = static_cast<float>(v);
+        break;
+      default:
+        *reinterpret_cast<double*>(p) = v;
+        break;
     }
     for (int64_t d = static_cast<int64_t>(sz.size()) - 1; d >= 0; --d) {
       if (++idx[d] < sz[d]) break;

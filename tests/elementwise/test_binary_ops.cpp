@@ -92,8 +92,9 @@ std::vector<OpInfo> binary_ops() {
   std::vector<ScalarType> int_rejects = floats;
 
   std::vector<OpInfo> v;
-  v.push_back(binary_info("add", all, [](auto& a, auto& b) { return ember::add(a, b); },
-                          [](const Args& x) { return x[0] + x[1]; }, Out::Same));
+  v.push_back(binary_info(
+      "add", all, [](auto& a, auto& b) { return ember::add(a, b); },
+      [](const Args& x) { return x[0] + x[1]; }, Out::Same));
   {
     // alpha = 2 (True for bool results).
     auto info = binary_info(
@@ -104,15 +105,18 @@ std::vector<OpInfo> binary_ops() {
         [](const Args& x) { return x[0] + 2 * x[1]; }, Out::Same);
     v.push_back(info);
   }
-  v.push_back(binary_info("sub", no_bool, [](auto& a, auto& b) { return ember::sub(a, b); },
-                          [](const Args& x) { return x[0] - x[1]; }, Out::Same));
-  v.push_back(binary_info("sub_alpha", no_bool,
-                          [](auto& a, auto& b) { return ember::sub(a, b, 3); },
-                          [](const Args& x) { return x[0] - 3 * x[1]; }, Out::Same));
-  v.push_back(binary_info("mul", all, [](auto& a, auto& b) { return ember::mul(a, b); },
-                          [](const Args& x) { return x[0] * x[1]; }, Out::Same));
-  v.push_back(binary_info("div", all, [](auto& a, auto& b) { return ember::div(a, b); },
-                          [](const Args& x) { return x[0] / x[1]; }, Out::IntToFloat));
+  v.push_back(binary_info(
+      "sub", no_bool, [](auto& a, auto& b) { return ember::sub(a, b); },
+      [](const Args& x) { return x[0] - x[1]; }, Out::Same));
+  v.push_back(binary_info(
+      "sub_alpha", no_bool, [](auto& a, auto& b) { return ember::sub(a, b, 3); },
+      [](const Args& x) { return x[0] - 3 * x[1]; }, Out::Same));
+  v.push_back(binary_info(
+      "mul", all, [](auto& a, auto& b) { return ember::mul(a, b); },
+      [](const Args& x) { return x[0] * x[1]; }, Out::Same));
+  v.push_back(binary_info(
+      "div", all, [](auto& a, auto& b) { return ember::div(a, b); },
+      [](const Args& x) { return x[0] / x[1]; }, Out::IntToFloat));
   v.push_back(binary_info(
       "div_trunc", no_bool, [](auto& a, auto& b) { return ember::div(a, b, "trunc"); },
       [](const Args& x) { return std::trunc(x[0] / x[1]); }, Out::Same, {kBool}, true));
@@ -141,64 +145,67 @@ std::vector<OpInfo> binary_ops() {
     info.tol_scale = 4;
     v.push_back(info);
   }
-  v.push_back(binary_info("atan2", all, [](auto& a, auto& b) { return ember::atan2(a, b); },
-                          [](const Args& x) { return std::atan2(x[0], x[1]); },
-                          Out::IntToFloat));
-  v.push_back(binary_info("hypot", floats, [](auto& a, auto& b) { return ember::hypot(a, b); },
-                          [](const Args& x) { return std::hypot(x[0], x[1]); }, Out::Same,
-                          float_rejects));
-  v.push_back(binary_info("copysign", all,
-                          [](auto& a, auto& b) { return ember::copysign(a, b); },
-                          [](const Args& x) { return std::copysign(x[0], x[1]); },
-                          Out::IntToFloat));
+  v.push_back(binary_info(
+      "atan2", all, [](auto& a, auto& b) { return ember::atan2(a, b); },
+      [](const Args& x) { return std::atan2(x[0], x[1]); }, Out::IntToFloat));
+  v.push_back(binary_info(
+      "hypot", floats, [](auto& a, auto& b) { return ember::hypot(a, b); },
+      [](const Args& x) { return std::hypot(x[0], x[1]); }, Out::Same, float_rejects));
+  v.push_back(binary_info(
+      "copysign", all, [](auto& a, auto& b) { return ember::copysign(a, b); },
+      [](const Args& x) { return std::copysign(x[0], x[1]); }, Out::IntToFloat));
   v.push_back(binary_info(
       "logaddexp", floats, [](auto& a, auto& b) { return ember::logaddexp(a, b); },
       [](const Args& x) { return std::log(std::exp(x[0]) + std::exp(x[1])); }, Out::Same,
       float_rejects));
-  v.push_back(binary_info("maximum", all, [](auto& a, auto& b) { return ember::maximum(a, b); },
-                          [](const Args& x) { return std::max(x[0], x[1]); }, Out::Same));
-  v.push_back(binary_info("minimum", all, [](auto& a, auto& b) { return ember::minimum(a, b); },
-                          [](const Args& x) { return std::min(x[0], x[1]); }, Out::Same));
-  v.push_back(binary_info("fmax", all, [](auto& a, auto& b) { return ember::fmax(a, b); },
-                          [](const Args& x) { return std::fmax(x[0], x[1]); }, Out::Same));
-  v.push_back(binary_info("fmin", all, [](auto& a, auto& b) { return ember::fmin(a, b); },
-                          [](const Args& x) { return std::fmin(x[0], x[1]); }, Out::Same));
-  v.push_back(binary_info("eq", all, [](auto& a, auto& b) { return ember::eq(a, b); },
-                          [](const Args& x) { return double(x[0] == x[1]); }, Out::Bool));
-  v.push_back(binary_info("ne", all, [](auto& a, auto& b) { return ember::ne(a, b); },
-                          [](const Args& x) { return double(x[0] != x[1]); }, Out::Bool));
-  v.push_back(binary_info("lt", all, [](auto& a, auto& b) { return ember::lt(a, b); },
-                          [](const Args& x) { return double(x[0] < x[1]); }, Out::Bool));
-  v.push_back(binary_info("le", all, [](auto& a, auto& b) { return ember::le(a, b); },
-                          [](const Args& x) { return double(x[0] <= x[1]); }, Out::Bool));
-  v.push_back(binary_info("gt", all, [](auto& a, auto& b) { return ember::gt(a, b); },
-                          [](const Args& x) { return double(x[0] > x[1]); }, Out::Bool));
-  v.push_back(binary_info("ge", all, [](auto& a, auto& b) { return ember::ge(a, b); },
-                          [](const Args& x) { return double(x[0] >= x[1]); }, Out::Bool));
-  v.push_back(binary_info("logical_and", all,
-                          [](auto& a, auto& b) { return ember::logical_and(a, b); },
-                          [](const Args& x) { return double(x[0] != 0 && x[1] != 0); },
-                          Out::Bool));
-  v.push_back(binary_info("logical_or", all,
-                          [](auto& a, auto& b) { return ember::logical_or(a, b); },
-                          [](const Args& x) { return double(x[0] != 0 || x[1] != 0); },
-                          Out::Bool));
-  v.push_back(binary_info("logical_xor", all,
-                          [](auto& a, auto& b) { return ember::logical_xor(a, b); },
-                          [](const Args& x) { return double((x[0] != 0) != (x[1] != 0)); },
-                          Out::Bool));
-  v.push_back(binary_info("bitwise_and", ints_bool,
-                          [](auto& a, auto& b) { return ember::bitwise_and(a, b); },
-                          [](const Args& x) { return double(to_i(x[0]) & to_i(x[1])); },
-                          Out::Same, int_rejects));
-  v.push_back(binary_info("bitwise_or", ints_bool,
-                          [](auto& a, auto& b) { return ember::bitwise_or(a, b); },
-                          [](const Args& x) { return double(to_i(x[0]) | to_i(x[1])); },
-                          Out::Same, int_rejects));
-  v.push_back(binary_info("bitwise_xor", ints_bool,
-                          [](auto& a, auto& b) { return ember::bitwise_xor(a, b); },
-                          [](const Args& x) { return double(to_i(x[0]) ^ to_i(x[1])); },
-                          Out::Same, int_rejects));
+  v.push_back(binary_info(
+      "maximum", all, [](auto& a, auto& b) { return ember::maximum(a, b); },
+      [](const Args& x) { return std::max(x[0], x[1]); }, Out::Same));
+  v.push_back(binary_info(
+      "minimum", all, [](auto& a, auto& b) { return ember::minimum(a, b); },
+      [](const Args& x) { return std::min(x[0], x[1]); }, Out::Same));
+  v.push_back(binary_info(
+      "fmax", all, [](auto& a, auto& b) { return ember::fmax(a, b); },
+      [](const Args& x) { return std::fmax(x[0], x[1]); }, Out::Same));
+  v.push_back(binary_info(
+      "fmin", all, [](auto& a, auto& b) { return ember::fmin(a, b); },
+      [](const Args& x) { return std::fmin(x[0], x[1]); }, Out::Same));
+  v.push_back(binary_info(
+      "eq", all, [](auto& a, auto& b) { return ember::eq(a, b); },
+      [](const Args& x) { return double(x[0] == x[1]); }, Out::Bool));
+  v.push_back(binary_info(
+      "ne", all, [](auto& a, auto& b) { return ember::ne(a, b); },
+      [](const Args& x) { return double(x[0] != x[1]); }, Out::Bool));
+  v.push_back(binary_info(
+      "lt", all, [](auto& a, auto& b) { return ember::lt(a, b); },
+      [](const Args& x) { return double(x[0] < x[1]); }, Out::Bool));
+  v.push_back(binary_info(
+      "le", all, [](auto& a, auto& b) { return ember::le(a, b); },
+      [](const Args& x) { return double(x[0] <= x[1]); }, Out::Bool));
+  v.push_back(binary_info(
+      "gt", all, [](auto& a, auto& b) { return ember::gt(a, b); },
+      [](const Args& x) { return double(x[0] > x[1]); }, Out::Bool));
+  v.push_back(binary_info(
+      "ge", all, [](auto& a, auto& b) { return ember::ge(a, b); },
+      [](const Args& x) { return double(x[0] >= x[1]); }, Out::Bool));
+  v.push_back(binary_info(
+      "logical_and", all, [](auto& a, auto& b) { return ember::logical_and(a, b); },
+      [](const Args& x) { return double(x[0] != 0 && x[1] != 0); }, Out::Bool));
+  v.push_back(binary_info(
+      "logical_or", all, [](auto& a, auto& b) { return ember::logical_or(a, b); },
+      [](const Args& x) { return double(x[0] != 0 || x[1] != 0); }, Out::Bool));
+  v.push_back(binary_info(
+      "logical_xor", all, [](auto& a, auto& b) { return ember::logical_xor(a, b); },
+      [](const Args& x) { return double((x[0] != 0) != (x[1] != 0)); }, Out::Bool));
+  v.push_back(binary_info(
+      "bitwise_and", ints_bool, [](auto& a, auto& b) { return ember::bitwise_and(a, b); },
+      [](const Args& x) { return double(to_i(x[0]) & to_i(x[1])); }, Out::Same, int_rejects));
+  v.push_back(binary_info(
+      "bitwise_or", ints_bool, [](auto& a, auto& b) { return ember::bitwise_or(a, b); },
+      [](const Args& x) { return double(to_i(x[0]) | to_i(x[1])); }, Out::Same, int_rejects));
+  v.push_back(binary_info(
+      "bitwise_xor", ints_bool, [](auto& a, auto& b) { return ember::bitwise_xor(a, b); },
+      [](const Args& x) { return double(to_i(x[0]) ^ to_i(x[1])); }, Out::Same, int_rejects));
   std::vector<ScalarType> shift_rejects = floats;
   shift_rejects.push_back(kBool);
   for (bool left : {true, false}) {
@@ -238,35 +245,39 @@ std::vector<OpInfo> scalar_ops() {
   };
   auto same = [](ScalarType t) { return t; };
   // int tensor + 3 stays int; bool tensor + 3 -> int64 (a higher kind).
-  v.push_back(unary_info("add_int_scalar", all, [](const Tensor& a) { return a + 3; },
-                         [](const Args& x) { return x[0] + 3; },
-                         [](ScalarType t) { return t == kBool ? kInt64 : t; }));
+  v.push_back(unary_info(
+      "add_int_scalar", all, [](const Tensor& a) { return a + 3; },
+      [](const Args& x) { return x[0] + 3; },
+      [](ScalarType t) { return t == kBool ? kInt64 : t; }));
   // 2.5 is a float: integral and bool tensors go to the default dtype, floats keep theirs.
-  v.push_back(unary_info("mul_float_scalar", all, [](const Tensor& a) { return a * 2.5; },
-                         [](const Args& x) { return x[0] * 2.5; },
-                         [](ScalarType t) { return is_int(t) ? kFloat32 : t; }));
-  v.push_back(unary_info("rsub_int_scalar", except({kBool}),
-                         [](const Tensor& a) { return 2 - a; },
-                         [](const Args& x) { return 2 - x[0]; }, same));
-  v.push_back(unary_info("rdiv_int_scalar", all, [](const Tensor& a) { return 7 / a; },
-                         [](const Args& x) { return 7 / x[0]; },
-                         [](ScalarType t) { return is_int(t) ? kFloat32 : t; }));
-  v.push_back(unary_info("pow_scalar_exponent", except({kBool}),
-                         [](const Tensor& a) { return ember::pow(a, 3); },
-                         [](const Args& x) { return x[0] * x[0] * x[0]; }, same));
-  v.push_back(unary_info("pow_scalar_base", all,
-                         [](const Tensor& a) { return ember::pow(2.0, a); },
-                         [](const Args& x) { return std::pow(2.0, x[0]); },
-                         [](ScalarType t) { return is_int(t) ? kFloat32 : t; }));
-  v.push_back(unary_info("lt_float_scalar", all, [](const Tensor& a) { return a < 1.5; },
-                         [](const Args& x) { return double(x[0] < 1.5); },
-                         [](ScalarType) { return kBool; }));
-  v.push_back(unary_info("rremainder_int_scalar", except({kBool}),
-                         [](const Tensor& a) {
-                           binary::rewrite(a, [](double x) { return x == 0 ? 2 : x; });
-                           return 7 % a;
-                         },
-                         [](const Args& x) { return py_remainder(7, x[0]); }, same));
+  v.push_back(unary_info(
+      "mul_float_scalar", all, [](const Tensor& a) { return a * 2.5; },
+      [](const Args& x) { return x[0] * 2.5; },
+      [](ScalarType t) { return is_int(t) ? kFloat32 : t; }));
+  v.push_back(unary_info(
+      "rsub_int_scalar", except({kBool}), [](const Tensor& a) { return 2 - a; },
+      [](const Args& x) { return 2 - x[0]; }, same));
+  v.push_back(unary_info(
+      "rdiv_int_scalar", all, [](const Tensor& a) { return 7 / a; },
+      [](const Args& x) { return 7 / x[0]; },
+      [](ScalarType t) { return is_int(t) ? kFloat32 : t; }));
+  v.push_back(unary_info(
+      "pow_scalar_exponent", except({kBool}), [](const Tensor& a) { return ember::pow(a, 3); },
+      [](const Args& x) { return x[0] * x[0] * x[0]; }, same));
+  v.push_back(unary_info(
+      "pow_scalar_base", all, [](const Tensor& a) { return ember::pow(2.0, a); },
+      [](const Args& x) { return std::pow(2.0, x[0]); },
+      [](ScalarType t) { return is_int(t) ? kFloat32 : t; }));
+  v.push_back(unary_info(
+      "lt_float_scalar", all, [](const Tensor& a) { return a < 1.5; },
+      [](const Args& x) { return double(x[0] < 1.5); }, [](ScalarType) { return kBool; }));
+  v.push_back(unary_info(
+      "rremainder_int_scalar", except({kBool}),
+      [](const Tensor& a) {
+        binary::rewrite(a, [](double x) { return x == 0 ? 2 : x; });
+        return 7 % a;
+      },
+      [](const Args& x) { return py_remainder(7, x[0]); }, same));
   return v;
 }
 

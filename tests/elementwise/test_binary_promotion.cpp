@@ -113,8 +113,8 @@ TEST(BinaryPromotion, CanCast) {
   for (ScalarType from : all_dtypes()) {
     for (ScalarType to : all_dtypes()) {
       // torch.can_cast: no float -> integral (bool included), no non-bool -> bool.
-      bool want = !(is_floating_point(from) && !is_floating_point(to)) &&
-                  !(from != kBool && to == kBool);
+      bool want =
+          !(is_floating_point(from) && !is_floating_point(to)) && !(from != kBool && to == kBool);
       EXPECT_EQ(can_cast(from, to), want) << dtype_name(from) << " -> " << dtype_name(to);
     }
   }

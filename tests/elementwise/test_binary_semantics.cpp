@@ -24,7 +24,8 @@ Tensor view_of(const Tensor& t, std::vector<int64_t> sizes, std::vector<int64_t>
   if (got.size() != want.size()) return ::testing::AssertionFailure() << "size " << got.size();
   for (size_t i = 0; i < got.size(); ++i) {
     bool ok = std::isnan(want[i]) ? std::isnan(got[i]) : got[i] == want[i];
-    if (!ok) return ::testing::AssertionFailure() << "[" << i << "] " << got[i] << " != " << want[i];
+    if (!ok)
+      return ::testing::AssertionFailure() << "[" << i << "] " << got[i] << " != " << want[i];
   }
   return ::testing::AssertionSuccess();
 }
@@ -38,7 +39,7 @@ TEST(BinarySemantics, DivisionAndRemainderSigns) {
     EXPECT_TRUE(same_values(ember::floor_divide(a, b), {-4, 3, 3, -4}));
     EXPECT_TRUE(same_values(ember::remainder(a, b), {1, 1, -1, -1}));  // sign of the divisor
     EXPECT_TRUE(same_values(a % b, {1, 1, -1, -1}));
-    EXPECT_TRUE(same_values(ember::fmod(a, b), {-1, 1, -1, 1}));      // sign of the dividend
+    EXPECT_TRUE(same_values(ember::fmod(a, b), {-1, 1, -1, 1}));  // sign of the dividend
     EXPECT_TRUE(same_values(ember::div(a, b), {-3.5, 3.5, 3.5, -3.5}));
     EXPECT_EQ(ember::div(a, b).dtype(), is_floating_point(dt) ? dt : kFloat32);
   }
@@ -247,9 +248,12 @@ TEST(BinarySemantics, Errors) {
       {"shape mismatch", [&] { ember::add(f23, f24); },
        "[add] The size of tensor a (3) must match the size of tensor b (4) at non-singleton "
        "dimension 1"},
-      {"shape mismatch mul", [&] { f23 * f24; }, "[mul] The size of tensor a (3)"},
+      {"shape mismatch mul", [&] { f23* f24; }, "[mul] The size of tensor a (3)"},
       {"int div by zero trunc", [&] { ember::div(i3, 0, "trunc"); }, "[div] ZeroDivisionError"},
-      {"int div by zero floor", [&] { ember::div(i3, from_values({3}, {1, 0, 1}, kInt64), "floor"); },
+      {"int div by zero floor",
+       [&] {
+         ember::div(i3, from_values({3}, {1, 0, 1}, kInt64), "floor");
+       },
        "[div] ZeroDivisionError"},
       {"int floor_divide by zero", [&] { ember::floor_divide(i3, 0); },
        "[floor_divide] ZeroDivisionError"},
@@ -272,11 +276,20 @@ TEST(BinarySemantics, Errors) {
        "[add] For integral input tensors, argument alpha must not be a floating point number."},
       {"bool alpha int", [&] { ember::add(i3, i3, true); },
        "[add] Boolean alpha only supported for Boolean results."},
-      {"alpha overflow", [&] { ember::add(from_values({1}, {1}, kInt8), from_values({1}, {1}, kInt8), 1000); },
+      {"alpha overflow",
+       [&] { ember::add(from_values({1}, {1}, kInt8), from_values({1}, {1}, kInt8), 1000); },
        "value cannot be converted to type int8_t without overflow"},
-      {"in-place int += float", [&] { Tensor x = i3.clone(); x += 1.5; },
+      {"in-place int += float",
+       [&] {
+         Tensor x = i3.clone();
+         x += 1.5;
+       },
        "[add_] result type Float can't be cast to the desired output type Long"},
-      {"in-place int /= int", [&] { Tensor x = i3.clone(); x /= 2; },
+      {"in-place int /= int",
+       [&] {
+         Tensor x = i3.clone();
+         x /= 2;
+       },
        "[div_] result type Float can't be cast to the desired output type Long"},
       {"in-place int.mul_(float tensor)", [&] { i3.clone().mul_(f3); },
        "result type Float can't be cast to the desired output type Long"},
@@ -284,13 +297,18 @@ TEST(BinarySemantics, Errors) {
        "result type Long can't be cast to the desired output type Bool"},
       {"in-place broadcast grows self", [&] { f3.clone().add_(f23); },
        "[add_] output with shape [3] doesn't match the broadcast shape [2, 3]"},
-      {"in-place into expanded", [&] { make_expanded(f3, {2, 3}).add_(1); },
+      {"in-place into expanded",
+       [&] {
+         make_expanded(f3, {2, 3}).add_(1);
+       },
        "[add_] unsupported operation: more than one element of the written-to tensor refers to "
        "a single memory location."},
-      {"in-place partial overlap", [&] {
+      {"in-place partial overlap",
+       [&] {
          Tensor base = make_tensor({5}, kFloat32);
          view_of(base, {4}, {1}, 1).add_(view_of(base, {4}, {1}, 0));
-       }, "some elements of the input tensor and the written-to tensor refer to a single memory"},
+       },
+       "some elements of the input tensor and the written-to tensor refer to a single memory"},
       {"undefined", [&] { ember::add(Tensor(), f3); }, "[add] argument 'input' is an undefined"},
   });
   expect_errors<TypeError>({
@@ -301,7 +319,8 @@ TEST(BinarySemantics, Errors) {
       {"shift float", [&] { f3 << 1; }, "lshift_cpu"},
       {"shift bool", [&] { b3 >> b3; }, "'Bool' (bool)"},
       {"remainder bool", [&] { ember::remainder(b3, b3); }, "(bool)"},
-      {"hypot int", [&] { ember::hypot(i3, i3); }, "\"hypot_cpu\" not implemented for 'Long' (int64)"},
+      {"hypot int", [&] { ember::hypot(i3, i3); },
+       "\"hypot_cpu\" not implemented for 'Long' (int64)"},
       {"logaddexp int", [&] { ember::logaddexp(i3, i3); }, "int64"},
       {"pow bool", [&] { ember::pow(b3, b3); }, "[pow]"},
   });

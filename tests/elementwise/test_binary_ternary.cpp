@@ -67,19 +67,21 @@ std::vector<OpInfo> ternary_ops() {
   const auto& all = all_dtypes();
   const auto& floats = float_dtypes();
   std::vector<OpInfo> v;
-  v.push_back(info("where", all, [](ScalarType dt) { return masked_samples(dt, 2); },
-                   [](auto& in) { return ember::where(in[0], in[1], in[2]); }, same,
-                   [](const Args& x) { return x[0] != 0 ? x[1] : x[2]; }));
-  v.push_back(info("where_scalar_other", all, [](ScalarType dt) { return masked_samples(dt, 1); },
-                   [](auto& in) { return ember::where(in[0], in[1], 2); },
-                   [](ScalarType t) { return t == kBool ? kInt64 : t; },
-                   [](const Args& x) { return x[0] != 0 ? x[1] : 2; }));
+  v.push_back(info(
+      "where", all, [](ScalarType dt) { return masked_samples(dt, 2); },
+      [](auto& in) { return ember::where(in[0], in[1], in[2]); }, same,
+      [](const Args& x) { return x[0] != 0 ? x[1] : x[2]; }));
+  v.push_back(info(
+      "where_scalar_other", all, [](ScalarType dt) { return masked_samples(dt, 1); },
+      [](auto& in) { return ember::where(in[0], in[1], 2); },
+      [](ScalarType t) { return t == kBool ? kInt64 : t; },
+      [](const Args& x) { return x[0] != 0 ? x[1] : 2; }));
   {
     // clamp with int bounds: bool tensors promote to int64 (a higher kind). A uint8 tensor keeps
     // uint8 and the bound -2 wraps to 254 (> max), so every element becomes max, as in PyTorch.
-    OpInfo i = info("clamp_int_bounds", all, arity(1),
-                    [](auto& in) { return ember::clamp(in[0], -2, 3); },
-                    [](ScalarType t) { return t == kBool ? kInt64 : t; }, nullptr);
+    OpInfo i = info(
+        "clamp_int_bounds", all, arity(1), [](auto& in) { return ember::clamp(in[0], -2, 3); },
+        [](ScalarType t) { return t == kBool ? kInt64 : t; }, nullptr);
     i.reference = [](const std::vector<Tensor>& in) {
       ScalarType dt = in[0].dtype() == kBool ? kInt64 : in[0].dtype();
       double lo = binary::store_as(dt, -2);
@@ -87,89 +89,95 @@ std::vector<OpInfo> ternary_ops() {
     };
     v.push_back(i);
   }
-  v.push_back(info("clamp_float_bounds", all, arity(1),
-                   [](auto& in) { return in[0].clamp(-2.5, 3.5); },
-                   [](ScalarType t) { return is_int(t) ? kFloat32 : t; },
-                   [](const Args& x) { return clampd(x[0], -2.5, 3.5); }));
-  v.push_back(info("clamp_min", without({kBool}), arity(1),
-                   [](auto& in) { return in[0].clamp_min(1); }, same,
-                   [](const Args& x) { return std::max(x[0], 1.0); }));
-  v.push_back(info("clip_max", without({kBool}), arity(1),
-                   [](auto& in) { return ember::clip(in[0], std::nullopt, 1); }, same,
-                   [](const Args& x) { return std::min(x[0], 1.0); }));
-  v.push_back(info("clamp_tensor", without({kBool}), arity(3),
-                   [](auto& in) {
-                     return ember::clamp(in[0], std::optional<Tensor>(in[1]),
-                                         std::optional<Tensor>(in[2]));
-                   },
-                   same, [](const Args& x) { return clampd(x[0], x[1], x[2]); }, {kBool}));
-  v.push_back(info("clamp_tensor_min", all, arity(2),
-                   [](auto& in) { return in[0].clamp(std::optional<Tensor>(in[1])); }, same,
-                   [](const Args& x) { return std::max(x[0], x[1]); }));
-  v.push_back(info("lerp_scalar", floats, arity(2),
-                   [](auto& in) { return ember::lerp(in[0], in[1], 0.3); }, same,
-                   [](const Args& x) { return lerpd(x[0], x[1], 0.3); }, ints_and_bool()));
-  v.push_back(info("lerp_scalar_large_weight", floats, arity(2),
-                   [](auto& in) { return in[0].lerp(in[1], 0.8); }, same,
-                   [](const Args& x) { return lerpd(x[0], x[1], 0.8); }));
+  v.push_back(info(
+      "clamp_float_bounds", all, arity(1), [](auto& in) { return in[0].clamp(-2.5, 3.5); },
+      [](ScalarType t) { return is_int(t) ? kFloat32 : t; },
+      [](const Args& x) { return clampd(x[0], -2.5, 3.5); }));
+  v.push_back(info(
+      "clamp_min", without({kBool}), arity(1), [](auto& in) { return in[0].clamp_min(1); }, same,
+      [](const Args& x) { return std::max(x[0], 1.0); }));
+  v.push_back(info(
+      "clip_max", without({kBool}), arity(1),
+      [](auto& in) { return ember::clip(in[0], std::nullopt, 1); }, same,
+      [](const Args& x) { return std::min(x[0], 1.0); }));
+  v.push_back(info(
+      "clamp_tensor", without({kBool}), arity(3),
+      [](auto& in) {
+        return ember::clamp(in[0], std::optional<Tensor>(in[1]), std::optional<Tensor>(in[2]));
+      },
+      same, [](const Args& x) { return clampd(x[0], x[1], x[2]); }, {kBool}));
+  v.push_back(info(
+      "clamp_tensor_min", all, arity(2),
+      [](auto& in) { return in[0].clamp(std::optional<Tensor>(in[1])); }, same,
+      [](const Args& x) { return std::max(x[0], x[1]); }));
+  v.push_back(info(
+      "lerp_scalar", floats, arity(2), [](auto& in) { return ember::lerp(in[0], in[1], 0.3); },
+      same, [](const Args& x) { return lerpd(x[0], x[1], 0.3); }, ints_and_bool()));
+  v.push_back(info(
+      "lerp_scalar_large_weight", floats, arity(2), [](auto& in) { return in[0].lerp(in[1], 0.8); },
+      same, [](const Args& x) { return lerpd(x[0], x[1], 0.8); }));
   {
     // Weights in [0, 1] keep the result well conditioned.
-    OpInfo i = info("lerp_tensor", floats,
-                    [](ScalarType dt) {
-                      auto s = elementwise_samples(dt, 3);
-                      for (auto& smp : s) {
-                        binary::rewrite(smp.inputs[2], [](double w) { return (w + 5) / 10; });
-                      }
-                      return s;
-                    },
-                    [](auto& in) { return ember::lerp(in[0], in[1], in[2]); }, same,
-                    [](const Args& x) { return lerpd(x[0], x[1], x[2]); }, ints_and_bool());
+    OpInfo i = info(
+        "lerp_tensor", floats,
+        [](ScalarType dt) {
+          auto s = elementwise_samples(dt, 3);
+          for (auto& smp : s) {
+            binary::rewrite(smp.inputs[2], [](double w) { return (w + 5) / 10; });
+          }
+          return s;
+        },
+        [](auto& in) { return ember::lerp(in[0], in[1], in[2]); }, same,
+        [](const Args& x) { return lerpd(x[0], x[1], x[2]); }, ints_and_bool());
     i.tol_scale = 8;
     v.push_back(i);
   }
   {
-    OpInfo i = info("addcmul", without({kBool}), arity(3),
-                    [](auto& in) { return ember::addcmul(in[0], in[1], in[2], 2); }, same,
-                    [](const Args& x) { return x[0] + 2 * x[1] * x[2]; }, {kBool});
+    OpInfo i = info(
+        "addcmul", without({kBool}), arity(3),
+        [](auto& in) { return ember::addcmul(in[0], in[1], in[2], 2); }, same,
+        [](const Args& x) { return x[0] + 2 * x[1] * x[2]; }, {kBool});
     i.tol_scale = 8;  // the reference rounds once, Ember twice (product, then sum)
     v.push_back(i);
   }
   {
-    OpInfo i = info("addcdiv", floats,
-                    [](ScalarType dt) {
-                      auto s = elementwise_samples(dt, 3);
-                      for (auto& smp : s) {
-                        binary::rewrite(smp.inputs[2], [](double d) { return d >= 0 ? d + 1 : d - 1; });
-                      }
-                      return s;
-                    },
-                    [](auto& in) { return in[0].addcdiv(in[1], in[2], 0.5); }, same,
-                    [](const Args& x) { return x[0] + 0.5 * x[1] / x[2]; });
+    OpInfo i = info(
+        "addcdiv", floats,
+        [](ScalarType dt) {
+          auto s = elementwise_samples(dt, 3);
+          for (auto& smp : s) {
+            binary::rewrite(smp.inputs[2], [](double d) { return d >= 0 ? d + 1 : d - 1; });
+          }
+          return s;
+        },
+        [](auto& in) { return in[0].addcdiv(in[1], in[2], 0.5); }, same,
+        [](const Args& x) { return x[0] + 0.5 * x[1] / x[2]; });
     i.tol_scale = 8;
     v.push_back(i);
   }
-  v.push_back(info("masked_fill", all, [](ScalarType dt) { return masked_samples(dt, 1); },
-                   [](auto& in) {
-                     Scalar value = in[1].dtype() == kBool ? Scalar(true) : Scalar(3);
-                     return ember::masked_fill(in[1], in[0], value);
-                   },
-                   same, [](const Args& x) { return x[0] != 0 ? 3 : x[1]; }));
+  v.push_back(info(
+      "masked_fill", all, [](ScalarType dt) { return masked_samples(dt, 1); },
+      [](auto& in) {
+        Scalar value = in[1].dtype() == kBool ? Scalar(true) : Scalar(3);
+        return ember::masked_fill(in[1], in[0], value);
+      },
+      same, [](const Args& x) { return x[0] != 0 ? 3 : x[1]; }));
   {
     // masked_fill(x, mask, value) takes (x, mask): reorder the masked samples.
     OpInfo& mf = v.back();
     mf.reference = [](const std::vector<Tensor>& in) {
       ScalarType dt = in[1].dtype();
-      return ref_map(in, dt, [dt](const Args& x) { return x[0] != 0 ? (dt == kBool ? 1 : 3) : x[1]; });
+      return ref_map(in, dt,
+                     [dt](const Args& x) { return x[0] != 0 ? (dt == kBool ? 1 : 3) : x[1]; });
     };
   }
   // 16-bit floats round every intermediate step (as PyTorch's composite does), which a double
   // reference cannot follow at the tolerance boundary: they are checked in CompareOps below.
-  v.push_back(info("isclose", without({kFloat16, kBFloat16}), arity(2),
-                   [](auto& in) { return ember::isclose(in[0], in[1], 0.5, 0.5); },
-                   [](ScalarType) { return kBool; },
-                   [](const Args& x) {
-                     return double(std::abs(x[0] - x[1]) <= 0.5 + 0.5 * std::abs(x[1]));
-                   }));
+  v.push_back(info(
+      "isclose", without({kFloat16, kBFloat16}), arity(2),
+      [](auto& in) { return ember::isclose(in[0], in[1], 0.5, 0.5); },
+      [](ScalarType) { return kBool; },
+      [](const Args& x) { return double(std::abs(x[0] - x[1]) <= 0.5 + 0.5 * std::abs(x[1])); }));
   return v;
 }
 
@@ -180,7 +188,8 @@ INSTANTIATE_TEST_SUITE_P(Ternary, OpTest, ::testing::ValuesIn(ternary_ops()), op
   if (got.size() != want.size()) return ::testing::AssertionFailure() << "size " << got.size();
   for (size_t i = 0; i < got.size(); ++i) {
     bool ok = std::isnan(want[i]) ? std::isnan(got[i]) : got[i] == want[i];
-    if (!ok) return ::testing::AssertionFailure() << "[" << i << "] " << got[i] << " != " << want[i];
+    if (!ok)
+      return ::testing::AssertionFailure() << "[" << i << "] " << got[i] << " != " << want[i];
   }
   return ::testing::AssertionSuccess();
 }
@@ -235,7 +244,8 @@ TEST(TernarySemantics, LerpAddcMaskedFill) {
   Tensor a = from_values({3}, {1, -2, 1e8}, kFloat32), b = from_values({3}, {3, 7, 3}, kFloat32);
   EXPECT_TRUE(same_values(ember::lerp(a, b, 1.0), {3, 7, 3}));  // exact at weight 1
   EXPECT_TRUE(same_values(ember::lerp(a, b, 0.0), {1, -2, 1e8}));
-  EXPECT_TRUE(same_values(ember::lerp(a, b, from_values({3}, {0.5, 0.5, 1}, kFloat32)), {2, 2.5, 3}));
+  EXPECT_TRUE(
+      same_values(ember::lerp(a, b, from_values({3}, {0.5, 0.5, 1}, kFloat32)), {2, 2.5, 3}));
   Tensor x = from_values({2}, {1, 2}, kInt32);
   EXPECT_TRUE(same_values(ember::addcmul(x, x, x, 3), {4, 14}));
   Tensor f = from_values({2}, {1, 2}, kFloat32);
@@ -250,7 +260,8 @@ TEST(TernarySemantics, LerpAddcMaskedFill) {
   Tensor r = ember::masked_fill(f, m, -1);
   EXPECT_EQ(r.sizes(), (std::vector<int64_t>{2, 2}));
   EXPECT_TRUE(same_values(r, {-1, -1, 1, 2}));
-  EXPECT_TRUE(same_values(f.masked_fill(from_values({2}, {0, 1}, kBool), from_values({}, {9}, kInt64)), {1, 9}));
+  EXPECT_TRUE(same_values(
+      f.masked_fill(from_values({2}, {0, 1}, kBool), from_values({}, {9}, kInt64)), {1, 9}));
   Tensor h = from_values({2, 2}, {1, 2, 3, 4}, kFloat16);
   h.masked_fill_(from_values({2}, {1, 0}, kBool), 0.5);
   EXPECT_TRUE(same_values(h, {0.5, 2, 0.5, 4}));
@@ -277,12 +288,15 @@ TEST(CompareOps, EqualIscloseAllclose) {
   Tensor inf = from_values({2}, {INFINITY, -INFINITY});
   EXPECT_TRUE(same_values(ember::isclose(inf, from_values({2}, {INFINITY, 1e300})), {1, 0}));
   // Integers: exact differences (no rounding through float32).
-  Tensor i = from_values({2}, {16777217, 100}, kInt64), j = from_values({2}, {16777216, 101}, kInt64);
+  Tensor i = from_values({2}, {16777217, 100}, kInt64),
+         j = from_values({2}, {16777216, 101}, kInt64);
   EXPECT_TRUE(same_values(ember::isclose(i, j, 0, 0.5), {0, 0}));
   EXPECT_TRUE(same_values(ember::isclose(i, j, 0.01, 0), {1, 1}));
-  EXPECT_TRUE(same_values(ember::isclose(from_values({2}, {1, 0}, kBool), from_values({2}, {1, 1}, kBool)), {1, 0}));
+  EXPECT_TRUE(same_values(
+      ember::isclose(from_values({2}, {1, 0}, kBool), from_values({2}, {1, 1}, kBool)), {1, 0}));
   // 16-bit floats: tolerances and differences are rounded to the dtype, as in PyTorch.
-  Tensor h = from_values({3}, {1, 1.001, 100}, kFloat16), h0 = from_values({3}, {1, 1, 100.1}, kFloat16);
+  Tensor h = from_values({3}, {1, 1.001, 100}, kFloat16),
+         h0 = from_values({3}, {1, 1, 100.1}, kFloat16);
   EXPECT_TRUE(same_values(ember::isclose(h, h0), {1, 0, 0}));
   EXPECT_TRUE(same_values(ember::isclose(h, h0, 1e-3), {1, 1, 0}));
   EXPECT_TRUE(same_values(ember::isclose(h, h0, 2e-3), {1, 1, 1}));
@@ -314,8 +328,8 @@ TEST(CompareOps, AssertClose) {
             "Mismatched elements: 1 / 3 (33.3%)\n"
             "Greatest absolute difference: 0.5 at index (1,) (up to 1e-05 allowed)\n"
             "Greatest relative difference: 0.25 at index (1,) (up to 1.3e-06 allowed)");
-  EXPECT_EQ(assert_close_message(from_values({2, 2}, {1, 5, 3, 4.5}), from_values({2, 2}, {1, 2, 3, 4}),
-                                 0.1, 0.0),
+  EXPECT_EQ(assert_close_message(from_values({2, 2}, {1, 5, 3, 4.5}),
+                                 from_values({2, 2}, {1, 2, 3, 4}), 0.1, 0.0),
             "Tensor-likes are not close!\n\n"
             "Mismatched elements: 2 / 4 (50.0%)\n"
             "Greatest absolute difference: 3.0 at index (0, 1) (up to 0.0 allowed)\n"
@@ -325,21 +339,22 @@ TEST(CompareOps, AssertClose) {
             "Expected 2.0 but got 2.5.\n"
             "Absolute difference: 0.5 (up to 1e-07 allowed)\n"
             "Relative difference: 0.25 (up to 1e-07 allowed)");
-  EXPECT_EQ(assert_close_message(from_values({2}, {1, 3}, kInt64), from_values({2}, {1, 2}, kInt64)),
-            "Tensor-likes are not equal!\n\n"
-            "Mismatched elements: 1 / 2 (50.0%)\n"
-            "Greatest absolute difference: 1 at index (1,)\n"
-            "Greatest relative difference: 0.5 at index (1,)");
+  EXPECT_EQ(
+      assert_close_message(from_values({2}, {1, 3}, kInt64), from_values({2}, {1, 2}, kInt64)),
+      "Tensor-likes are not equal!\n\n"
+      "Mismatched elements: 1 / 2 (50.0%)\n"
+      "Greatest absolute difference: 1 at index (1,)\n"
+      "Greatest relative difference: 0.5 at index (1,)");
   EXPECT_EQ(assert_close_message(from_values({2}, {1, 2}), from_values({3}, {1, 2, 3})),
             "The values for attribute 'shape' do not match: torch.Size([2]) != torch.Size([3]).");
   EXPECT_EQ(assert_close_message(from_values({2}, {1, 2}, kFloat32), from_values({2}, {1, 2})),
             "The values for attribute 'dtype' do not match: torch.float32 != torch.float64.");
-  testing::assert_close(from_values({2}, {1, 2}, kFloat32), from_values({2}, {1, 2}), {}, {},
-                        false, /*check_dtype=*/false);
+  testing::assert_close(from_values({2}, {1, 2}, kFloat32), from_values({2}, {1, 2}), {}, {}, false,
+                        /*check_dtype=*/false);
   testing::assert_close(from_values({1}, {kNaN}), from_values({1}, {kNaN}), {}, {}, true);
   EXPECT_NE(assert_close_message(from_values({1}, {kNaN}), from_values({1}, {kNaN})), "");
-  EXPECT_NE(assert_close_message(from_values({1}, {1e-4}), from_values({1}, {0})).find(
-                "Greatest relative difference: inf at index (0,)"),
+  EXPECT_NE(assert_close_message(from_values({1}, {1e-4}), from_values({1}, {0}))
+                .find("Greatest relative difference: inf at index (0,)"),
             std::string::npos);
   EXPECT_THROW(testing::assert_close(e, e, 0.1), ValueError);
 }
@@ -357,17 +372,19 @@ TEST(TernarySemantics, Errors) {
       {"masked_fill_ uint8 mask", [&] { f3.clone().masked_fill_(mask.to(kUInt8), 0); },
        "[masked_fill_] masked_fill_ only supports boolean masks"},
       {"clamp bool", [&] { ember::clamp(mask, true, true); }, "'Bool' (bool)"},
-      {"clamp tensor bool", [&] {
-         ember::clamp(mask, std::optional<Tensor>(mask), std::optional<Tensor>(mask));
-       }, "(bool)"},
-      {"lerp int", [&] { ember::lerp(i3, i3, 0.5); }, "[lerp] \"lerp_kernel_scalar\" not implemented for 'Long' (int64)"},
+      {"clamp tensor bool",
+       [&] { ember::clamp(mask, std::optional<Tensor>(mask), std::optional<Tensor>(mask)); },
+       "(bool)"},
+      {"lerp int", [&] { ember::lerp(i3, i3, 0.5); },
+       "[lerp] \"lerp_kernel_scalar\" not implemented for 'Long' (int64)"},
       {"lerp bool tensor weight", [&] { ember::lerp(mask, mask, mask); }, "(bool)"},
       {"addcmul bool", [&] { ember::addcmul(mask, mask, mask); }, "[addcmul]"},
   });
   expect_errors<RuntimeError>({
       {"clamp neither", [&] { ember::clamp(f3, std::optional<Scalar>(), std::optional<Scalar>()); },
        "[clamp] At least one of 'min' or 'max' must not be None"},
-      {"clamp tensor neither", [&] { ember::clamp(f3, std::optional<Tensor>(), std::optional<Tensor>()); },
+      {"clamp tensor neither",
+       [&] { ember::clamp(f3, std::optional<Tensor>(), std::optional<Tensor>()); },
        "At least one of 'min' or 'max' must not be None"},
       {"clip neither", [&] { f3.clip(std::nullopt); }, "[clip] At least one of 'min' or 'max'"},
       {"clamp_ int with float bound", [&] { i3.clone().clamp_(0.5, 2); },
@@ -376,7 +393,10 @@ TEST(TernarySemantics, Errors) {
        "value cannot be converted to type int8_t without overflow"},
       {"clamp half bound overflow", [&] { ember::clamp(f3.to(kFloat16), -1e6, 0); },
        "value cannot be converted to type at::Half without overflow"},
-      {"where shape", [&] { ember::where(mask, f3, make_tensor({2, 4}, kFloat32)); },
+      {"where shape",
+       [&] {
+         ember::where(mask, f3, make_tensor({2, 4}, kFloat32));
+       },
        "[where] The size of tensor a (3) must match the size of tensor b (4) at non-singleton "
        "dimension 1"},
       {"lerp dtypes", [&] { ember::lerp(f3, f3.to(kFloat64), 0.5); },
@@ -388,16 +408,28 @@ TEST(TernarySemantics, Errors) {
       {"addcdiv_ integer", [&] { f3.clone().addcdiv_(mask, i3); }, "[addcdiv_] Integer division"},
       {"addcmul_ cast", [&] { i3.clone().addcmul_(f3, f3); },
        "[addcmul_] result type Float can't be cast to the desired output type Long"},
-      {"addcmul_ grows self", [&] { f3.clone().addcmul_(f3, make_tensor({2, 3}, kFloat32)); },
+      {"addcmul_ grows self",
+       [&] {
+         f3.clone().addcmul_(f3, make_tensor({2, 3}, kFloat32));
+       },
        "output with shape [3] doesn't match the broadcast shape [2, 3]"},
       {"masked_fill value dims", [&] { ember::masked_fill(f3, mask, f3); },
        "[masked_fill] masked_fill_ only supports a 0-dimensional value tensor, but got tensor "
        "with 1 dimension(s)."},
-      {"masked_fill value overflow", [&] { ember::masked_fill(from_values({1}, {1}, kUInt8), from_values({1}, {1}, kBool), 300); },
+      {"masked_fill value overflow",
+       [&] {
+         ember::masked_fill(from_values({1}, {1}, kUInt8), from_values({1}, {1}, kBool), 300);
+       },
        "value cannot be converted to type uint8_t without overflow"},
-      {"masked_fill_ grows self", [&] { f3.clone().masked_fill_(from_values({2, 3}, V(6, 1), kBool), 0); },
+      {"masked_fill_ grows self",
+       [&] {
+         f3.clone().masked_fill_(from_values({2, 3}, V(6, 1), kBool), 0);
+       },
        "doesn't match the broadcast shape [2, 3]"},
-      {"masked_fill_ expanded", [&] { make_expanded(f3, {2, 3}).masked_fill_(mask, 0); },
+      {"masked_fill_ expanded",
+       [&] {
+         make_expanded(f3, {2, 3}).masked_fill_(mask, 0);
+       },
        "more than one element of the written-to tensor refers to a single memory location"},
       {"isclose dtypes", [&] { ember::isclose(f3, f3.to(kFloat64)); },
        "[isclose] Float did not match Double"},

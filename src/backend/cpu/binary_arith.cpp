@@ -9,35 +9,66 @@ namespace ember {
 
 const char* binary_op_name(BinaryOp op) {
   switch (op) {
-    case BinaryOp::Add: return "add";
-    case BinaryOp::Sub: return "sub";
-    case BinaryOp::Mul: return "mul";
-    case BinaryOp::Div: case BinaryOp::DivTrunc: case BinaryOp::DivFloor: return "div";
-    case BinaryOp::Remainder: return "remainder";
-    case BinaryOp::Fmod: return "fmod";
-    case BinaryOp::Pow: return "pow";
-    case BinaryOp::Atan2: return "atan2";
-    case BinaryOp::Maximum: return "maximum";
-    case BinaryOp::Minimum: return "minimum";
-    case BinaryOp::Fmax: return "fmax";
-    case BinaryOp::Fmin: return "fmin";
-    case BinaryOp::Hypot: return "hypot";
-    case BinaryOp::Copysign: return "copysign";
-    case BinaryOp::Logaddexp: return "logaddexp";
-    case BinaryOp::Eq: return "eq";
-    case BinaryOp::Ne: return "ne";
-    case BinaryOp::Lt: return "lt";
-    case BinaryOp::Le: return "le";
-    case BinaryOp::Gt: return "gt";
-    case BinaryOp::Ge: return "ge";
-    case BinaryOp::LogicalAnd: return "logical_and";
-    case BinaryOp::LogicalOr: return "logical_or";
-    case BinaryOp::LogicalXor: return "logical_xor";
-    case BinaryOp::BitwiseAnd: return "bitwise_and";
-    case BinaryOp::BitwiseOr: return "bitwise_or";
-    case BinaryOp::BitwiseXor: return "bitwise_xor";
-    case BinaryOp::LeftShift: return "bitwise_left_shift";
-    case BinaryOp::RightShift: return "bitwise_right_shift";
+    case BinaryOp::Add:
+      return "add";
+    case BinaryOp::Sub:
+      return "sub";
+    case BinaryOp::Mul:
+      return "mul";
+    case BinaryOp::Div:
+    case BinaryOp::DivTrunc:
+    case BinaryOp::DivFloor:
+      return "div";
+    case BinaryOp::Remainder:
+      return "remainder";
+    case BinaryOp::Fmod:
+      return "fmod";
+    case BinaryOp::Pow:
+      return "pow";
+    case BinaryOp::Atan2:
+      return "atan2";
+    case BinaryOp::Maximum:
+      return "maximum";
+    case BinaryOp::Minimum:
+      return "minimum";
+    case BinaryOp::Fmax:
+      return "fmax";
+    case BinaryOp::Fmin:
+      return "fmin";
+    case BinaryOp::Hypot:
+      return "hypot";
+    case BinaryOp::Copysign:
+      return "copysign";
+    case BinaryOp::Logaddexp:
+      return "logaddexp";
+    case BinaryOp::Eq:
+      return "eq";
+    case BinaryOp::Ne:
+      return "ne";
+    case BinaryOp::Lt:
+      return "lt";
+    case BinaryOp::Le:
+      return "le";
+    case BinaryOp::Gt:
+      return "gt";
+    case BinaryOp::Ge:
+      return "ge";
+    case BinaryOp::LogicalAnd:
+      return "logical_and";
+    case BinaryOp::LogicalOr:
+      return "logical_or";
+    case BinaryOp::LogicalXor:
+      return "logical_xor";
+    case BinaryOp::BitwiseAnd:
+      return "bitwise_and";
+    case BinaryOp::BitwiseOr:
+      return "bitwise_or";
+    case BinaryOp::BitwiseXor:
+      return "bitwise_xor";
+    case BinaryOp::LeftShift:
+      return "bitwise_left_shift";
+    case BinaryOp::RightShift:
+      return "bitwise_right_shift";
   }
   return "binary";
 }
@@ -56,14 +87,27 @@ void Binary::eval_cpu(const std::vector<Tensor>& inputs, std::vector<Tensor>& ou
   EMBER_INTERNAL_ASSERT(a.dtype() == b.dtype(), "Binary: inputs must share the compute dtype");
   auto loop = cpu::make_loop({outputs.at(0), a, b});
   switch (op_) {
-    case BinaryOp::Pow: case BinaryOp::Atan2: case BinaryOp::Hypot: case BinaryOp::Copysign:
+    case BinaryOp::Pow:
+    case BinaryOp::Atan2:
+    case BinaryOp::Hypot:
+    case BinaryOp::Copysign:
     case BinaryOp::Logaddexp:
       cpu::binary_math_kernel(op_, loop, a.dtype(), name());
       break;
-    case BinaryOp::Eq: case BinaryOp::Ne: case BinaryOp::Lt: case BinaryOp::Le:
-    case BinaryOp::Gt: case BinaryOp::Ge: case BinaryOp::LogicalAnd: case BinaryOp::LogicalOr:
-    case BinaryOp::LogicalXor: case BinaryOp::BitwiseAnd: case BinaryOp::BitwiseOr:
-    case BinaryOp::BitwiseXor: case BinaryOp::LeftShift: case BinaryOp::RightShift:
+    case BinaryOp::Eq:
+    case BinaryOp::Ne:
+    case BinaryOp::Lt:
+    case BinaryOp::Le:
+    case BinaryOp::Gt:
+    case BinaryOp::Ge:
+    case BinaryOp::LogicalAnd:
+    case BinaryOp::LogicalOr:
+    case BinaryOp::LogicalXor:
+    case BinaryOp::BitwiseAnd:
+    case BinaryOp::BitwiseOr:
+    case BinaryOp::BitwiseXor:
+    case BinaryOp::LeftShift:
+    case BinaryOp::RightShift:
       cpu::binary_compare_kernel(op_, loop, a.dtype(), name());
       break;
     default:
@@ -93,15 +137,16 @@ void add_sub(const StridedLoop& loop, const Scalar& alpha_s, bool sub) {
     if constexpr (is_vec_float<T>) {
       using V = Vec<T>;
       if (alpha == M(1)) {
-        binary_kernel_vec<T>(loop, [](T a, T b) { return a + b; },
-                             [](V a, V b) { return a + b; });
+        binary_kernel_vec<T>(
+            loop, [](T a, T b) { return a + b; }, [](V a, V b) { return a + b; });
       } else if (alpha == M(-1)) {
-        binary_kernel_vec<T>(loop, [](T a, T b) { return a - b; },
-                             [](V a, V b) { return a - b; });
+        binary_kernel_vec<T>(
+            loop, [](T a, T b) { return a - b; }, [](V a, V b) { return a - b; });
       } else {
         const V va(alpha);
-        binary_kernel_vec<T>(loop, [alpha](T a, T b) { return a + alpha * b; },
-                             [va](V a, V b) { return a + va * b; });
+        binary_kernel_vec<T>(
+            loop, [alpha](T a, T b) { return a + alpha * b; },
+            [va](V a, V b) { return a + va * b; });
       }
     } else {
       run_binary<T, T>(loop, [alpha](M a, M b) { return a + alpha * b; });
@@ -116,8 +161,8 @@ void mul(const StridedLoop& loop) {
   } else if constexpr (std::is_integral_v<T>) {
     run_binary<T, T>(loop, [](T a, T b) { return wrap_mul(a, b); });
   } else if constexpr (is_vec_float<T>) {
-    binary_kernel_vec<T>(loop, [](T a, T b) { return a * b; },
-                         [](Vec<T> a, Vec<T> b) { return a * b; });
+    binary_kernel_vec<T>(
+        loop, [](T a, T b) { return a * b; }, [](Vec<T> a, Vec<T> b) { return a * b; });
   } else {
     run_binary<T, T>(loop, [](float a, float b) { return a * b; });
   }
@@ -126,8 +171,8 @@ void mul(const StridedLoop& loop) {
 template <typename T>
 void div_true(const StridedLoop& loop, const char* name) {
   if constexpr (is_vec_float<T>) {
-    binary_kernel_vec<T>(loop, [](T a, T b) { return a / b; },
-                         [](Vec<T> a, Vec<T> b) { return a / b; });
+    binary_kernel_vec<T>(
+        loop, [](T a, T b) { return a / b; }, [](Vec<T> a, Vec<T> b) { return a / b; });
   } else if constexpr (is_reduced_float_v<T>) {
     run_binary<T, T>(loop, [](float a, float b) { return a / b; });
   } else {
@@ -151,18 +196,25 @@ void division(BinaryOp op, const StridedLoop& loop, const char* name) {
     EMBER_THROW(TypeError, "[", name, "] not implemented for 'Bool' (bool)");
   } else if constexpr (std::is_integral_v<T>) {
     switch (op) {
-      case BinaryOp::DivTrunc: return int_division<T>(loop, name, int_div_trunc<T>);
-      case BinaryOp::DivFloor: return int_division<T>(loop, name, int_div_floor<T>);
-      case BinaryOp::Remainder: return int_division<T>(loop, name, int_remainder<T>);
-      default: return int_division<T>(loop, name, int_fmod<T>);
+      case BinaryOp::DivTrunc:
+        return int_division<T>(loop, name, int_div_trunc<T>);
+      case BinaryOp::DivFloor:
+        return int_division<T>(loop, name, int_div_floor<T>);
+      case BinaryOp::Remainder:
+        return int_division<T>(loop, name, int_remainder<T>);
+      default:
+        return int_division<T>(loop, name, int_fmod<T>);
     }
   } else {
     switch (op) {
       case BinaryOp::DivTrunc:
         return run_binary<T, T>(loop, [](M a, M b) { return std::trunc(a / b); });
-      case BinaryOp::DivFloor: return run_binary<T, T>(loop, float_div_floor<M>);
-      case BinaryOp::Remainder: return run_binary<T, T>(loop, float_remainder<M>);
-      default: return run_binary<T, T>(loop, [](M a, M b) { return std::fmod(a, b); });
+      case BinaryOp::DivFloor:
+        return run_binary<T, T>(loop, float_div_floor<M>);
+      case BinaryOp::Remainder:
+        return run_binary<T, T>(loop, float_remainder<M>);
+      default:
+        return run_binary<T, T>(loop, [](M a, M b) { return std::fmod(a, b); });
     }
   }
 }
@@ -172,11 +224,15 @@ void max_min(BinaryOp op, const StridedLoop& loop) {
   using M = opmath_t<T>;
   const bool is_max = op == BinaryOp::Maximum || op == BinaryOp::Fmax;
   if constexpr (std::is_same_v<T, bool>) {
-    if (is_max) run_binary<T, T>(loop, [](bool a, bool b) { return a || b; });
-    else run_binary<T, T>(loop, [](bool a, bool b) { return a && b; });
+    if (is_max)
+      run_binary<T, T>(loop, [](bool a, bool b) { return a || b; });
+    else
+      run_binary<T, T>(loop, [](bool a, bool b) { return a && b; });
   } else if constexpr (std::is_integral_v<T>) {
-    if (is_max) run_binary<T, T>(loop, maximum<T>);
-    else run_binary<T, T>(loop, minimum<T>);
+    if (is_max)
+      run_binary<T, T>(loop, maximum<T>);
+    else
+      run_binary<T, T>(loop, minimum<T>);
   } else if (op == BinaryOp::Fmax) {
     run_binary<T, T>(loop, [](M a, M b) { return std::fmax(a, b); });
   } else if (op == BinaryOp::Fmin) {
@@ -192,8 +248,10 @@ void max_min(BinaryOp op, const StridedLoop& loop) {
       return;
     }
 #endif
-    if (is_max) run_binary<T, T>(loop, maximum<M>);
-    else run_binary<T, T>(loop, minimum<M>);
+    if (is_max)
+      run_binary<T, T>(loop, maximum<M>);
+    else
+      run_binary<T, T>(loop, minimum<M>);
   }
 }
 
@@ -204,14 +262,23 @@ void binary_arith_kernel(BinaryOp op, const Scalar& alpha, const StridedLoop& lo
   visit_dtype(dtype, name, [&](auto* tag) {
     using T = std::remove_pointer_t<decltype(tag)>;
     switch (op) {
-      case BinaryOp::Add: return add_sub<T>(loop, alpha, false);
-      case BinaryOp::Sub: return add_sub<T>(loop, alpha, true);
-      case BinaryOp::Mul: return mul<T>(loop);
-      case BinaryOp::Div: return div_true<T>(loop, name);
-      case BinaryOp::DivTrunc: case BinaryOp::DivFloor: case BinaryOp::Remainder:
+      case BinaryOp::Add:
+        return add_sub<T>(loop, alpha, false);
+      case BinaryOp::Sub:
+        return add_sub<T>(loop, alpha, true);
+      case BinaryOp::Mul:
+        return mul<T>(loop);
+      case BinaryOp::Div:
+        return div_true<T>(loop, name);
+      case BinaryOp::DivTrunc:
+      case BinaryOp::DivFloor:
+      case BinaryOp::Remainder:
       case BinaryOp::Fmod:
         return division<T>(op, loop, name);
-      case BinaryOp::Maximum: case BinaryOp::Minimum: case BinaryOp::Fmax: case BinaryOp::Fmin:
+      case BinaryOp::Maximum:
+      case BinaryOp::Minimum:
+      case BinaryOp::Fmax:
+      case BinaryOp::Fmin:
         return max_min<T>(op, loop);
       default:
         EMBER_THROW(RuntimeError, "[", name, "] internal error: not an arithmetic op");

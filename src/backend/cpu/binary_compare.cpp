@@ -15,21 +15,30 @@ template <typename T>
 void compare(BinaryOp op, const StridedLoop& loop) {
   using M = opmath_t<T>;
   switch (op) {
-    case BinaryOp::Eq: return run_binary<T, bool>(loop, [](M a, M b) { return a == b; });
-    case BinaryOp::Ne: return run_binary<T, bool>(loop, [](M a, M b) { return a != b; });
-    case BinaryOp::Lt: return run_binary<T, bool>(loop, [](M a, M b) { return a < b; });
-    case BinaryOp::Le: return run_binary<T, bool>(loop, [](M a, M b) { return a <= b; });
-    case BinaryOp::Gt: return run_binary<T, bool>(loop, [](M a, M b) { return a > b; });
-    default: return run_binary<T, bool>(loop, [](M a, M b) { return a >= b; });
+    case BinaryOp::Eq:
+      return run_binary<T, bool>(loop, [](M a, M b) { return a == b; });
+    case BinaryOp::Ne:
+      return run_binary<T, bool>(loop, [](M a, M b) { return a != b; });
+    case BinaryOp::Lt:
+      return run_binary<T, bool>(loop, [](M a, M b) { return a < b; });
+    case BinaryOp::Le:
+      return run_binary<T, bool>(loop, [](M a, M b) { return a <= b; });
+    case BinaryOp::Gt:
+      return run_binary<T, bool>(loop, [](M a, M b) { return a > b; });
+    default:
+      return run_binary<T, bool>(loop, [](M a, M b) { return a >= b; });
   }
 }
 
 // Logical ops receive both inputs converted to bool by the op builder.
 void logical(BinaryOp op, const StridedLoop& loop) {
   switch (op) {
-    case BinaryOp::LogicalAnd: return run_binary<bool, bool>(loop, [](bool a, bool b) { return a && b; });
-    case BinaryOp::LogicalOr: return run_binary<bool, bool>(loop, [](bool a, bool b) { return a || b; });
-    default: return run_binary<bool, bool>(loop, [](bool a, bool b) { return a != b; });
+    case BinaryOp::LogicalAnd:
+      return run_binary<bool, bool>(loop, [](bool a, bool b) { return a && b; });
+    case BinaryOp::LogicalOr:
+      return run_binary<bool, bool>(loop, [](bool a, bool b) { return a || b; });
+    default:
+      return run_binary<bool, bool>(loop, [](bool a, bool b) { return a != b; });
   }
 }
 

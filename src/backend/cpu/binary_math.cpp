@@ -32,8 +32,10 @@ void float_kernel(BinaryOp op, const StridedLoop& loop, const char* name) {
         return run_binary<T, T>(loop, [](M a, M b) { return std::hypot(a, b); });
       case BinaryOp::Copysign:
         return run_binary<T, T>(loop, [](M a, M b) { return std::copysign(a, b); });
-      case BinaryOp::Logaddexp: return run_binary<T, T>(loop, logaddexp<M>);
-      default: EMBER_THROW(RuntimeError, "[", name, "] internal error: not a float op");
+      case BinaryOp::Logaddexp:
+        return run_binary<T, T>(loop, logaddexp<M>);
+      default:
+        EMBER_THROW(RuntimeError, "[", name, "] internal error: not a float op");
     }
   }
 }

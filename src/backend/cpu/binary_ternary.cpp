@@ -49,8 +49,8 @@ void Clamp::eval_cpu(const std::vector<Tensor>& inputs, std::vector<Tensor>& out
       });
     } else if (has_min && has_max) {
       cpu::basic_kernel<T, T, T, T>(loop, [=](T x, T lo, T hi) {
-        return out(minimum<M>(maximum<M>(static_cast<M>(x), static_cast<M>(lo)),
-                              static_cast<M>(hi)));
+        return out(
+            minimum<M>(maximum<M>(static_cast<M>(x), static_cast<M>(lo)), static_cast<M>(hi)));
       });
     } else if (has_min) {
       cpu::basic_kernel<T, T, T>(
@@ -106,9 +106,8 @@ void Addc::eval_cpu(const std::vector<Tensor>& inputs, std::vector<Tensor>& outp
       using cpu::bin::wrap_add;
       using cpu::bin::wrap_mul;
       EMBER_INTERNAL_ASSERT(!is_div, "integer addcdiv is rejected by the op builder");
-      cpu::basic_kernel<T, T, T, T>(loop, [value](T x, T a, T b) {
-        return wrap_add(x, wrap_mul(wrap_mul(value, a), b));
-      });
+      cpu::basic_kernel<T, T, T, T>(
+          loop, [value](T x, T a, T b) { return wrap_add(x, wrap_mul(wrap_mul(value, a), b)); });
     } else if (is_div) {
       cpu::basic_kernel<T, T, T, T>(loop, [value](T x, T a, T b) {
         return static_cast<T>(static_cast<M>(x) + value * static_cast<M>(a) / static_cast<M>(b));
