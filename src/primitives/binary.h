@@ -1,0 +1,68 @@
+#pragma once
+// Binary elementwise primitives. The op builders (src/ops/binary.cpp) broadcast, promote and
+// convert both inputs to the compute dtype; the kernel (src/backend/cpu/binary*.cpp) then sees
+// inputs of one dtype and an output of that dtype (bool for comparisons and logical ops).
+#include "dispatch/primitive.h"
+
+namespace ember {
+
+enum class BinaryOp {
+  Add,  // a + alpha * b
+  Sub,  // a - alpha * b
+  Mul,
+  Div,       // true division (floating compute types only)
+  DivTrunc,  // div(rounding_mode="trunc")
+  DivFloor,  // div(rounding_mode="floor"), floor_divide
+  Remainder,
+  Fmod,
+  Pow,
+  Atan2,
+  Maximum,
+  Minimum,
+  Fmax,
+  Fmin,
+  Hypot,
+  Copysign,
+  Logaddexp,
+  Eq,
+  Ne,
+  Lt,
+  Le,
+  Gt,
+  Ge,
+  LogicalAnd,
+  LogicalOr,
+  LogicalXor,
+  BitwiseAnd,
+  BitwiseOr,
+  BitwiseXor,
+  LeftShift,
+  RightShift,
+};
+
+/// PyTorch's name of the op ("add", "div", "bitwise_left_shift", ...).
+const char* binary_op_name(BinaryOp op);
+/// Ops whose result is bool whatever the compute dtype.
+constexpr bool binary_op_returns_bool(BinaryOp op) {
+  return op >= BinaryOp::Eq && op <= BinaryOp::LogicalXor;
+}
+
+/// outputs[0] = op(inputs[0], inputs[1]); inputs share one dtype and broadcast to the output.
+class Binary : public Primitive {
+ public:
+  /// `name` overrides the op's name where PyTorch has a separate op (floor_divide, clamp_min).
+  explicit Binary(BinaryOp op, Scalar alpha = 1, const char* name = nullptr)
+      : op_(op), alpha_(alpha), name_(name) {}
+  const char* name() const override { return name_ ? name_ : binary_op_name(op_); }
+  void eval_cpu(const std::vector<Tensor>& inputs, std::vector<Tensor>& outputs) const override;
+  std::string describe() const override;
+  BinaryOp op() const { return op_; }
+  const Scalar& alpha() const { return alpha_; }
+
+ private:
+  BinaryOp op_;
+  Scalar alpha_;
+  const char* name_;
+};
+
+}  // namespace ember
