@@ -40,7 +40,10 @@ Device::Device(const std::string& spec) {
 
 std::string Device::str() const {
   std::string s = type_ == kCPU ? "cpu" : "cuda";
-  if (index_ >= 0) s += ":" + std::to_string(index_);
+  if (index_ >= 0) {
+    s += ':';
+    s += std::to_string(index_);
+  }
   return s;
 }
 

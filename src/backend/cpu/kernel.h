@@ -16,7 +16,7 @@ void basic_kernel(const StridedLoop& loop, const Op& op, int64_t grain = kGrainS
       [&](char** p, const int64_t* s, int64_t n) {
         char* out = p[0];
         [&]<size_t... I>(std::index_sequence<I...>) {
-          char* in[sizeof...(In) + 1] = {p[I + 1]..., nullptr};
+          [[maybe_unused]] char* in[sizeof...(In) + 1] = {p[I + 1]..., nullptr};
           for (int64_t i = 0; i < n; ++i) {
             *reinterpret_cast<Out*>(out + i * s[0]) =
                 static_cast<Out>(op(*reinterpret_cast<const In*>(in[I] + i * s[I + 1])...));
