@@ -21,6 +21,7 @@
 #include <array>
 #include <cmath>
 #include <cstdint>
+#include <memory>
 #include <type_traits>
 #include <vector>
 
@@ -117,15 +118,35 @@ inline O cast_to(A v) {
   }
 }
 
-/// A function that stores an accumulator value as the element type of `t`.
-template <typename A>
-using StoreFn = void (*)(char*, A);
-template <typename A>
-StoreFn<A> store_fn(ScalarType t, const char* op) {
-  return visit_dtype(t, op, [](auto* tag) -> StoreFn<A> {
-    using O = std::remove_pointer_t<decltype(tag)>;
-    return [](char* p, A v) { *reinterpret_cast<O*>(p) = cast_to<O>(v); };
-  });
+/// Calls f with a null O*, O being the output element type of a sum-like op on T inputs: T
+/// itself, or int64 for bool and integers (which accumulate into int64 unless a dtype argument
+/// asked otherwise, in which case the op builder cast the input to that dtype).
+template <typename T, typename F>
+void visit_sum_out(ScalarType out, const char* op, F&& f) {
+  if (out == dtype_of<T>) return f(static_cast<T*>(nullptr));
+  if constexpr (!is_fp_v<T>) {
+    if (out == kInt64) return f(static_cast<int64_t*>(nullptr));
+  }
+  EMBER_THROW(RuntimeError, "[", op, "] internal error: output dtype ", dtype_name(out),
+              " for input dtype ", dtype_name(dtype_of<T>));
+}
+
+/// Sum of f(x) over a strided run of T, accumulated in A. Contiguous runs use eight independent
+/// lanes, which the compiler vectorises (a single accumulator would serialise the adds).
+template <typename A, typename T, typename F>
+inline A run_sum(const char* p, int64_t stride, int64_t n, const F& f) {
+  int64_t i = 0;
+  A s = 0;
+  if (stride == static_cast<int64_t>(sizeof(T)) && n >= 16) {
+    A lanes[8] = {};
+    const T* q = reinterpret_cast<const T*>(p);
+    for (; i + 8 <= n; i += 8) {
+      for (int k = 0; k < 8; ++k) lanes[k] += f(load_as_opmath<T>(reinterpret_cast<const char*>(q + i + k)));
+    }
+    for (A v : lanes) s += v;
+  }
+  for (; i < n; ++i) s += f(load_as_opmath<T>(p + i * stride));
+  return s;
 }
 
 /// CRTP base providing the default run(): step() over a strided 1-D run.
@@ -141,7 +162,9 @@ struct ReduceOpBase {
 
 namespace detail {
 
-constexpr int64_t kReduceBlock = 128;
+// Adjacent outputs reduced together in the vertical case: long contiguous row reads, while the
+// accumulators stay in L1/L2.
+constexpr int64_t kReduceBlock = 1024;
 
 // Odometer over the reduced dims: visits [r0, r1) of the flattened reduction index in runs of the
 // innermost reduced dim; f(byte_offset, run_length, first_index).
@@ -211,12 +234,11 @@ void reduce_kernel(const ReduceGeom& g, const Op& op) {
   std::vector<acc_t> partial(nchunks > 1 ? static_cast<size_t>(nchunks * g.num_out) : 0);
 
   // Reduces block `b` over reduction chunk `c`, projecting or storing partials.
-  auto do_block = [&](int64_t b, int64_t c) {
+  auto do_block = [&](acc_t* acc, int64_t b, int64_t c) {
     const int64_t row = b / blocks_per_row, j0 = (b % blocks_per_row) * bsize;
     const int64_t len = std::min(bsize, inner - j0);
     const char* base = g.base + detail::outer_offset(g, nkept, row) + j0 * g.elem;
     const int64_t out0 = row * inner + j0;
-    acc_t acc[detail::kReduceBlock];
     for (int64_t j = 0; j < len; ++j) acc[j] = op.init();
     const int64_t r0 = c * chunk_len, r1 = std::min(red, r0 + chunk_len);
     if (r0 < r1) {
@@ -247,7 +269,8 @@ void reduce_kernel(const ReduceGeom& g, const Op& op) {
   const int64_t per_item = std::max<int64_t>(1, bsize * std::max<int64_t>(chunk_len, 1));
   const int64_t grain = nthreads == 1 ? items : std::max<int64_t>(1, kGrainSize / per_item);
   parallel_for(0, items, grain, [&](int64_t i0, int64_t i1) {
-    for (int64_t i = i0; i < i1; ++i) do_block(i % nblocks, i / nblocks);
+    auto acc = std::make_unique<acc_t[]>(static_cast<size_t>(bsize));  // not vector<bool>
+    for (int64_t i = i0; i < i1; ++i) do_block(acc.get(), i % nblocks, i / nblocks);
   });
   if (nchunks > 1) {
     for (int64_t o = 0; o < g.num_out; ++o) {
@@ -272,7 +295,7 @@ void scan_kernel(const ScanGeom& g, const Op& op) {
   const int64_t bsize = vertical ? std::min(inner, detail::kReduceBlock) : 1;
   const int64_t blocks_per_row = (inner + bsize - 1) / bsize;
   const int64_t nblocks = (g.lines / inner) * blocks_per_row;
-  auto do_block = [&](int64_t b) {
+  auto do_block = [&](acc_t* acc, int64_t b) {
     const int64_t row = b / blocks_per_row, j0 = (b % blocks_per_row) * bsize;
     const int64_t len = std::min(bsize, inner - j0);
     int64_t in_off = 0, out_off = 0, o = row;
@@ -283,7 +306,6 @@ void scan_kernel(const ScanGeom& g, const Op& op) {
     }
     const char* base = g.base + in_off + j0 * g.elem;
     out_off += j0;
-    acc_t acc[detail::kReduceBlock];
     for (int64_t j = 0; j < len; ++j) acc[j] = op.init();
     for (int64_t i = 0; i < g.len; ++i) {
       const char* p = base + i * g.in_stride;
@@ -296,7 +318,8 @@ void scan_kernel(const ScanGeom& g, const Op& op) {
   };
   const int64_t grain = std::max<int64_t>(1, kGrainSize / std::max<int64_t>(1, bsize * g.len));
   parallel_for(0, nblocks, grain, [&](int64_t b0, int64_t b1) {
-    for (int64_t b = b0; b < b1; ++b) do_block(b);
+    auto acc = std::make_unique<acc_t[]>(static_cast<size_t>(bsize));
+    for (int64_t b = b0; b < b1; ++b) do_block(acc.get(), b);
   });
 }
 

@@ -46,15 +46,15 @@ struct VarOp {
   }
   // A run: two passes (mean, then squared deviations), merged with Chan's update.
   void run(Welford& a, const char* p, int64_t stride, int64_t n, int64_t) const {
-    double s = 0;
-    for (int64_t i = 0; i < n; ++i) s += static_cast<double>(load_as_opmath<T>(p + i * stride));
+    using V = opmath_t<T>;
     Welford r;
     r.n = static_cast<double>(n);
-    r.mean = s / r.n;
-    for (int64_t i = 0; i < n; ++i) {
-      const double d = static_cast<double>(load_as_opmath<T>(p + i * stride)) - r.mean;
-      r.m2 += d * d;
-    }
+    r.mean = run_sum<double, T>(p, stride, n, [](V v) { return static_cast<double>(v); }) / r.n;
+    const double m = r.mean;
+    r.m2 = run_sum<double, T>(p, stride, n, [m](V v) {
+      const double d = static_cast<double>(v) - m;
+      return d * d;
+    });
     welford_combine(a, r);
   }
   void combine(Welford& a, const Welford& b) const { welford_combine(a, b); }
@@ -92,6 +92,16 @@ struct NormOp : ReduceOpBase<NormOp<T, P>, T, fp_acc_t<T>> {
       a = (std::isnan(a) || a <= v) ? a : v;
     } else {
       a += std::pow(v, p);
+    }
+  }
+  void run(A& a, const char* q, int64_t stride, int64_t n, int64_t idx0) const {
+    using V = opmath_t<T>;
+    if constexpr (P == PKind::One) {
+      a += run_sum<A, T>(q, stride, n, [](V x) { return std::abs(static_cast<A>(x)); });
+    } else if constexpr (P == PKind::Two) {
+      a += run_sum<A, T>(q, stride, n, [](V x) { return static_cast<A>(x) * static_cast<A>(x); });
+    } else {
+      ReduceOpBase<NormOp<T, P>, T, A>::run(a, q, stride, n, idx0);
     }
   }
   void combine(A& a, const A& b) const {
@@ -135,6 +145,27 @@ struct LogSumExpOp : ReduceOpBase<LogSumExpOp<T>, T, LseAcc<fp_acc_t<T>>> {
       a.s = a.s * std::exp(a.m - x) + 1;
       a.m = x;
     }
+  }
+  // A run: its maximum, then the sum of exp(x - max) (exp in the input's precision).
+  void run(LseAcc<A>& a, const char* p, int64_t stride, int64_t n, int64_t) const {
+    using V = opmath_t<T>;
+    LseAcc<A> r;
+    V m = -std::numeric_limits<V>::infinity();
+    bool nan = false;
+    for (int64_t i = 0; i < n; ++i) {
+      const V x = load_as_opmath<T>(p + i * stride);
+      nan = nan || std::isnan(x);
+      m = x > m ? x : m;
+    }
+    if (nan) {
+      r.m = std::numeric_limits<A>::quiet_NaN();
+    } else if (m == std::numeric_limits<V>::infinity()) {
+      r = {kInf, 1};
+    } else if (m != -std::numeric_limits<V>::infinity()) {
+      r.m = static_cast<A>(m);
+      r.s = run_sum<A, T>(p, stride, n, [m](V x) { return static_cast<A>(std::exp(x - m)); });
+    }
+    combine(a, r);
   }
   void combine(LseAcc<A>& a, const LseAcc<A>& b) const {
     if (std::isnan(a.m) || b.m == -kInf) return;

@@ -25,25 +25,16 @@ inline double sum_contiguous(const double* p, int64_t n) {
   return s;
 }
 inline double sum_contiguous(const float* p, int64_t n) {
-  double lanes[8] = {};
-  int64_t i = 0;
-  for (; i + 8 <= n; i += 8) {
-    for (int k = 0; k < 8; ++k) lanes[k] += static_cast<double>(p[i + k]);
-  }
-  double s = 0;
-  for (double v : lanes) s += v;
-  for (; i < n; ++i) s += p[i];
-  return s;
+  return run_sum<double, float>(reinterpret_cast<const char*>(p), sizeof(float), n,
+                                [](float v) { return static_cast<double>(v); });
 }
 
 enum class SumKind { Sum, NanSum, Mean, Prod };
 
-template <typename T, SumKind K>
-struct SumLikeOp : ReduceOpBase<SumLikeOp<T, K>, T, sum_acc_t<T>> {
+template <typename T, SumKind K, typename O>
+struct SumLikeOp : ReduceOpBase<SumLikeOp<T, K, O>, T, sum_acc_t<T>> {
   using A = sum_acc_t<T>;
-  char* out;
-  int64_t out_elem;
-  StoreFn<A> store;
+  O* out;
   int64_t count;  // elements per output (mean)
 
   A init() const { return K == SumKind::Prod ? A(1) : A(0); }
@@ -65,14 +56,14 @@ struct SumLikeOp : ReduceOpBase<SumLikeOp<T, K>, T, sum_acc_t<T>> {
         return;
       }
     }
-    ReduceOpBase<SumLikeOp<T, K>, T, A>::run(a, p, stride, n, idx0);
+    ReduceOpBase<SumLikeOp<T, K, O>, T, A>::run(a, p, stride, n, idx0);
   }
   void combine(A& a, const A& b) const { a = K == SumKind::Prod ? acc_mul(a, b) : acc_add(a, b); }
   void project(const A& a, int64_t o) const {
     if constexpr (K == SumKind::Mean) {
-      store(out + o * out_elem, a / static_cast<A>(count));
+      out[o] = cast_to<O>(a / static_cast<A>(count));
     } else {
-      store(out + o * out_elem, a);
+      out[o] = cast_to<O>(a);
     }
   }
 };
@@ -86,9 +77,7 @@ struct MeanAcc {
 template <typename T>
 struct NanMeanOp : ReduceOpBase<NanMeanOp<T>, T, MeanAcc<sum_acc_t<T>>> {
   using A = sum_acc_t<T>;
-  char* out;
-  int64_t out_elem;
-  StoreFn<A> store;
+  T* out;
 
   MeanAcc<A> init() const { return {}; }
   void step(MeanAcc<A>& a, opmath_t<T> x, int64_t) const {
@@ -101,7 +90,7 @@ struct NanMeanOp : ReduceOpBase<NanMeanOp<T>, T, MeanAcc<sum_acc_t<T>>> {
     a.n += b.n;
   }
   void project(const MeanAcc<A>& a, int64_t o) const {
-    store(out + o * out_elem, a.sum / static_cast<A>(a.n));
+    out[o] = cast_to<T>(a.sum / static_cast<A>(a.n));
   }
 };
 
@@ -112,30 +101,30 @@ void reduce_sum_family(ReduceOp op, const ReduceGeom& g, const Tensor& x,
   const char* name = reduce_op_name(op);
   visit_dtype(x.dtype(), name, [&](auto* tag) {
     using T = std::remove_pointer_t<decltype(tag)>;
-    using A = sum_acc_t<T>;
-    char* out = static_cast<char*>(outs.at(0).data_ptr());
-    const int64_t oe = outs[0].element_size();
-    const StoreFn<A> store = store_fn<A>(outs[0].dtype(), name);
-    switch (op) {
-      case ReduceOp::Sum:
-        return reduce_kernel(g, SumLikeOp<T, SumKind::Sum>{{}, out, oe, store, g.red_numel});
-      case ReduceOp::NanSum:
-        return reduce_kernel(g, SumLikeOp<T, SumKind::NanSum>{{}, out, oe, store, g.red_numel});
-      case ReduceOp::Prod:
-        return reduce_kernel(g, SumLikeOp<T, SumKind::Prod>{{}, out, oe, store, g.red_numel});
-      case ReduceOp::Mean:
-      case ReduceOp::NanMean:
-        if constexpr (is_fp_v<T>) {
-          if (op == ReduceOp::Mean) {
-            return reduce_kernel(g, SumLikeOp<T, SumKind::Mean>{{}, out, oe, store, g.red_numel});
+    visit_sum_out<T>(outs.at(0).dtype(), name, [&](auto* otag) {
+      using O = std::remove_pointer_t<decltype(otag)>;
+      O* out = static_cast<O*>(outs[0].data_ptr());
+      switch (op) {
+        case ReduceOp::Sum:
+          return reduce_kernel(g, SumLikeOp<T, SumKind::Sum, O>{{}, out, g.red_numel});
+        case ReduceOp::NanSum:
+          return reduce_kernel(g, SumLikeOp<T, SumKind::NanSum, O>{{}, out, g.red_numel});
+        case ReduceOp::Prod:
+          return reduce_kernel(g, SumLikeOp<T, SumKind::Prod, O>{{}, out, g.red_numel});
+        case ReduceOp::Mean:
+        case ReduceOp::NanMean:
+          if constexpr (is_fp_v<T>) {
+            if (op == ReduceOp::Mean) {
+              return reduce_kernel(g, SumLikeOp<T, SumKind::Mean, O>{{}, out, g.red_numel});
+            }
+            return reduce_kernel(g, NanMeanOp<T>{{}, out});
           }
-          return reduce_kernel(g, NanMeanOp<T>{{}, out, oe, store});
-        }
-        break;
-      default: break;
-    }
-    EMBER_THROW(RuntimeError, "[", name, "] internal error: unsupported input dtype ",
-                dtype_name(x.dtype()));
+          break;
+        default: break;
+      }
+      EMBER_THROW(RuntimeError, "[", name, "] internal error: unsupported input dtype ",
+                  dtype_name(x.dtype()));
+    });
   });
 }
 

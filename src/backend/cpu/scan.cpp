@@ -8,19 +8,17 @@ namespace ember::cpu {
 
 namespace {
 
-template <typename T, bool IsProd>
+template <typename T, bool IsProd, typename O>
 struct CumOp {
   using in_t = T;
   using acc_t = sum_acc_t<T>;
-  char* out;
-  int64_t out_elem;
-  StoreFn<acc_t> store;
+  O* out;
 
   acc_t init() const { return IsProd ? acc_t(1) : acc_t(0); }
   void step(acc_t& a, opmath_t<T> x, int64_t) const {
     a = IsProd ? acc_mul(a, x) : acc_add(a, x);
   }
-  void write(const acc_t& a, int64_t o) const { store(out + o * out_elem, a); }
+  void write(const acc_t& a, int64_t o) const { out[o] = cast_to<O>(a); }
 };
 
 template <typename A>
@@ -77,16 +75,15 @@ void scan_family(ScanOp op, const ScanGeom& g, const Tensor& x, std::vector<Tens
   const char* name = scan_op_name(op);
   visit_dtype(x.dtype(), name, [&](auto* tag) {
     using T = std::remove_pointer_t<decltype(tag)>;
-    using A = sum_acc_t<T>;
     char* out = static_cast<char*>(outs.at(0).data_ptr());
     switch (op) {
       case ScanOp::CumSum:
-      case ScanOp::CumProd: {
-        const StoreFn<A> store = store_fn<A>(outs[0].dtype(), name);
-        const int64_t oe = outs[0].element_size();
-        if (op == ScanOp::CumSum) return scan_kernel(g, CumOp<T, false>{out, oe, store});
-        return scan_kernel(g, CumOp<T, true>{out, oe, store});
-      }
+      case ScanOp::CumProd:
+        return visit_sum_out<T>(outs[0].dtype(), name, [&](auto* otag) {
+          using O = std::remove_pointer_t<decltype(otag)>;
+          if (op == ScanOp::CumSum) return scan_kernel(g, CumOp<T, false, O>{static_cast<O*>(outs[0].data_ptr())});
+          return scan_kernel(g, CumOp<T, true, O>{static_cast<O*>(outs[0].data_ptr())});
+        });
       case ScanOp::CumMax:
         return scan_kernel(g, CumExtremeOp<T, true>{reinterpret_cast<T*>(out),
                                                      outs.at(1).template data_ptr<int64_t>()});
