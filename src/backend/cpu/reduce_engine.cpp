@@ -1,0 +1,172 @@
+#include "backend/cpu/reduce_engine.h"
+
+#include "backend/cpu/reduce_kernels.h"
+#include "primitives/reduction.h"
+
+namespace ember::cpu {
+
+namespace {
+
+// Appends a dim to (sizes, strides...), merging it into the previous one when every stride set
+// is contiguous across the two. Size-1 dims are skipped.
+void push_dim(std::vector<int64_t>& sizes, std::vector<std::vector<int64_t>*> strides,
+              int64_t size, const std::vector<int64_t>& s) {
+  if (size == 1) return;
+  if (!sizes.empty()) {
+    bool merge = true;
+    for (size_t k = 0; k < strides.size(); ++k) merge = merge && strides[k]->back() == s[k] * size;
+    if (merge) {
+      sizes.back() *= size;
+      for (size_t k = 0; k < strides.size(); ++k) strides[k]->back() = s[k];
+      return;
+    }
+  }
+  sizes.push_back(size);
+  for (size_t k = 0; k < strides.size(); ++k) strides[k]->push_back(s[k]);
+}
+
+}  // namespace
+
+ReduceGeom make_reduce_geom(const Tensor& x, const std::vector<bool>& reduce) {
+  ReduceGeom g;
+  g.base = static_cast<char*>(x.data_ptr());
+  g.elem = x.element_size();
+  for (int64_t d = 0; d < x.dim(); ++d) {
+    const int64_t size = x.sizes()[d], stride = x.strides()[d] * g.elem;
+    if (reduce[d]) {
+      g.red_numel *= size;
+      push_dim(g.red_sizes, {&g.red_strides}, size, {stride});
+    } else {
+      g.num_out *= size;
+      push_dim(g.out_sizes, {&g.out_strides}, size, {stride});
+    }
+  }
+  if (g.red_sizes.empty()) {
+    g.red_sizes.push_back(1);
+    g.red_strides.push_back(0);
+  }
+  return g;
+}
+
+ScanGeom make_scan_geom(const Tensor& x, int64_t dim) {
+  ScanGeom g;
+  g.base = static_cast<char*>(x.data_ptr());
+  g.elem = x.element_size();
+  const auto out_strides = contiguous_strides(x.sizes());
+  for (int64_t d = 0; d < x.dim(); ++d) {
+    const int64_t size = x.sizes()[d], in_s = x.strides()[d] * g.elem;
+    if (d == dim) {
+      g.len = size;
+      g.in_stride = in_s;
+      g.out_stride = out_strides[d];
+    } else {
+      g.lines *= size;
+      push_dim(g.sizes, {&g.in_strides, &g.out_strides}, size, {in_s, out_strides[d]});
+    }
+  }
+  return g;
+}
+
+}  // namespace ember::cpu
+
+namespace ember {
+
+const char* reduce_op_name(ReduceOp op) {
+  switch (op) {
+    case ReduceOp::Sum: return "sum";
+    case ReduceOp::NanSum: return "nansum";
+    case ReduceOp::Mean: return "mean";
+    case ReduceOp::NanMean: return "nanmean";
+    case ReduceOp::Prod: return "prod";
+    case ReduceOp::AMax: return "amax";
+    case ReduceOp::AMin: return "amin";
+    case ReduceOp::MaxDim: return "max";
+    case ReduceOp::MinDim: return "min";
+    case ReduceOp::ArgMax: return "argmax";
+    case ReduceOp::ArgMin: return "argmin";
+    case ReduceOp::AMinMax: return "aminmax";
+    case ReduceOp::Var: return "var";
+    case ReduceOp::Std: return "std";
+    case ReduceOp::VarMean: return "var_mean";
+    case ReduceOp::StdMean: return "std_mean";
+    case ReduceOp::Norm: return "norm";
+    case ReduceOp::LogSumExp: return "logsumexp";
+    case ReduceOp::All: return "all";
+    case ReduceOp::Any: return "any";
+    case ReduceOp::CountNonzero: return "count_nonzero";
+  }
+  return "reduce";
+}
+
+const char* scan_op_name(ScanOp op) {
+  switch (op) {
+    case ScanOp::CumSum: return "cumsum";
+    case ScanOp::CumProd: return "cumprod";
+    case ScanOp::CumMax: return "cummax";
+    case ScanOp::CumMin: return "cummin";
+    case ScanOp::LogCumSumExp: return "logcumsumexp";
+  }
+  return "scan";
+}
+
+std::string Reduce::describe() const {
+  std::string s = "dim=[";
+  for (size_t i = 0; i < dims_.size(); ++i) {
+    if (i) s += ", ";
+    s += std::to_string(dims_[i]);
+  }
+  s += std::string("], keepdim=") + (keepdim_ ? "True" : "False");
+  if (op_ == ReduceOp::Norm) s += ", p=" + std::to_string(param_);
+  if (op_ == ReduceOp::Var || op_ == ReduceOp::Std || op_ == ReduceOp::VarMean ||
+      op_ == ReduceOp::StdMean) {
+    s += ", correction=" + std::to_string(param_);
+  }
+  return s;
+}
+
+void Reduce::eval_cpu(const std::vector<Tensor>& inputs, std::vector<Tensor>& outputs) const {
+  const Tensor& x = inputs.at(0);
+  std::vector<bool> mask(x.dim(), false);
+  for (int64_t d : dims_) {
+    EMBER_INTERNAL_ASSERT(d >= 0 && (d < x.dim() || (x.dim() == 0 && d == 0)), "reduce dim");
+    if (d < x.dim()) mask[d] = true;
+  }
+  auto g = cpu::make_reduce_geom(x, mask);
+  for (const Tensor& out : outputs) {
+    EMBER_INTERNAL_ASSERT(out.is_contiguous() && out.numel() == g.num_out, "reduce output");
+  }
+  switch (op_) {
+    case ReduceOp::Sum:
+    case ReduceOp::NanSum:
+    case ReduceOp::Mean:
+    case ReduceOp::NanMean:
+    case ReduceOp::Prod: return cpu::reduce_sum_family(op_, g, x, outputs);
+    case ReduceOp::AMax:
+    case ReduceOp::AMin:
+    case ReduceOp::MaxDim:
+    case ReduceOp::MinDim:
+    case ReduceOp::ArgMax:
+    case ReduceOp::ArgMin:
+    case ReduceOp::AMinMax: return cpu::reduce_minmax_family(op_, g, x, outputs);
+    case ReduceOp::Var:
+    case ReduceOp::Std:
+    case ReduceOp::VarMean:
+    case ReduceOp::StdMean:
+    case ReduceOp::Norm:
+    case ReduceOp::LogSumExp: return cpu::reduce_stats_family(op_, g, x, outputs, param_);
+    case ReduceOp::All:
+    case ReduceOp::Any:
+    case ReduceOp::CountNonzero: return cpu::reduce_logical_family(op_, g, x, outputs);
+  }
+}
+
+void Scan::eval_cpu(const std::vector<Tensor>& inputs, std::vector<Tensor>& outputs) const {
+  const Tensor& x = inputs.at(0);
+  EMBER_INTERNAL_ASSERT(dim_ >= 0 && (dim_ < x.dim() || (x.dim() == 0 && dim_ == 0)), "scan dim");
+  for (const Tensor& out : outputs) {
+    EMBER_INTERNAL_ASSERT(out.is_contiguous() && out.sizes() == x.sizes(), "scan output");
+  }
+  cpu::scan_family(op_, cpu::make_scan_geom(x, dim_), x, outputs);
+}
+
+}  // namespace ember

@@ -1,0 +1,326 @@
+#pragma once
+// Note [Reduction engine]: every reduction runs through reduce_kernel(). The input's dims are
+// split into kept dims (one output element per index) and reduced dims; adjacent dims that are
+// contiguous with each other are merged, size-1 dims dropped. Reduced dims keep their row-major
+// order, so the flattened reduction index that ops see (argmax) is PyTorch's.
+//  - Outputs are split among threads (parallel_for with a grain, so small tensors stay on one
+//    thread). When the innermost kept dim is contiguous in the input ("vertical" reduction,
+//    e.g. sum over dim 0 of a row-major matrix), a block of adjacent outputs is reduced together,
+//    reading each input row contiguously.
+//  - When there are fewer blocks of outputs than threads and the reduction is long, the
+//    reduction itself is split into chunks; per-chunk accumulators are combined in order.
+// An op supplies: acc_t, in_t, init(), step(acc, x, idx), run(acc, ptr, byte_stride, n, idx0)
+// (a 1-D run; may use Vec<T> when byte_stride == sizeof(in_t)), combine(acc, later_acc) and
+// project(acc, out_index) which writes the outputs (contiguous, in row-major output order).
+//
+// Scans (cumsum, ...) run through scan_kernel(): one line per index of the other dims, blocks of
+// adjacent lines when the innermost other dim is contiguous.
+#include <omp.h>
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <cstdint>
+#include <memory>
+#include <type_traits>
+#include <vector>
+
+#include "backend/cpu/parallel.h"
+#include "ember/core/tensor.h"
+
+namespace ember::cpu {
+
+struct ReduceGeom {
+  char* base = nullptr;                         // the input's first element
+  int64_t elem = 1;                             // input element size in bytes
+  std::vector<int64_t> out_sizes, out_strides;  // kept dims (merged), input byte strides
+  std::vector<int64_t> red_sizes, red_strides;  // reduced dims (merged), input byte strides
+  int64_t num_out = 1, red_numel = 1;
+};
+
+/// `reduce[d]` says whether input dim d is reduced (a 0-d input has no dims).
+ReduceGeom make_reduce_geom(const Tensor& x, const std::vector<bool>& reduce);
+
+struct ScanGeom {
+  char* base = nullptr;  // input
+  int64_t elem = 1;      // input element size in bytes
+  int64_t len = 1, in_stride = 0, out_stride = 0;  // scanned dim: input bytes, output elements
+  std::vector<int64_t> sizes, in_strides, out_strides;  // other dims: input bytes, output elements
+  int64_t lines = 1;
+};
+
+/// Geometry of a scan of x along `dim` into contiguous outputs of x's shape.
+ScanGeom make_scan_geom(const Tensor& x, int64_t dim);
+
+/// Typed load of one element; the 16-bit floats widen to float.
+template <typename T>
+inline auto load_as_opmath(const char* p) {
+  T v = *reinterpret_cast<const T*>(p);
+  if constexpr (std::is_same_v<T, Half> || std::is_same_v<T, BFloat16>) {
+    return static_cast<float>(v);
+  } else {
+    return v;
+  }
+}
+
+template <typename T>
+using opmath_t = decltype(load_as_opmath<T>(nullptr));
+
+template <typename T>
+constexpr bool is_fp_v = std::is_floating_point_v<T> || std::is_same_v<T, Half> ||
+                         std::is_same_v<T, BFloat16>;
+
+/// Accumulator types: int64 for bool and integers (wrapping), float for the 16-bit floats, double
+/// for float and double (sum_acc_t); fp_acc_t is the floating one (float or double).
+template <typename T>
+using fp_acc_t = std::conditional_t<std::is_same_v<T, Half> || std::is_same_v<T, BFloat16>,
+                                    float, double>;
+template <typename T>
+using sum_acc_t = std::conditional_t<is_fp_v<T>, fp_acc_t<T>, int64_t>;
+
+/// a + v and a * v in the accumulator type; integers wrap as two's complement (as PyTorch's)
+/// without signed-overflow UB.
+template <typename A, typename V>
+inline A acc_add(A a, V v) {
+  if constexpr (std::is_integral_v<A>) {
+    return static_cast<A>(static_cast<uint64_t>(a) + static_cast<uint64_t>(static_cast<A>(v)));
+  } else {
+    return a + static_cast<A>(v);
+  }
+}
+template <typename A, typename V>
+inline A acc_mul(A a, V v) {
+  if constexpr (std::is_integral_v<A>) {
+    return static_cast<A>(static_cast<uint64_t>(a) * static_cast<uint64_t>(static_cast<A>(v)));
+  } else {
+    return a * static_cast<A>(v);
+  }
+}
+
+template <typename V>
+inline bool is_nan(V v) {
+  if constexpr (std::is_floating_point_v<V>) {
+    return std::isnan(v);
+  } else {
+    return false;
+  }
+}
+
+/// Converts an accumulated value to an output element type (bool: non-zero; 16-bit via float).
+template <typename O, typename A>
+inline O cast_to(A v) {
+  if constexpr (std::is_same_v<O, bool>) {
+    return v != A(0);
+  } else if constexpr (std::is_same_v<O, Half> || std::is_same_v<O, BFloat16>) {
+    return O(static_cast<float>(v));
+  } else {
+    return static_cast<O>(v);
+  }
+}
+
+/// Calls f with a null O*, O being the output element type of a sum-like op on T inputs: T
+/// itself, or int64 for bool and integers (which accumulate into int64 unless a dtype argument
+/// asked otherwise, in which case the op builder cast the input to that dtype).
+template <typename T, typename F>
+void visit_sum_out(ScalarType out, const char* op, F&& f) {
+  if (out == dtype_of<T>) return f(static_cast<T*>(nullptr));
+  if constexpr (!is_fp_v<T>) {
+    if (out == kInt64) return f(static_cast<int64_t*>(nullptr));
+  }
+  EMBER_THROW(RuntimeError, "[", op, "] internal error: output dtype ", dtype_name(out),
+              " for input dtype ", dtype_name(dtype_of<T>));
+}
+
+/// Sum of f(x) over a strided run of T, accumulated in A. Contiguous runs use eight independent
+/// lanes, which the compiler vectorises (a single accumulator would serialise the adds).
+template <typename A, typename T, typename F>
+inline A run_sum(const char* p, int64_t stride, int64_t n, const F& f) {
+  int64_t i = 0;
+  A s = 0;
+  if (stride == static_cast<int64_t>(sizeof(T)) && n >= 16) {
+    A lanes[8] = {};
+    const T* q = reinterpret_cast<const T*>(p);
+    for (; i + 8 <= n; i += 8) {
+      for (int k = 0; k < 8; ++k) lanes[k] += f(load_as_opmath<T>(reinterpret_cast<const char*>(q + i + k)));
+    }
+    for (A v : lanes) s += v;
+  }
+  for (; i < n; ++i) s += f(load_as_opmath<T>(p + i * stride));
+  return s;
+}
+
+/// CRTP base providing the default run(): step() over a strided 1-D run.
+template <typename Derived, typename In, typename Acc>
+struct ReduceOpBase {
+  using in_t = In;
+  using acc_t = Acc;
+  void run(Acc& a, const char* p, int64_t stride, int64_t n, int64_t idx0) const {
+    const auto& self = static_cast<const Derived&>(*this);
+    for (int64_t i = 0; i < n; ++i) self.step(a, load_as_opmath<In>(p + i * stride), idx0 + i);
+  }
+};
+
+namespace detail {
+
+// Adjacent outputs reduced together in the vertical case: long contiguous row reads, while the
+// accumulators stay in L1/L2.
+constexpr int64_t kReduceBlock = 1024;
+
+// Odometer over the reduced dims: visits [r0, r1) of the flattened reduction index in runs of the
+// innermost reduced dim; f(byte_offset, run_length, first_index).
+template <typename F>
+inline void for_reduction_runs(const ReduceGeom& g, int64_t r0, int64_t r1, const F& f) {
+  const int nd = static_cast<int>(g.red_sizes.size());
+  std::array<int64_t, 16> idx_small{};
+  std::vector<int64_t> idx_big;
+  int64_t* idx = nd <= 16 ? idx_small.data() : (idx_big.assign(nd, 0), idx_big.data());
+  int64_t rem = r0, off = 0;
+  for (int d = nd - 1; d >= 0; --d) {
+    idx[d] = rem % g.red_sizes[d];
+    rem /= g.red_sizes[d];
+    off += idx[d] * g.red_strides[d];
+  }
+  const int64_t inner = g.red_sizes[nd - 1], inner_stride = g.red_strides[nd - 1];
+  int64_t r = r0;
+  while (r < r1) {
+    int64_t n = std::min(inner - idx[nd - 1], r1 - r);
+    f(off, n, r);
+    r += n;
+    if (r >= r1) break;
+    off += n * inner_stride;
+    idx[nd - 1] += n;
+    for (int d = nd - 1; d > 0 && idx[d] == g.red_sizes[d]; --d) {
+      off += g.red_strides[d - 1] - g.red_sizes[d] * g.red_strides[d];
+      idx[d] = 0;
+      ++idx[d - 1];
+    }
+  }
+}
+
+// Byte offset of outer index `o` over the first `nd` kept dims.
+inline int64_t outer_offset(const ReduceGeom& g, int nd, int64_t o) {
+  int64_t off = 0;
+  for (int d = nd - 1; d >= 0; --d) {
+    off += (o % g.out_sizes[d]) * g.out_strides[d];
+    o /= g.out_sizes[d];
+  }
+  return off;
+}
+
+}  // namespace detail
+
+/// Runs a reduction described by `g` with `op` (see Note [Reduction engine]).
+template <typename Op>
+void reduce_kernel(const ReduceGeom& g, const Op& op) {
+  using acc_t = typename Op::acc_t;
+  using in_t = typename Op::in_t;
+  if (g.num_out == 0) return;
+  const int64_t red = g.red_numel;
+  const bool vertical = !g.out_sizes.empty() && g.out_strides.back() == g.elem &&
+                        g.out_sizes.back() >= 4 && red > 1;
+  const int nkept = static_cast<int>(g.out_sizes.size()) - (vertical ? 1 : 0);
+  const int64_t inner = vertical ? g.out_sizes.back() : 1;
+  const int64_t bsize = vertical ? std::min(inner, detail::kReduceBlock) : 1;
+  const int64_t blocks_per_row = (inner + bsize - 1) / bsize;
+  const int64_t nblocks = (g.num_out / inner) * blocks_per_row;
+  const int64_t work = g.num_out * std::max<int64_t>(red, 1);
+  const int64_t nthreads =
+      (work <= kGrainSize || omp_in_parallel()) ? 1 : static_cast<int64_t>(omp_get_max_threads());
+  int64_t nchunks = 1;
+  if (nthreads > 1 && nblocks < nthreads) {
+    nchunks = std::clamp<int64_t>(red / (kGrainSize / 2), 1, nthreads);
+  }
+  const int64_t chunk_len = (red + nchunks - 1) / std::max<int64_t>(nchunks, 1);
+  std::vector<acc_t> partial(nchunks > 1 ? static_cast<size_t>(nchunks * g.num_out) : 0);
+
+  // Reduces block `b` over reduction chunk `c`, projecting or storing partials.
+  auto do_block = [&](acc_t* acc, int64_t b, int64_t c) {
+    const int64_t row = b / blocks_per_row, j0 = (b % blocks_per_row) * bsize;
+    const int64_t len = std::min(bsize, inner - j0);
+    const char* base = g.base + detail::outer_offset(g, nkept, row) + j0 * g.elem;
+    const int64_t out0 = row * inner + j0;
+    for (int64_t j = 0; j < len; ++j) acc[j] = op.init();
+    const int64_t r0 = c * chunk_len, r1 = std::min(red, r0 + chunk_len);
+    if (r0 < r1) {
+      const int64_t rs = g.red_strides.back();
+      detail::for_reduction_runs(g, r0, r1, [&](int64_t off, int64_t n, int64_t r) {
+        if (!vertical) {
+          op.run(acc[0], base + off, rs, n, r);
+          return;
+        }
+        for (int64_t i = 0; i < n; ++i) {
+          const char* p = base + off + i * rs;
+          for (int64_t j = 0; j < len; ++j) {
+            op.step(acc[j], load_as_opmath<in_t>(p + j * g.elem), r + i);
+          }
+        }
+      });
+    }
+    for (int64_t j = 0; j < len; ++j) {
+      if (nchunks > 1) {
+        partial[c * g.num_out + out0 + j] = acc[j];
+      } else {
+        op.project(acc[j], out0 + j);
+      }
+    }
+  };
+
+  const int64_t items = nblocks * nchunks;
+  const int64_t per_item = std::max<int64_t>(1, bsize * std::max<int64_t>(chunk_len, 1));
+  const int64_t grain = nthreads == 1 ? items : std::max<int64_t>(1, kGrainSize / per_item);
+  parallel_for(0, items, grain, [&](int64_t i0, int64_t i1) {
+    auto acc = std::make_unique<acc_t[]>(static_cast<size_t>(bsize));  // not vector<bool>
+    for (int64_t i = i0; i < i1; ++i) do_block(acc.get(), i % nblocks, i / nblocks);
+  });
+  if (nchunks > 1) {
+    for (int64_t o = 0; o < g.num_out; ++o) {
+      acc_t a = partial[o];
+      for (int64_t c = 1; c < nchunks; ++c) op.combine(a, partial[c * g.num_out + o]);
+      op.project(a, o);
+    }
+  }
+}
+
+/// Runs a scan: for each line, acc = init(); for i along the dim: step(acc, x_i, i) then
+/// write(acc, output element index).
+template <typename Op>
+void scan_kernel(const ScanGeom& g, const Op& op) {
+  using acc_t = typename Op::acc_t;
+  using in_t = typename Op::in_t;
+  if (g.lines == 0 || g.len == 0) return;
+  const bool vertical = !g.sizes.empty() && g.in_strides.back() == g.elem &&
+                        g.out_strides.back() == 1 && g.sizes.back() >= 4;
+  const int nkept = static_cast<int>(g.sizes.size()) - (vertical ? 1 : 0);
+  const int64_t inner = vertical ? g.sizes.back() : 1;
+  const int64_t bsize = vertical ? std::min(inner, detail::kReduceBlock) : 1;
+  const int64_t blocks_per_row = (inner + bsize - 1) / bsize;
+  const int64_t nblocks = (g.lines / inner) * blocks_per_row;
+  auto do_block = [&](acc_t* acc, int64_t b) {
+    const int64_t row = b / blocks_per_row, j0 = (b % blocks_per_row) * bsize;
+    const int64_t len = std::min(bsize, inner - j0);
+    int64_t in_off = 0, out_off = 0, o = row;
+    for (int d = nkept - 1; d >= 0; --d) {
+      in_off += (o % g.sizes[d]) * g.in_strides[d];
+      out_off += (o % g.sizes[d]) * g.out_strides[d];
+      o /= g.sizes[d];
+    }
+    const char* base = g.base + in_off + j0 * g.elem;
+    out_off += j0;
+    for (int64_t j = 0; j < len; ++j) acc[j] = op.init();
+    for (int64_t i = 0; i < g.len; ++i) {
+      const char* p = base + i * g.in_stride;
+      const int64_t q = out_off + i * g.out_stride;
+      for (int64_t j = 0; j < len; ++j) {
+        op.step(acc[j], load_as_opmath<in_t>(p + j * g.elem), i);
+        op.write(acc[j], q + j);
+      }
+    }
+  };
+  const int64_t grain = std::max<int64_t>(1, kGrainSize / std::max<int64_t>(1, bsize * g.len));
+  parallel_for(0, nblocks, grain, [&](int64_t b0, int64_t b1) {
+    auto acc = std::make_unique<acc_t[]>(static_cast<size_t>(bsize));
+    for (int64_t b = b0; b < b1; ++b) do_block(acc.get(), b);
+  });
+}
+
+}  // namespace ember::cpu

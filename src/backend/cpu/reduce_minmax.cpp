@@ -1,0 +1,153 @@
+// amax, amin, max/min (values and indices), argmax, argmin, aminmax. NaN counts as greater and as
+// smaller than every number (it propagates); index ties keep the first occurrence.
+#include <limits>
+
+#include "backend/cpu/reduce_kernels.h"
+#include "backend/cpu/vec.h"
+
+namespace ember::cpu {
+
+namespace {
+
+template <typename V>
+constexpr V lowest() {
+  using L = std::numeric_limits<V>;
+  return L::has_infinity ? -L::infinity() : L::lowest();
+}
+template <typename V>
+constexpr V highest() {
+  using L = std::numeric_limits<V>;
+  return L::has_infinity ? L::infinity() : L::max();
+}
+
+// Whether x replaces the current extreme a: a NaN stays; a NaN x wins; otherwise strictly better.
+template <bool Max, typename V>
+inline bool better(V x, V a) {
+  if (is_nan(a)) return false;
+  if (is_nan(x)) return true;
+  return Max ? x > a : x < a;
+}
+
+template <typename T>
+inline void store_value(char* out, int64_t o, opmath_t<T> v) {
+  reinterpret_cast<T*>(out)[o] = cast_to<T>(v);
+}
+
+// Contiguous float/double runs: NaN-propagating Vec max/min, then the lanes.
+template <bool Max, typename T>
+inline T extreme_contiguous(const T* p, int64_t n, T a) {
+  using V = Vec<T>;
+  int64_t i = 0;
+  if (n >= V::size) {
+    V acc = V::load(p);
+    for (i = V::size; i + V::size <= n; i += V::size) {
+      acc = Max ? vmax(acc, V::load(p + i)) : vmin(acc, V::load(p + i));
+    }
+    T lanes[V::size];
+    acc.store(lanes);
+    for (T v : lanes) a = better<Max>(v, a) ? v : a;
+  }
+  for (; i < n; ++i) a = better<Max>(p[i], a) ? p[i] : a;
+  return a;
+}
+
+template <typename T, bool Max>
+struct ExtremeOp : ReduceOpBase<ExtremeOp<T, Max>, T, opmath_t<T>> {
+  using A = opmath_t<T>;
+  char* out;
+
+  A init() const { return Max ? lowest<A>() : highest<A>(); }
+  void step(A& a, A x, int64_t) const { a = better<Max>(x, a) ? x : a; }
+  void run(A& a, const char* p, int64_t stride, int64_t n, int64_t idx0) const {
+    if constexpr (std::is_same_v<T, float> || std::is_same_v<T, double>) {
+      if (stride == static_cast<int64_t>(sizeof(T))) {
+        a = extreme_contiguous<Max>(reinterpret_cast<const T*>(p), n, a);
+        return;
+      }
+    }
+    ReduceOpBase<ExtremeOp<T, Max>, T, A>::run(a, p, stride, n, idx0);
+  }
+  void combine(A& a, const A& b) const { step(a, b, 0); }
+  void project(const A& a, int64_t o) const { store_value<T>(out, o, a); }
+};
+
+template <typename A>
+struct ArgAcc {
+  A v{};
+  int64_t i = -1;
+};
+
+// argmax/argmin, and max/min over a dim when `values` is set.
+template <typename T, bool Max>
+struct ArgOp : ReduceOpBase<ArgOp<T, Max>, T, ArgAcc<opmath_t<T>>> {
+  using A = opmath_t<T>;
+  char* values;  // may be null
+  int64_t* indices;
+
+  ArgAcc<A> init() const { return {}; }
+  void step(ArgAcc<A>& a, A x, int64_t idx) const {
+    if (a.i < 0 || better<Max>(x, a.v)) {
+      a.v = x;
+      a.i = idx;
+    }
+  }
+  // b covers later indices than a: on a tie a stays.
+  void combine(ArgAcc<A>& a, const ArgAcc<A>& b) const {
+    if (b.i >= 0 && (a.i < 0 || better<Max>(b.v, a.v))) a = b;
+  }
+  void project(const ArgAcc<A>& a, int64_t o) const {
+    indices[o] = a.i < 0 ? 0 : a.i;
+    if (values != nullptr) store_value<T>(values, o, a.v);
+  }
+};
+
+template <typename A>
+struct MinMaxAcc {
+  A mn, mx;
+};
+
+template <typename T>
+struct AMinMaxOp : ReduceOpBase<AMinMaxOp<T>, T, MinMaxAcc<opmath_t<T>>> {
+  using A = opmath_t<T>;
+  char* min_out;
+  char* max_out;
+
+  MinMaxAcc<A> init() const { return {highest<A>(), lowest<A>()}; }
+  void step(MinMaxAcc<A>& a, A x, int64_t) const {
+    a.mn = better<false>(x, a.mn) ? x : a.mn;
+    a.mx = better<true>(x, a.mx) ? x : a.mx;
+  }
+  void combine(MinMaxAcc<A>& a, const MinMaxAcc<A>& b) const {
+    a.mn = better<false>(b.mn, a.mn) ? b.mn : a.mn;
+    a.mx = better<true>(b.mx, a.mx) ? b.mx : a.mx;
+  }
+  void project(const MinMaxAcc<A>& a, int64_t o) const {
+    store_value<T>(min_out, o, a.mn);
+    store_value<T>(max_out, o, a.mx);
+  }
+};
+
+}  // namespace
+
+void reduce_minmax_family(ReduceOp op, const ReduceGeom& g, const Tensor& x,
+                          std::vector<Tensor>& outs) {
+  const char* name = reduce_op_name(op);
+  visit_dtype(x.dtype(), name, [&](auto* tag) {
+    using T = std::remove_pointer_t<decltype(tag)>;
+    auto data = [&](size_t k) { return static_cast<char*>(outs.at(k).data_ptr()); };
+    auto index_data = [&](size_t k) { return outs.at(k).template data_ptr<int64_t>(); };
+    switch (op) {
+      case ReduceOp::AMax: return reduce_kernel(g, ExtremeOp<T, true>{{}, data(0)});
+      case ReduceOp::AMin: return reduce_kernel(g, ExtremeOp<T, false>{{}, data(0)});
+      case ReduceOp::MaxDim: return reduce_kernel(g, ArgOp<T, true>{{}, data(0), index_data(1)});
+      case ReduceOp::MinDim: return reduce_kernel(g, ArgOp<T, false>{{}, data(0), index_data(1)});
+      case ReduceOp::ArgMax: return reduce_kernel(g, ArgOp<T, true>{{}, nullptr, index_data(0)});
+      case ReduceOp::ArgMin: return reduce_kernel(g, ArgOp<T, false>{{}, nullptr, index_data(0)});
+      case ReduceOp::AMinMax: return reduce_kernel(g, AMinMaxOp<T>{{}, data(0), data(1)});
+      default: break;
+    }
+    EMBER_THROW(RuntimeError, "[", name, "] internal error: not a min/max reduction");
+  });
+}
+
+}  // namespace ember::cpu
