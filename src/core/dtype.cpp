@@ -34,6 +34,25 @@ const char* dtype_name(ScalarType t) {
   }
 }
 
+const char* scalar_type_name(ScalarType t) {
+  switch (t) {
+    case kBool: return "Bool";
+    case kUInt8: return "Byte";
+    case kInt8: return "Char";
+    case kInt16: return "Short";
+    case kInt32: return "Int";
+    case kInt64: return "Long";
+    case kFloat16: return "Half";
+    case kBFloat16: return "BFloat16";
+    case kFloat32: return "Float";
+    case kFloat64: return "Double";
+    case kComplexFloat: return "ComplexFloat";
+    case kFloat8_e4m3fn: return "Float8_e4m3fn";
+    case kFloat8_e5m2: return "Float8_e5m2";
+    default: return "Undefined";
+  }
+}
+
 std::ostream& operator<<(std::ostream& os, ScalarType t) { return os << "torch." << dtype_name(t); }
 
 ScalarType promote_types(ScalarType a, ScalarType b) {

@@ -12,33 +12,6 @@
 namespace ember {
 namespace ops {
 
-const char* scalar_type_name(ScalarType t) {
-  switch (t) {
-    case kBool:
-      return "Bool";
-    case kUInt8:
-      return "Byte";
-    case kInt8:
-      return "Char";
-    case kInt16:
-      return "Short";
-    case kInt32:
-      return "Int";
-    case kInt64:
-      return "Long";
-    case kFloat16:
-      return "Half";
-    case kBFloat16:
-      return "BFloat16";
-    case kFloat32:
-      return "Float";
-    case kFloat64:
-      return "Double";
-    default:
-      return dtype_name(t);
-  }
-}
-
 const char* type_meta_name(ScalarType t) {
   switch (t) {
     case kBool:
@@ -84,7 +57,6 @@ Tensor batched_product(const char* name, const Tensor& a, const Tensor& b, const
 
 namespace {
 
-using ops::scalar_type_name;
 using ops::shape_str;
 using ops::type_meta_name;
 

@@ -6,8 +6,6 @@
 
 namespace ember::ops {
 
-/// c10's ScalarType names as PyTorch prints them in messages ("Float", "Double", "Long", ...).
-const char* scalar_type_name(ScalarType t);
 /// caffe2::TypeMeta names ("float", "double", "long int", "c10::Half", ...).
 const char* type_meta_name(ScalarType t);
 

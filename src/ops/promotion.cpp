@@ -60,47 +60,14 @@ ScalarType result_type(const std::vector<Tensor>& operands) {
   return result_type(s);
 }
 
-const char* torch_type_name(ScalarType t) {
-  switch (t) {
-    case kBool:
-      return "Bool";
-    case kUInt8:
-      return "Byte";
-    case kInt8:
-      return "Char";
-    case kInt16:
-      return "Short";
-    case kInt32:
-      return "Int";
-    case kInt64:
-      return "Long";
-    case kFloat16:
-      return "Half";
-    case kBFloat16:
-      return "BFloat16";
-    case kFloat32:
-      return "Float";
-    case kFloat64:
-      return "Double";
-    case kComplexFloat:
-      return "ComplexFloat";
-    case kFloat8_e4m3fn:
-      return "Float8_e4m3fn";
-    case kFloat8_e5m2:
-      return "Float8_e5m2";
-    default:
-      return "Undefined";
-  }
-}
-
 void throw_not_implemented(const char* op, const char* kernel, ScalarType t) {
-  EMBER_THROW(TypeError, "[", op, "] \"", kernel, "\" not implemented for '", torch_type_name(t),
+  EMBER_THROW(TypeError, "[", op, "] \"", kernel, "\" not implemented for '", scalar_type_name(t),
               "' (", dtype_name(t), ")");
 }
 
 void check_inplace_cast(ScalarType result, const Tensor& self, const char* op) {
-  EMBER_CHECK(can_cast(result, self.dtype()), "[", op, "] result type ", torch_type_name(result),
-              " can't be cast to the desired output type ", torch_type_name(self.dtype()));
+  EMBER_CHECK(can_cast(result, self.dtype()), "[", op, "] result type ", scalar_type_name(result),
+              " can't be cast to the desired output type ", scalar_type_name(self.dtype()));
 }
 
 void check_inplace_shape(const Tensor& self, const std::vector<int64_t>& shape, const char* op) {

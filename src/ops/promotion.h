@@ -23,8 +23,6 @@ ScalarType result_type(const ResultTypeState& state);
 /// result_type over several operands (undefined tensors are skipped).
 ScalarType result_type(const std::vector<Tensor>& operands);
 
-/// PyTorch's C++ name of a dtype, as its messages print it: "Float", "Long", "Bool", ...
-const char* torch_type_name(ScalarType t);
 /// TypeError: "[op] \"kernel\" not implemented for 'Float' (float32)".
 [[noreturn]] void throw_not_implemented(const char* op, const char* kernel, ScalarType t);
 

@@ -34,31 +34,12 @@ std::vector<Tensor> run_reduce(ReduceOp op, const Tensor& x, const ReduceShape& 
   return dispatch(Reduce(op, rs.dims, rs.keepdim, param), {x}, std::move(outs));
 }
 
-const char* torch_type_name(ScalarType t) {
-  switch (t) {
-    case kBool: return "Bool";
-    case kUInt8: return "Byte";
-    case kInt8: return "Char";
-    case kInt16: return "Short";
-    case kInt32: return "Int";
-    case kInt64: return "Long";
-    case kFloat16: return "Half";
-    case kBFloat16: return "BFloat16";
-    case kFloat32: return "Float";
-    case kFloat64: return "Double";
-    case kComplexFloat: return "ComplexFloat";
-    case kFloat8_e4m3fn: return "Float8_e4m3fn";
-    case kFloat8_e5m2: return "Float8_e5m2";
-    default: return "Undefined";
-  }
-}
-
 std::string type_str(ScalarType t) {
-  return std::string(torch_type_name(t)) + " (torch." + dtype_name(t) + ")";
+  return std::string(scalar_type_name(t)) + " (torch." + dtype_name(t) + ")";
 }
 
 std::string quoted_type(ScalarType t) {
-  return std::string("'") + torch_type_name(t) + "' (torch." + dtype_name(t) + ")";
+  return std::string("'") + scalar_type_name(t) + "' (torch." + dtype_name(t) + ")";
 }
 
 Tensor cast_for_dtype_arg(const Tensor& x, const std::optional<ScalarType>& dtype, const char* op) {

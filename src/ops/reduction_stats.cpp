@@ -66,9 +66,9 @@ Tensor norm(const Tensor& x, const Scalar& p, IntList dim, bool keepdim,
                      "floating point or complex, but got ", ops::type_str(*dtype));
     ops::check_implemented(*dtype, "norm");
     EMBER_CHECK(promote_types(x.dtype(), *dtype) == *dtype, "[norm] linalg.vector_norm: the "
-                "dtype of the input (", ops::torch_type_name(x.dtype()), ") should be "
+                "dtype of the input (", scalar_type_name(x.dtype()), ") should be "
                 "convertible without narrowing to the specified dtype (",
-                ops::torch_type_name(*dtype), ")");
+                scalar_type_name(*dtype), ")");
   }
   const double ord = p.toDouble();
   EMBER_CHECK_VALUE(!std::isnan(ord), "[norm] linalg.vector_norm: the order must be a number, "

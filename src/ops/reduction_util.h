@@ -25,8 +25,6 @@ inline Tensor run_reduce1(ReduceOp op, const Tensor& x, const ReduceShape& rs, S
   return run_reduce(op, x, rs, {dtype}, param)[0];
 }
 
-/// PyTorch's C++ type name used in its messages ("Long", "Float", "Bool", ...).
-const char* torch_type_name(ScalarType t);
 /// "Long (torch.int64)": PyTorch's name, then Ember's, so that messages name both.
 std::string type_str(ScalarType t);
 /// "'Long' (torch.int64)", for "... not implemented for 'Long'" messages.

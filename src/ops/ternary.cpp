@@ -60,7 +60,7 @@ Tensor where_impl(const Tensor& cond, const Tensor& a, const Tensor& b) {
   EMBER_CHECK_TYPE(c.dtype() == kBool,
                    "[where] where expected condition to be a boolean tensor, "
                    "but got a tensor with dtype ",
-                   ops::torch_type_name(c.dtype()), " (", dtype_name(c.dtype()), ")");
+                   scalar_type_name(c.dtype()), " (", dtype_name(c.dtype()), ")");
   auto shape = broadcast_all({c, a, b}, "where");
   const ScalarType t = ops::result_type({a, b});
   ops::check_implemented(t, "where");
@@ -84,8 +84,8 @@ Tensor clamp_scalar(const Tensor& x, const std::optional<Scalar>& min,
     if (min) s = ops::update_result_type_state(*min, s);
     if (max) s = ops::update_result_type_state(*max, s);
     t = ops::result_type(s);
-    EMBER_CHECK(!inplace || t == x.dtype(), "[", op, "] result type ", ops::torch_type_name(t),
-                " can't be cast to the desired output type ", ops::torch_type_name(x.dtype()));
+    EMBER_CHECK(!inplace || t == x.dtype(), "[", op, "] result type ", scalar_type_name(t),
+                " can't be cast to the desired output type ", scalar_type_name(x.dtype()));
   }
   if (t == kBool) ops::throw_not_implemented(op, "clamp_scalar_cpu", t);
   if (min) ops::check_scalar_fits(*min, t, op);

@@ -55,6 +55,8 @@ constexpr ScalarType kFloat8_e5m2 = ScalarType::Float8_e5m2;
 int64_t element_size(ScalarType t);
 /// PyTorch's name without the "torch." prefix: "float32", "int64", "bool", ...
 const char* dtype_name(ScalarType t);
+/// c10's name of the type, as PyTorch's error messages print it: "Float", "Long", "Bool", ...
+const char* scalar_type_name(ScalarType t);
 std::ostream& operator<<(std::ostream& os, ScalarType t);
 
 constexpr bool is_floating_point(ScalarType t) {
