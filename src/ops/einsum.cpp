@@ -5,6 +5,7 @@
 #include <numeric>
 
 #include "ember/ops/matmul.h"
+#include "ember/ops/reduction.h"
 #include "ember/ops/shape.h"
 #include "ops/matmul_internal.h"
 #include "ops/util.h"
@@ -29,9 +30,9 @@ Tensor sumproduct_pair(Tensor left, Tensor right, const std::vector<int64_t>& su
                     "[einsum] non-broadcast dimensions must match");
         sum_size *= left.sizes()[i];
       } else if (sl) {
-        left = ops::sum_keepdim(left, {i}, "einsum");
+        left = sum(left, IntList({i}), /*keepdim=*/true);
       } else if (sr) {
-        right = ops::sum_keepdim(right, {i}, "einsum");
+        right = sum(right, IntList({i}), /*keepdim=*/true);
       }
     } else if (sl && sr) {
       EMBER_CHECK(left.sizes()[i] == right.sizes()[i],
@@ -268,8 +269,8 @@ Tensor einsum(const std::string& equation, const std::vector<Tensor>& operands) 
         }
       }
     }
-    if (!a_dims_to_sum.empty()) a = ops::sum_keepdim(a, a_dims_to_sum, "einsum");
-    if (!b_dims_to_sum.empty()) b = ops::sum_keepdim(b, b_dims_to_sum, "einsum");
+    if (!a_dims_to_sum.empty()) a = sum(a, IntList(a_dims_to_sum), /*keepdim=*/true);
+    if (!b_dims_to_sum.empty()) b = sum(b, IntList(b_dims_to_sum), /*keepdim=*/true);
     ops.push_front(sumproduct_pair(a, b, sum_dims));
   }
 
@@ -278,7 +279,7 @@ Tensor einsum(const std::string& equation, const std::vector<Tensor>& operands) 
     if (num_ops == 1) {
       std::vector<int64_t> dims(perm_index - out_num_dim);
       std::iota(dims.begin(), dims.end(), out_num_dim);
-      r = ops::sum_keepdim(r, dims, "einsum");
+      r = sum(r, IntList(dims), /*keepdim=*/true);
     }
     // Every contraction dim has size 1 now.
     std::vector<int64_t> sizes(r.sizes().begin(), r.sizes().begin() + out_num_dim);
@@ -303,9 +304,9 @@ Tensor tensordot(const Tensor& a, const Tensor& b, IntList dims_a, IntList dims_
   for (size_t i = 0; i < da.size(); ++i) {
     const int64_t s1 = a.sizes()[da[i]], s2 = b.sizes()[db[i]];
     if (s2 == 1) {  // broadcast dims are summed right away, as PyTorch
-      t1 = ops::sum_keepdim(t1, {da[i]}, "tensordot");
+      t1 = sum(t1, IntList({da[i]}), /*keepdim=*/true);
     } else if (s1 == 1) {
-      t2 = ops::sum_keepdim(t2, {db[i]}, "tensordot");
+      t2 = sum(t2, IntList({db[i]}), /*keepdim=*/true);
     } else {
       EMBER_CHECK(s1 == s2, "[tensordot] contracted dimensions need to match, but first has size ",
                   s1, " in dim ", dims_a[i], " and second has size ", s2, " in dim ", dims_b[i]);

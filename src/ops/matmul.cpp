@@ -149,29 +149,6 @@ Tensor dot_checked(const Tensor& a, const Tensor& b, const char* op) {
   return reshape(r, SymIntList(std::vector<int64_t>{}));
 }
 
-Tensor sum_keepdim(const Tensor& t, const std::vector<int64_t>& dims, const char* op) {
-  Tensor x = is_integral(t.dtype(), /*include_bool=*/true) ? t.to(kInt64) : t;
-  std::vector<bool> summed(x.dim(), false);
-  for (int64_t d : dims) summed[d] = true;
-  std::vector<int64_t> perm, kept_shape(x.sizes());
-  int64_t rows = 1, cols = 1;
-  for (int64_t d = 0; d < x.dim(); ++d) {
-    if (!summed[d]) {
-      perm.push_back(d);
-      rows *= x.sizes()[d];
-    }
-  }
-  for (int64_t d : dims) {
-    perm.push_back(d);
-    cols *= x.sizes()[d];
-    kept_shape[d] = 1;
-  }
-  Tensor mat = reshape(permute(x, perm), {1, rows, cols});
-  Tensor ones = empty_tensor({1, cols, 1}, x.dtype(), op);
-  ones.fill_(1);
-  return reshape(batched_product(op, mat, ones), SymIntList(kept_shape));
-}
-
 }  // namespace ops
 
 namespace {

@@ -21,8 +21,4 @@ Tensor bmm_checked(const Tensor& a, const Tensor& b, const char* op);
 Tensor mv_checked(const Tensor& mat, const Tensor& vec, const char* op);
 Tensor dot_checked(const Tensor& a, const Tensor& b, const char* op);
 
-/// Sum over `dims` keeping them as size 1, computed as a product with a ones vector. Integral
-/// and bool inputs give int64, as torch.sum.
-Tensor sum_keepdim(const Tensor& t, const std::vector<int64_t>& dims, const char* op);
-
 }  // namespace ember::ops
