@@ -86,16 +86,7 @@ std::vector<T> Tensor::tolist() const {
   template T* Tensor::data_ptr<T>() const;          \
   template T Tensor::item<T>() const;               \
   template std::vector<T> Tensor::tolist<T>() const;
-EMBER_INSTANTIATE(bool)
-EMBER_INSTANTIATE(uint8_t)
-EMBER_INSTANTIATE(int8_t)
-EMBER_INSTANTIATE(int16_t)
-EMBER_INSTANTIATE(int32_t)
-EMBER_INSTANTIATE(int64_t)
-EMBER_INSTANTIATE(Half)
-EMBER_INSTANTIATE(BFloat16)
-EMBER_INSTANTIATE(float)
-EMBER_INSTANTIATE(double)
+EMBER_FORALL_CPP_TYPES(EMBER_INSTANTIATE)
 #undef EMBER_INSTANTIATE
 
 Tensor Tensor::to(ScalarType dt, bool, bool copy) const {

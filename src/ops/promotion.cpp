@@ -157,16 +157,7 @@ T checked_scalar_to(const Scalar& s, const char* op) {
   return s.to<T>();
 }
 #define EMBER_INSTANTIATE(T) template T checked_scalar_to<T>(const Scalar&, const char*);
-EMBER_INSTANTIATE(bool)
-EMBER_INSTANTIATE(uint8_t)
-EMBER_INSTANTIATE(int8_t)
-EMBER_INSTANTIATE(int16_t)
-EMBER_INSTANTIATE(int32_t)
-EMBER_INSTANTIATE(int64_t)
-EMBER_INSTANTIATE(Half)
-EMBER_INSTANTIATE(BFloat16)
-EMBER_INSTANTIATE(float)
-EMBER_INSTANTIATE(double)
+EMBER_FORALL_CPP_TYPES(EMBER_INSTANTIATE)
 #undef EMBER_INSTANTIATE
 
 void check_scalar_fits(const Scalar& s, ScalarType dtype, const char* op) {

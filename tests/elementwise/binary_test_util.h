@@ -53,6 +53,18 @@ inline double store_as(ScalarType dt, double v) {
   }
 }
 
+/// Compares values exactly, NaN matching NaN.
+inline ::testing::AssertionResult same_values(const Tensor& t, const std::vector<double>& want) {
+  auto got = values(t);
+  if (got.size() != want.size()) return ::testing::AssertionFailure() << "size " << got.size();
+  for (size_t i = 0; i < got.size(); ++i) {
+    bool ok = std::isnan(want[i]) ? std::isnan(got[i]) : got[i] == want[i];
+    if (!ok)
+      return ::testing::AssertionFailure() << "[" << i << "] " << got[i] << " != " << want[i];
+  }
+  return ::testing::AssertionSuccess();
+}
+
 /// Reference of an elementwise op over broadcast inputs: f(values...) per output element.
 inline Reference ref_map(const std::vector<Tensor>& ins, ScalarType out_dtype,
                          const std::function<double(const std::vector<double>&)>& f) {

@@ -18,17 +18,7 @@ Tensor view_of(const Tensor& t, std::vector<int64_t> sizes, std::vector<int64_t>
                                              std::move(strides), offset));
 }
 
-// Compares values exactly, NaN matching NaN.
-::testing::AssertionResult same_values(const Tensor& t, const V& want) {
-  auto got = values(t);
-  if (got.size() != want.size()) return ::testing::AssertionFailure() << "size " << got.size();
-  for (size_t i = 0; i < got.size(); ++i) {
-    bool ok = std::isnan(want[i]) ? std::isnan(got[i]) : got[i] == want[i];
-    if (!ok)
-      return ::testing::AssertionFailure() << "[" << i << "] " << got[i] << " != " << want[i];
-  }
-  return ::testing::AssertionSuccess();
-}
+using binary::same_values;
 
 TEST(BinarySemantics, DivisionAndRemainderSigns) {
   for (ScalarType dt : {kInt8, kInt16, kInt32, kInt64, kFloat32, kFloat64, kFloat16}) {

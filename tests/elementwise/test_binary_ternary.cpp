@@ -183,16 +183,7 @@ std::vector<OpInfo> ternary_ops() {
 
 INSTANTIATE_TEST_SUITE_P(Ternary, OpTest, ::testing::ValuesIn(ternary_ops()), op_test_name);
 
-::testing::AssertionResult same_values(const Tensor& t, const V& want) {
-  auto got = values(t);
-  if (got.size() != want.size()) return ::testing::AssertionFailure() << "size " << got.size();
-  for (size_t i = 0; i < got.size(); ++i) {
-    bool ok = std::isnan(want[i]) ? std::isnan(got[i]) : got[i] == want[i];
-    if (!ok)
-      return ::testing::AssertionFailure() << "[" << i << "] " << got[i] << " != " << want[i];
-  }
-  return ::testing::AssertionSuccess();
-}
+using binary::same_values;
 
 TEST(TernarySemantics, WhereScalarsAndPromotion) {
   Tensor c = from_values({3}, {1, 0, 1}, kBool);

@@ -105,6 +105,11 @@ EMBER_MAP_CPP_TYPE(double, kFloat64)
 template <typename T>
 constexpr ScalarType dtype_of = CppTypeToScalarType<T>::value;
 
+/// Applies macro _ to the C++ type of each implemented dtype (for explicit instantiations).
+#define EMBER_FORALL_CPP_TYPES(_) \
+  _(bool) _(uint8_t) _(int8_t) _(int16_t) _(int32_t) _(int64_t) _(::ember::Half) \
+  _(::ember::BFloat16) _(float) _(double)
+
 /// Calls f with a value of the C++ type for `t` (f receives a null pointer of that type), for the
 /// ten implemented types; any other type raises TypeError naming `op`.
 ///   visit_dtype(t, "add", [&](auto tag) { using T = std::remove_pointer_t<decltype(tag)>; ... });
