@@ -28,10 +28,11 @@ ReduceShape reduce_shape(const Tensor& x, const IntList& dim, bool keepdim, cons
 }
 
 std::vector<Tensor> run_reduce(ReduceOp op, const Tensor& x, const ReduceShape& rs,
-                               const std::vector<ScalarType>& dtypes, double param) {
+                               const std::vector<ScalarType>& dtypes, double param,
+                               const char* name) {
   std::vector<Tensor> outs;
   for (ScalarType t : dtypes) outs.push_back(empty_tensor(rs.shape, t, reduce_op_name(op)));
-  return dispatch(Reduce(op, rs.dims, rs.keepdim, param), {x}, std::move(outs));
+  return dispatch(Reduce(op, rs.dims, rs.keepdim, param, name), {x}, std::move(outs));
 }
 
 std::string type_str(ScalarType t) {
@@ -75,8 +76,9 @@ Tensor sum_like(ReduceOp op, const Tensor& x, const IntList& dim, bool keepdim,
       dtype.value_or(is_integral(x.dtype(), /*include_bool=*/true) ? kInt64 : x.dtype());
   Tensor in = ops::cast_for_dtype_arg(x, dtype, name);
   // nansum of integers is sum (they have no NaN).
-  if (op == ReduceOp::NanSum && !is_floating_point(in.dtype())) op = ReduceOp::Sum;
-  return ops::run_reduce1(op, in, rs, out);
+  const ReduceOp run =
+      op == ReduceOp::NanSum && !is_floating_point(in.dtype()) ? ReduceOp::Sum : op;
+  return ops::run_reduce1(run, in, rs, out, 0, name);
 }
 
 Tensor mean_like(ReduceOp op, const Tensor& x, const IntList& dim, bool keepdim,
@@ -84,13 +86,19 @@ Tensor mean_like(ReduceOp op, const Tensor& x, const IntList& dim, bool keepdim,
   const char* name = reduce_op_name(op);
   ReduceShape rs = ops::reduce_shape(x, dim, keepdim, name);
   if (op == ReduceOp::NanMean) {
-    EMBER_CHECK_TYPE(x.is_floating_point(), "[nanmean] nanmean(): expected input to have floating "
-                     "point or complex dtype but got ", ops::type_str(x.dtype()));
+    EMBER_CHECK_TYPE(x.is_floating_point(),
+                     "[nanmean] nanmean(): expected input to have floating "
+                     "point or complex dtype but got ",
+                     ops::type_str(x.dtype()));
   }
   const ScalarType out = dtype.value_or(x.dtype());
-  EMBER_CHECK_TYPE(is_floating_point(out), "[", name, "] ", name, "(): could not infer output "
-                   "dtype. ", dtype ? "Optional" : "Input", " dtype must be either a floating "
-                   "point or complex dtype. Got: ", ops::type_str(out));
+  EMBER_CHECK_TYPE(is_floating_point(out), "[", name, "] ", name,
+                   "(): could not infer output "
+                   "dtype. ",
+                   dtype ? "Optional" : "Input",
+                   " dtype must be either a floating "
+                   "point or complex dtype. Got: ",
+                   ops::type_str(out));
   return ops::run_reduce1(op, ops::cast_for_dtype_arg(x, dtype, name), rs, out);
 }
 

@@ -48,8 +48,10 @@ std::tuple<Tensor, Tensor> cummin(const Tensor& x, int64_t dim) {
 Tensor logcumsumexp(const Tensor& x, int64_t dim) {
   const int64_t d = ops::wrap_dim(dim, x.dim(), "logcumsumexp");
   ops::check_implemented(x.dtype(), "logcumsumexp");
-  EMBER_CHECK_TYPE(x.is_floating_point(), "[logcumsumexp] \"logcumsumexp_out_cpu\" not "
-                   "implemented for ", ops::quoted_type(x.dtype()));
+  EMBER_CHECK_TYPE(x.is_floating_point(),
+                   "[logcumsumexp] \"logcumsumexp_out_cpu\" not "
+                   "implemented for ",
+                   ops::quoted_type(x.dtype()));
   return run_scan(ScanOp::LogCumSumExp, x, d, {x.dtype()})[0];
 }
 

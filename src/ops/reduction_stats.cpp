@@ -16,9 +16,10 @@ std::vector<Tensor> var_like(ReduceOp op, const Tensor& x, const IntList& dim, d
   const char* name = reduce_op_name(op);
   ReduceShape rs = ops::reduce_shape(x, dim, keepdim, name);
   const bool with_mean = op == ReduceOp::VarMean || op == ReduceOp::StdMean;
-  EMBER_CHECK_TYPE(x.is_floating_point(), "[", name, "] ",
-                   with_mean ? name : "std and var", " only support floating point and complex "
-                   "dtypes, got ", ops::type_str(x.dtype()));
+  EMBER_CHECK_TYPE(x.is_floating_point(), "[", name, "] ", with_mean ? name : "std and var",
+                   " only support floating point and complex "
+                   "dtypes, got ",
+                   ops::type_str(x.dtype()));
   EMBER_CHECK_VALUE(!std::isnan(correction), "[", name, "] correction must be a number, got nan");
   std::vector<ScalarType> dtypes(with_mean ? 2 : 1, x.dtype());
   return ops::run_reduce(op, x, rs, dtypes, correction);
@@ -44,13 +45,11 @@ Tensor var(const Tensor& x, IntList dim, double correction, bool keepdim) {
 Tensor std(const Tensor& x, IntList dim, double correction, bool keepdim) {
   return var_like(ReduceOp::Std, x, dim, correction, keepdim)[0];
 }
-std::tuple<Tensor, Tensor> var_mean(const Tensor& x, IntList dim, double correction,
-                                    bool keepdim) {
+std::tuple<Tensor, Tensor> var_mean(const Tensor& x, IntList dim, double correction, bool keepdim) {
   auto outs = var_like(ReduceOp::VarMean, x, dim, correction, keepdim);
   return {outs[0], outs[1]};
 }
-std::tuple<Tensor, Tensor> std_mean(const Tensor& x, IntList dim, double correction,
-                                    bool keepdim) {
+std::tuple<Tensor, Tensor> std_mean(const Tensor& x, IntList dim, double correction, bool keepdim) {
   auto outs = var_like(ReduceOp::StdMean, x, dim, correction, keepdim);
   return {outs[0], outs[1]};
 }
@@ -59,26 +58,35 @@ std::tuple<Tensor, Tensor> std_mean(const Tensor& x, IntList dim, double correct
 Tensor norm(const Tensor& x, const Scalar& p, IntList dim, bool keepdim,
             std::optional<ScalarType> dtype) {
   ReduceShape rs = ops::reduce_shape(x, dim, keepdim, "norm");
-  EMBER_CHECK_TYPE(x.is_floating_point(), "[norm] linalg.vector_norm: Expected a floating point "
-                   "or complex tensor as input. Got ", ops::type_str(x.dtype()));
+  EMBER_CHECK_TYPE(x.is_floating_point(),
+                   "[norm] linalg.vector_norm: Expected a floating point "
+                   "or complex tensor as input. Got ",
+                   ops::type_str(x.dtype()));
   if (dtype.has_value()) {
-    EMBER_CHECK_TYPE(is_floating_point(*dtype), "[norm] linalg.vector_norm: dtype should be "
-                     "floating point or complex, but got ", ops::type_str(*dtype));
+    EMBER_CHECK_TYPE(is_floating_point(*dtype),
+                     "[norm] linalg.vector_norm: dtype should be "
+                     "floating point or complex, but got ",
+                     ops::type_str(*dtype));
     ops::check_implemented(*dtype, "norm");
-    EMBER_CHECK(promote_types(x.dtype(), *dtype) == *dtype, "[norm] linalg.vector_norm: the "
-                "dtype of the input (", scalar_type_name(x.dtype()), ") should be "
+    EMBER_CHECK(promote_types(x.dtype(), *dtype) == *dtype,
+                "[norm] linalg.vector_norm: the "
+                "dtype of the input (",
+                scalar_type_name(x.dtype()),
+                ") should be "
                 "convertible without narrowing to the specified dtype (",
                 scalar_type_name(*dtype), ")");
   }
   const double ord = p.toDouble();
-  EMBER_CHECK_VALUE(!std::isnan(ord), "[norm] linalg.vector_norm: the order must be a number, "
+  EMBER_CHECK_VALUE(!std::isnan(ord),
+                    "[norm] linalg.vector_norm: the order must be a number, "
                     "got nan");
   if (x.numel() == 0 && (ord < 0 || std::isinf(ord))) {
     EMBER_CHECK(!dim.empty(), "[norm] linalg.vector_norm cannot compute the ", ord_str(ord),
                 " norm on an empty tensor because the operation does not have an identity");
     for (int64_t d : rs.dims) {
-      EMBER_CHECK(x.sizes()[d] != 0, "[norm] linalg.vector_norm cannot compute the ",
-                  ord_str(ord), " norm on the dimension ", d, " because this dimension is empty "
+      EMBER_CHECK(x.sizes()[d] != 0, "[norm] linalg.vector_norm cannot compute the ", ord_str(ord),
+                  " norm on the dimension ", d,
+                  " because this dimension is empty "
                   "and the operation does not have an identity");
     }
   }

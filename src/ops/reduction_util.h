@@ -17,12 +17,14 @@ struct ReduceShape {
 };
 ReduceShape reduce_shape(const Tensor& x, const IntList& dim, bool keepdim, const char* op);
 
-/// Allocates outputs of `dtypes` with rs.shape and dispatches Reduce(op) on x.
+/// Allocates outputs of `dtypes` with rs.shape and dispatches Reduce(op) on x; `name` (if
+/// given) is the public op's name.
 std::vector<Tensor> run_reduce(ReduceOp op, const Tensor& x, const ReduceShape& rs,
-                               const std::vector<ScalarType>& dtypes, double param = 0);
+                               const std::vector<ScalarType>& dtypes, double param = 0,
+                               const char* name = nullptr);
 inline Tensor run_reduce1(ReduceOp op, const Tensor& x, const ReduceShape& rs, ScalarType dtype,
-                          double param = 0) {
-  return run_reduce(op, x, rs, {dtype}, param)[0];
+                          double param = 0, const char* name = nullptr) {
+  return run_reduce(op, x, rs, {dtype}, param, name)[0];
 }
 
 /// "Long (torch.int64)": PyTorch's name, then Ember's, so that messages name both.

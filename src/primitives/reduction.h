@@ -43,9 +43,12 @@ const char* reduce_op_name(ReduceOp op);
 /// contiguous, with the reduced shape (with or without the kept size-1 dims).
 class Reduce : public Primitive {
  public:
-  Reduce(ReduceOp op, std::vector<int64_t> dims, bool keepdim, double param = 0)
-      : op_(op), dims_(std::move(dims)), keepdim_(keepdim), param_(param) {}
-  const char* name() const override { return reduce_op_name(op_); }
+  /// `name` overrides the op's name where the public op differs (max() runs AMax, nansum of
+  /// integers runs Sum).
+  Reduce(ReduceOp op, std::vector<int64_t> dims, bool keepdim, double param = 0,
+         const char* name = nullptr)
+      : op_(op), dims_(std::move(dims)), keepdim_(keepdim), param_(param), name_(name) {}
+  const char* name() const override { return name_ != nullptr ? name_ : reduce_op_name(op_); }
   void eval_cpu(const std::vector<Tensor>& inputs, std::vector<Tensor>& outputs) const override;
   std::string describe() const override;
   ReduceOp op() const { return op_; }
@@ -59,6 +62,7 @@ class Reduce : public Primitive {
   std::vector<int64_t> dims_;
   bool keepdim_;
   double param_;
+  const char* name_;
 };
 
 enum class ScanOp : uint8_t {

@@ -12,10 +12,14 @@ const double kInf = std::numeric_limits<double>::infinity();
 
 double round_to(ScalarType t, double v) {
   switch (t) {
-    case kFloat16: return static_cast<float>(Half(static_cast<float>(v)));
-    case kBFloat16: return static_cast<float>(BFloat16(static_cast<float>(v)));
-    case kFloat32: return static_cast<float>(v);
-    default: return v;
+    case kFloat16:
+      return static_cast<float>(Half(static_cast<float>(v)));
+    case kBFloat16:
+      return static_cast<float>(BFloat16(static_cast<float>(v)));
+    case kFloat32:
+      return static_cast<float>(v);
+    default:
+      return v;
   }
 }
 
@@ -99,11 +103,10 @@ std::vector<Sample> reduce_samples(ScalarType dt, const ReduceSampleOptions& o) 
     add(mk({2, 20000, 3}, 13), {1}, true, "long-strided");
   }
   if (o.nan_inf && is_floating_point(dt)) {
-    Tensor sp = from_values({4, 5},
-                            {1, kNan, 3, -2, 0.5,       // NaN
-                             kInf, 2, -1, 4, 0,         // +inf
-                             -kInf, kInf, 1, 2, 3,      // both infinities
-                             -kInf, -1, -kInf, 0.25, 2},  // -inf twice
+    Tensor sp = from_values({4, 5}, {1,     kNan, 3,     -2,   0.5,  // NaN
+                                     kInf,  2,    -1,    4,    0,    // +inf
+                                     -kInf, kInf, 1,     2,    3,    // both infinities
+                                     -kInf, -1,   -kInf, 0.25, 2},   // -inf twice
                             dt);
     add(sp, {1}, false, "nan-inf");
     add(sp, {0}, true, "nan-inf");
@@ -198,11 +201,9 @@ std::vector<Sample> scan_samples(ScalarType dt, double low, double high, bool na
   add(mk({0, 3}, 8), 1, "empty");
   add(mk({3000, 12}, 9), 0, "long-vertical");
   if (nan_inf && is_floating_point(dt)) {
-    Tensor sp = from_values({3, 6},
-                            {1, kNan, 3, -2, kNan, 0.5,
-                             kInf, 2, kInf, 4, -kInf, 0,
-                             -kInf, -kInf, 1, 2, kInf, 3},
-                            dt);
+    Tensor sp = from_values(
+        {3, 6},
+        {1, kNan, 3, -2, kNan, 0.5, kInf, 2, kInf, 4, -kInf, 0, -kInf, -kInf, 1, 2, kInf, 3}, dt);
     add(sp, 1, "nan-inf");
     add(sp, 0, "nan-inf");
   }

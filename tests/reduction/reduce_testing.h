@@ -21,12 +21,12 @@ Sample reduce_sample(const Tensor& x, std::vector<int64_t> dims, bool keepdim, b
 
 struct ReduceSampleOptions {
   double low = -5, high = 5;
-  bool multi_dims = true;   // dim lists with several entries (else 0 or 1 dim)
-  bool empty_reduce = true; // samples reducing over a size-0 dim (ops with an identity)
-  bool nan_inf = false;     // NaN / inf samples (floating dtypes only)
-  bool large = true;        // long reductions that exercise the parallel split
-  bool keepdim = true;      // samples with keepdim=true (count_nonzero has no keepdim)
-  bool no_dim = true;       // samples calling the overload without dims
+  bool multi_dims = true;    // dim lists with several entries (else 0 or 1 dim)
+  bool empty_reduce = true;  // samples reducing over a size-0 dim (ops with an identity)
+  bool nan_inf = false;      // NaN / inf samples (floating dtypes only)
+  bool large = true;         // long reductions that exercise the parallel split
+  bool keepdim = true;       // samples with keepdim=true (count_nonzero has no keepdim)
+  bool no_dim = true;        // samples calling the overload without dims
 };
 /// 0-d, 1-d, 3-d, single dims, negative dims, keepdim both ways, multiple dims, empty,
 /// non-contiguous, expanded, large, and NaN/inf values where asked.
@@ -52,9 +52,9 @@ OpInfo reduction_op(std::string name, std::vector<ScalarType> dtypes, ReduceSamp
 int64_t scan_dim(const std::vector<Tensor>& inputs);
 std::vector<Sample> scan_samples(ScalarType dtype, double low, double high, bool nan_inf);
 /// Applies `line` to every line of x along `dim` (wrapped): line(values) returns the outputs.
-std::vector<double> scan_reference(const Tensor& x, int64_t dim,
-                                   const std::function<std::vector<double>(
-                                       const std::vector<double>&)>& line);
+std::vector<double> scan_reference(
+    const Tensor& x, int64_t dim,
+    const std::function<std::vector<double>(const std::vector<double>&)>& line);
 
 // Reference helpers in double.
 /// v rounded to a floating output dtype (overflow gives inf, as the real result does).

@@ -15,7 +15,11 @@ TEST(ReductionErrors, DimOutOfRange) {
   const char* msg = "Dimension out of range (expected to be in range of [-2, 1], but got 2)";
   expect_errors<IndexError>({
       {"sum", [&] { x.sum(2); }, std::string("[sum] ") + msg},
-      {"sum list", [&] { x.sum({0, 2}); }, msg},
+      {"sum list",
+       [&] {
+         x.sum({0, 2});
+       },
+       msg},
       {"nansum", [&] { x.nansum(2); }, "[nansum]"},
       {"mean", [&] { x.mean(2); }, std::string("[mean] ") + msg},
       {"nanmean", [&] { x.nanmean(-3); }, "[nanmean]"},
@@ -50,16 +54,56 @@ TEST(ReductionErrors, DimOutOfRange) {
 TEST(ReductionErrors, RepeatedDim) {
   Tensor x = make_tensor({2, 3}, kFloat32);
   expect_errors<RuntimeError>({
-      {"sum", [&] { x.sum({0, 0}); }, "[sum] dim 0 appears multiple times in the list of dims"},
-      {"sum negative", [&] { x.sum({1, -1}); }, "dim 1 appears multiple times"},
-      {"mean", [&] { x.mean({1, -1}); }, "[mean]"},
-      {"amax", [&] { x.amax({0, -2}); }, "[amax]"},
-      {"var", [&] { x.var({0, 0}); }, "[var]"},
-      {"norm", [&] { x.norm(2, {1, 1}); }, "[norm]"},
-      {"logsumexp", [&] { x.logsumexp({0, 0}); }, "[logsumexp]"},
-      {"all", [&] { x.all({0, 0}); }, "[all]"},
-      {"count_nonzero", [&] { x.count_nonzero({0, 0}); }, "[count_nonzero]"},
-      {"0-d", [&] { make_tensor({}, kFloat32).sum({0, -1}); }, "[sum]"},
+      {"sum",
+       [&] {
+         x.sum({0, 0});
+       },
+       "[sum] dim 0 appears multiple times in the list of dims"},
+      {"sum negative",
+       [&] {
+         x.sum({1, -1});
+       },
+       "dim 1 appears multiple times"},
+      {"mean",
+       [&] {
+         x.mean({1, -1});
+       },
+       "[mean]"},
+      {"amax",
+       [&] {
+         x.amax({0, -2});
+       },
+       "[amax]"},
+      {"var",
+       [&] {
+         x.var({0, 0});
+       },
+       "[var]"},
+      {"norm",
+       [&] {
+         x.norm(2, {1, 1});
+       },
+       "[norm]"},
+      {"logsumexp",
+       [&] {
+         x.logsumexp({0, 0});
+       },
+       "[logsumexp]"},
+      {"all",
+       [&] {
+         x.all({0, 0});
+       },
+       "[all]"},
+      {"count_nonzero",
+       [&] {
+         x.count_nonzero({0, 0});
+       },
+       "[count_nonzero]"},
+      {"0-d",
+       [&] {
+         make_tensor({}, kFloat32).sum({0, -1});
+       },
+       "[sum]"},
   });
 }
 
@@ -80,7 +124,11 @@ TEST(ReductionErrors, EmptyWithoutIdentity) {
        "operation does not have an identity"},
       {"norm -1 dim", [&] { e.norm(-1, 0); },
        "linalg.vector_norm cannot compute the -1 norm on the dimension 0"},
-      {"norm -inf dim", [&] { e.norm(-kInf, {0, 1}); }, "the -inf norm"},
+      {"norm -inf dim",
+       [&] {
+         e.norm(-kInf, {0, 1});
+       },
+       "the -inf norm"},
   });
   expect_errors<IndexError>({
       {"max(dim)", [&] { e.max(0); },
@@ -88,7 +136,11 @@ TEST(ReductionErrors, EmptyWithoutIdentity) {
       {"min(dim)", [&] { e.min(-2, true); }, "[min] min(): Expected reduction dim 0"},
       {"amax(dim)", [&] { e.amax(0); },
        "[amax] amax(): Expected reduction dim 0 to have non-zero size."},
-      {"amin(dims)", [&] { e.amin({1, 0}); }, "amin(): Expected reduction dim 0"},
+      {"amin(dims)",
+       [&] {
+         e.amin({1, 0});
+       },
+       "amin(): Expected reduction dim 0"},
       {"argmax()", [&] { e.argmax(); },
        "[argmax] argmax(): Expected reduction dim to be specified for input.numel() == 0."},
       {"argmin(dim)", [&] { e.argmin(0); }, "argmin(): Expected reduction dim 0"},

@@ -60,13 +60,14 @@ std::vector<OpInfo> minmax_ops() {
           return std::get<1>(r);
         },
         ref_idx, long_t));
-    ops.push_back(reduction_op(
-        "arg" + n, no_bool, single,
-        [is_max](const Tensor& x, const ReduceArgs& a) {
-          if (!a.has_dims) return is_max ? ember::argmax(x) : ember::argmin(x);
-          return is_max ? x.argmax(a.dims.at(0), a.keepdim) : x.argmin(a.dims.at(0), a.keepdim);
-        },
-        ref_idx, long_t, {kBool}));
+    ops.push_back(reduction_op("arg" + n, no_bool, single,
+                               [is_max](const Tensor& x, const ReduceArgs& a) {
+                                 if (!a.has_dims)
+                                   return is_max ? ember::argmax(x) : ember::argmin(x);
+                                 return is_max ? x.argmax(a.dims.at(0), a.keepdim)
+                                               : x.argmin(a.dims.at(0), a.keepdim);
+                               },
+                               ref_idx, long_t, {kBool}));
     ops.push_back(reduction_op(
         "aminmax_" + n, all, single,
         [is_max](const Tensor& x, const ReduceArgs& a) {
@@ -78,8 +79,7 @@ std::vector<OpInfo> minmax_ops() {
   return ops;
 }
 
-INSTANTIATE_TEST_SUITE_P(ReductionMinMax, OpTest, ::testing::ValuesIn(minmax_ops()),
-                         op_test_name);
+INSTANTIATE_TEST_SUITE_P(ReductionMinMax, OpTest, ::testing::ValuesIn(minmax_ops()), op_test_name);
 
 }  // namespace
 }  // namespace ember::test

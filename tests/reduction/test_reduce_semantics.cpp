@@ -83,12 +83,12 @@ TEST(ReductionSemantics, EmptyIdentities) {
 
 TEST(ReductionSemantics, VarianceCorrections) {
   Tensor one = from_values({1}, {4}, kFloat64);
-  EXPECT_TRUE(std::isnan(one.var().item<double>()));          // 0 / 0
+  EXPECT_TRUE(std::isnan(one.var().item<double>()));  // 0 / 0
   EXPECT_EQ(one.var({}, 0).item<double>(), 0);
   Tensor two = from_values({2}, {1, 3}, kFloat32);
   EXPECT_EQ(two.var().item<double>(), 2);
   EXPECT_EQ(two.var({}, 0).item<double>(), 1);
-  EXPECT_EQ(two.var({}, 2).item<double>(), kInf);              // dof <= 0
+  EXPECT_EQ(two.var({}, 2).item<double>(), kInf);  // dof <= 0
   EXPECT_FLOAT_EQ(two.std({}, 0.5).item<float>(), static_cast<float>(std::sqrt(2 / 1.5)));
   auto [v, m] = std_mean(two);
   EXPECT_EQ(m.item<double>(), 2);
@@ -97,8 +97,8 @@ TEST(ReductionSemantics, VarianceCorrections) {
 
 TEST(ReductionSemantics, LogSumExpIsStable) {
   Tensor big = from_values({2, 2}, {1000, 1000, -1000, -1000}, kFloat32);
-  EXPECT_TRUE(close(big.logsumexp(1), {2}, {1000 + std::log(2.0), -1000 + std::log(2.0)}, 1e-6,
-                    1e-3));
+  EXPECT_TRUE(
+      close(big.logsumexp(1), {2}, {1000 + std::log(2.0), -1000 + std::log(2.0)}, 1e-6, 1e-3));
   Tensor inf = from_values({3, 2}, {-kInf, -kInf, kInf, 1, kInf, kInf}, kFloat64);
   EXPECT_TRUE(close(inf.logsumexp(1), {3}, {-kInf, kInf, kInf}, 0, 0));
   Tensor lc = from_values({4}, {-kInf, 0, 1000, -kInf}, kFloat64);
@@ -181,9 +181,11 @@ TEST(ReductionSemantics, GoesThroughDispatch) {
   x.argmax();
   x.cummax(0);
   x.logcumsumexp(1);
+  x.max();
+  make_tensor({3}, kInt32).nansum();
   pop_dispatch_mode(&mode);
   EXPECT_EQ(mode.names, (std::vector<std::string>{"sum", "var", "var_mean", "argmax", "cummax",
-                                                  "logcumsumexp"}));
+                                                  "logcumsumexp", "max", "nansum"}));
 }
 
 }  // namespace

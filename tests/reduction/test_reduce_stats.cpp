@@ -92,8 +92,8 @@ std::vector<OpInfo> stats_ops() {
         same, ints, 4));
     ops.push_back(reduction_op(
         n + "_mean", fl, opts,
-        [call](const Tensor& x, const ReduceArgs& a) { return std::get<1>(call(x, a)); },
-        ref_mean, same, ints, 4));
+        [call](const Tensor& x, const ReduceArgs& a) { return std::get<1>(call(x, a)); }, ref_mean,
+        same, ints, 4));
   }
   for (double p : {2.0, 1.0, 0.0, 3.0, 0.5, kInf, -kInf, -1.0}) {
     ReduceSampleOptions o = special;

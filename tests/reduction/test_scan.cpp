@@ -22,8 +22,7 @@ OpInfo scan_op(std::string name, std::vector<ScalarType> dtypes, double low, dou
   info.samples = [=](ScalarType dt) { return scan_samples(dt, low, high, nan_inf); };
   info.op = [call](const std::vector<Tensor>& in) { return call(in[0], scan_dim(in)); };
   info.reference = [line, out_dtype](const std::vector<Tensor>& in) {
-    Reference r{in[0].sizes(), scan_reference(in[0], scan_dim(in), line),
-                out_dtype(in[0].dtype())};
+    Reference r{in[0].sizes(), scan_reference(in[0], scan_dim(in), line), out_dtype(in[0].dtype())};
     for (double& v : r.values) v = round_to(r.dtype, v);
     return r;
   };
@@ -128,9 +127,8 @@ std::vector<OpInfo> scan_ops() {
         [](ScalarType) { return kInt64; }));
   }
   ops.push_back(scan_op(
-      "logcumsumexp", fl, -5, 5, true,
-      [](const Tensor& x, int64_t d) { return x.logcumsumexp(d); }, ref_logcumsumexp, same, ints,
-      4));
+      "logcumsumexp", fl, -5, 5, true, [](const Tensor& x, int64_t d) { return x.logcumsumexp(d); },
+      ref_logcumsumexp, same, ints, 4));
   return ops;
 }
 

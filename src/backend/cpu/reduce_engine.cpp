@@ -9,8 +9,8 @@ namespace {
 
 // Appends a dim to (sizes, strides...), merging it into the previous one when every stride set
 // is contiguous across the two. Size-1 dims are skipped.
-void push_dim(std::vector<int64_t>& sizes, std::vector<std::vector<int64_t>*> strides,
-              int64_t size, const std::vector<int64_t>& s) {
+void push_dim(std::vector<int64_t>& sizes, std::vector<std::vector<int64_t>*> strides, int64_t size,
+              const std::vector<int64_t>& s) {
   if (size == 1) return;
   if (!sizes.empty()) {
     bool merge = true;
@@ -73,38 +73,64 @@ namespace ember {
 
 const char* reduce_op_name(ReduceOp op) {
   switch (op) {
-    case ReduceOp::Sum: return "sum";
-    case ReduceOp::NanSum: return "nansum";
-    case ReduceOp::Mean: return "mean";
-    case ReduceOp::NanMean: return "nanmean";
-    case ReduceOp::Prod: return "prod";
-    case ReduceOp::AMax: return "amax";
-    case ReduceOp::AMin: return "amin";
-    case ReduceOp::MaxDim: return "max";
-    case ReduceOp::MinDim: return "min";
-    case ReduceOp::ArgMax: return "argmax";
-    case ReduceOp::ArgMin: return "argmin";
-    case ReduceOp::AMinMax: return "aminmax";
-    case ReduceOp::Var: return "var";
-    case ReduceOp::Std: return "std";
-    case ReduceOp::VarMean: return "var_mean";
-    case ReduceOp::StdMean: return "std_mean";
-    case ReduceOp::Norm: return "norm";
-    case ReduceOp::LogSumExp: return "logsumexp";
-    case ReduceOp::All: return "all";
-    case ReduceOp::Any: return "any";
-    case ReduceOp::CountNonzero: return "count_nonzero";
+    case ReduceOp::Sum:
+      return "sum";
+    case ReduceOp::NanSum:
+      return "nansum";
+    case ReduceOp::Mean:
+      return "mean";
+    case ReduceOp::NanMean:
+      return "nanmean";
+    case ReduceOp::Prod:
+      return "prod";
+    case ReduceOp::AMax:
+      return "amax";
+    case ReduceOp::AMin:
+      return "amin";
+    case ReduceOp::MaxDim:
+      return "max";
+    case ReduceOp::MinDim:
+      return "min";
+    case ReduceOp::ArgMax:
+      return "argmax";
+    case ReduceOp::ArgMin:
+      return "argmin";
+    case ReduceOp::AMinMax:
+      return "aminmax";
+    case ReduceOp::Var:
+      return "var";
+    case ReduceOp::Std:
+      return "std";
+    case ReduceOp::VarMean:
+      return "var_mean";
+    case ReduceOp::StdMean:
+      return "std_mean";
+    case ReduceOp::Norm:
+      return "norm";
+    case ReduceOp::LogSumExp:
+      return "logsumexp";
+    case ReduceOp::All:
+      return "all";
+    case ReduceOp::Any:
+      return "any";
+    case ReduceOp::CountNonzero:
+      return "count_nonzero";
   }
   return "reduce";
 }
 
 const char* scan_op_name(ScanOp op) {
   switch (op) {
-    case ScanOp::CumSum: return "cumsum";
-    case ScanOp::CumProd: return "cumprod";
-    case ScanOp::CumMax: return "cummax";
-    case ScanOp::CumMin: return "cummin";
-    case ScanOp::LogCumSumExp: return "logcumsumexp";
+    case ScanOp::CumSum:
+      return "cumsum";
+    case ScanOp::CumProd:
+      return "cumprod";
+    case ScanOp::CumMax:
+      return "cummax";
+    case ScanOp::CumMin:
+      return "cummin";
+    case ScanOp::LogCumSumExp:
+      return "logcumsumexp";
   }
   return "scan";
 }
@@ -140,23 +166,27 @@ void Reduce::eval_cpu(const std::vector<Tensor>& inputs, std::vector<Tensor>& ou
     case ReduceOp::NanSum:
     case ReduceOp::Mean:
     case ReduceOp::NanMean:
-    case ReduceOp::Prod: return cpu::reduce_sum_family(op_, g, x, outputs);
+    case ReduceOp::Prod:
+      return cpu::reduce_sum_family(op_, g, x, outputs);
     case ReduceOp::AMax:
     case ReduceOp::AMin:
     case ReduceOp::MaxDim:
     case ReduceOp::MinDim:
     case ReduceOp::ArgMax:
     case ReduceOp::ArgMin:
-    case ReduceOp::AMinMax: return cpu::reduce_minmax_family(op_, g, x, outputs);
+    case ReduceOp::AMinMax:
+      return cpu::reduce_minmax_family(op_, g, x, outputs);
     case ReduceOp::Var:
     case ReduceOp::Std:
     case ReduceOp::VarMean:
     case ReduceOp::StdMean:
     case ReduceOp::Norm:
-    case ReduceOp::LogSumExp: return cpu::reduce_stats_family(op_, g, x, outputs, param_);
+    case ReduceOp::LogSumExp:
+      return cpu::reduce_stats_family(op_, g, x, outputs, param_);
     case ReduceOp::All:
     case ReduceOp::Any:
-    case ReduceOp::CountNonzero: return cpu::reduce_logical_family(op_, g, x, outputs);
+    case ReduceOp::CountNonzero:
+      return cpu::reduce_logical_family(op_, g, x, outputs);
   }
 }
 

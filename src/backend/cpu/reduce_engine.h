@@ -42,9 +42,9 @@ struct ReduceGeom {
 ReduceGeom make_reduce_geom(const Tensor& x, const std::vector<bool>& reduce);
 
 struct ScanGeom {
-  char* base = nullptr;  // input
-  int64_t elem = 1;      // input element size in bytes
-  int64_t len = 1, in_stride = 0, out_stride = 0;  // scanned dim: input bytes, output elements
+  char* base = nullptr;                                 // input
+  int64_t elem = 1;                                     // input element size in bytes
+  int64_t len = 1, in_stride = 0, out_stride = 0;       // scanned dim: input bytes, output elements
   std::vector<int64_t> sizes, in_strides, out_strides;  // other dims: input bytes, output elements
   int64_t lines = 1;
 };
@@ -67,14 +67,14 @@ template <typename T>
 using opmath_t = decltype(load_as_opmath<T>(nullptr));
 
 template <typename T>
-constexpr bool is_fp_v = std::is_floating_point_v<T> || std::is_same_v<T, Half> ||
-                         std::is_same_v<T, BFloat16>;
+constexpr bool is_fp_v =
+    std::is_floating_point_v<T> || std::is_same_v<T, Half> || std::is_same_v<T, BFloat16>;
 
 /// Accumulator types: int64 for bool and integers (wrapping), float for the 16-bit floats, double
 /// for float and double (sum_acc_t); fp_acc_t is the floating one (float or double).
 template <typename T>
-using fp_acc_t = std::conditional_t<std::is_same_v<T, Half> || std::is_same_v<T, BFloat16>,
-                                    float, double>;
+using fp_acc_t =
+    std::conditional_t<std::is_same_v<T, Half> || std::is_same_v<T, BFloat16>, float, double>;
 template <typename T>
 using sum_acc_t = std::conditional_t<is_fp_v<T>, fp_acc_t<T>, int64_t>;
 
@@ -141,7 +141,8 @@ inline A run_sum(const char* p, int64_t stride, int64_t n, const F& f) {
     A lanes[8] = {};
     const T* q = reinterpret_cast<const T*>(p);
     for (; i + 8 <= n; i += 8) {
-      for (int k = 0; k < 8; ++k) lanes[k] += f(load_as_opmath<T>(reinterpret_cast<const char*>(q + i + k)));
+      for (int k = 0; k < 8; ++k)
+        lanes[k] += f(load_as_opmath<T>(reinterpret_cast<const char*>(q + i + k)));
     }
     for (A v : lanes) s += v;
   }
@@ -216,8 +217,8 @@ void reduce_kernel(const ReduceGeom& g, const Op& op) {
   using in_t = typename Op::in_t;
   if (g.num_out == 0) return;
   const int64_t red = g.red_numel;
-  const bool vertical = !g.out_sizes.empty() && g.out_strides.back() == g.elem &&
-                        g.out_sizes.back() >= 4 && red > 1;
+  const bool vertical =
+      !g.out_sizes.empty() && g.out_strides.back() == g.elem && g.out_sizes.back() >= 4 && red > 1;
   const int nkept = static_cast<int>(g.out_sizes.size()) - (vertical ? 1 : 0);
   const int64_t inner = vertical ? g.out_sizes.back() : 1;
   const int64_t bsize = vertical ? std::min(inner, detail::kReduceBlock) : 1;

@@ -47,11 +47,14 @@ void reduce_logical_family(ReduceOp op, const ReduceGeom& g, const Tensor& x,
     using T = std::remove_pointer_t<decltype(tag)>;
     auto* bytes = static_cast<uint8_t*>(out.data_ptr());
     switch (op) {
-      case ReduceOp::All: return reduce_kernel(g, AllAnyOp<T, true>{{}, bytes});
-      case ReduceOp::Any: return reduce_kernel(g, AllAnyOp<T, false>{{}, bytes});
+      case ReduceOp::All:
+        return reduce_kernel(g, AllAnyOp<T, true>{{}, bytes});
+      case ReduceOp::Any:
+        return reduce_kernel(g, AllAnyOp<T, false>{{}, bytes});
       case ReduceOp::CountNonzero:
         return reduce_kernel(g, CountNonzeroOp<T>{{}, out.template data_ptr<int64_t>()});
-      default: break;
+      default:
+        break;
     }
     EMBER_THROW(RuntimeError, "[", name, "] internal error: not a logical reduction");
   });

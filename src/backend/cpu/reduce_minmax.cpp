@@ -137,14 +137,22 @@ void reduce_minmax_family(ReduceOp op, const ReduceGeom& g, const Tensor& x,
     auto data = [&](size_t k) { return static_cast<char*>(outs.at(k).data_ptr()); };
     auto index_data = [&](size_t k) { return outs.at(k).template data_ptr<int64_t>(); };
     switch (op) {
-      case ReduceOp::AMax: return reduce_kernel(g, ExtremeOp<T, true>{{}, data(0)});
-      case ReduceOp::AMin: return reduce_kernel(g, ExtremeOp<T, false>{{}, data(0)});
-      case ReduceOp::MaxDim: return reduce_kernel(g, ArgOp<T, true>{{}, data(0), index_data(1)});
-      case ReduceOp::MinDim: return reduce_kernel(g, ArgOp<T, false>{{}, data(0), index_data(1)});
-      case ReduceOp::ArgMax: return reduce_kernel(g, ArgOp<T, true>{{}, nullptr, index_data(0)});
-      case ReduceOp::ArgMin: return reduce_kernel(g, ArgOp<T, false>{{}, nullptr, index_data(0)});
-      case ReduceOp::AMinMax: return reduce_kernel(g, AMinMaxOp<T>{{}, data(0), data(1)});
-      default: break;
+      case ReduceOp::AMax:
+        return reduce_kernel(g, ExtremeOp<T, true>{{}, data(0)});
+      case ReduceOp::AMin:
+        return reduce_kernel(g, ExtremeOp<T, false>{{}, data(0)});
+      case ReduceOp::MaxDim:
+        return reduce_kernel(g, ArgOp<T, true>{{}, data(0), index_data(1)});
+      case ReduceOp::MinDim:
+        return reduce_kernel(g, ArgOp<T, false>{{}, data(0), index_data(1)});
+      case ReduceOp::ArgMax:
+        return reduce_kernel(g, ArgOp<T, true>{{}, nullptr, index_data(0)});
+      case ReduceOp::ArgMin:
+        return reduce_kernel(g, ArgOp<T, false>{{}, nullptr, index_data(0)});
+      case ReduceOp::AMinMax:
+        return reduce_kernel(g, AMinMaxOp<T>{{}, data(0), data(1)});
+      default:
+        break;
     }
     EMBER_THROW(RuntimeError, "[", name, "] internal error: not a min/max reduction");
   });

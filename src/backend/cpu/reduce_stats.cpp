@@ -217,9 +217,12 @@ void reduce_stats_family(ReduceOp op, const ReduceGeom& g, const Tensor& x,
           return reduce_kernel(g, VarOp<T, VarKind::VarMean>{out, second, param});
         case ReduceOp::StdMean:
           return reduce_kernel(g, VarOp<T, VarKind::StdMean>{out, second, param});
-        case ReduceOp::Norm: return norm_kernel<T>(g, out, param);
-        case ReduceOp::LogSumExp: return reduce_kernel(g, LogSumExpOp<T>{{}, out});
-        default: break;
+        case ReduceOp::Norm:
+          return norm_kernel<T>(g, out, param);
+        case ReduceOp::LogSumExp:
+          return reduce_kernel(g, LogSumExpOp<T>{{}, out});
+        default:
+          break;
       }
     }
     EMBER_THROW(TypeError, "[", name, "] \"", name, "_cpu\" not implemented for '",

@@ -120,7 +120,8 @@ void reduce_sum_family(ReduceOp op, const ReduceGeom& g, const Tensor& x,
             return reduce_kernel(g, NanMeanOp<T>{{}, out});
           }
           break;
-        default: break;
+        default:
+          break;
       }
       EMBER_THROW(RuntimeError, "[", name, "] internal error: unsupported input dtype ",
                   dtype_name(x.dtype()));

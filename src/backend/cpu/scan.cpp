@@ -15,9 +15,7 @@ struct CumOp {
   O* out;
 
   acc_t init() const { return IsProd ? acc_t(1) : acc_t(0); }
-  void step(acc_t& a, opmath_t<T> x, int64_t) const {
-    a = IsProd ? acc_mul(a, x) : acc_add(a, x);
-  }
+  void step(acc_t& a, opmath_t<T> x, int64_t) const { a = IsProd ? acc_mul(a, x) : acc_add(a, x); }
   void write(const acc_t& a, int64_t o) const { out[o] = cast_to<O>(a); }
 };
 
@@ -81,15 +79,16 @@ void scan_family(ScanOp op, const ScanGeom& g, const Tensor& x, std::vector<Tens
       case ScanOp::CumProd:
         return visit_sum_out<T>(outs[0].dtype(), name, [&](auto* otag) {
           using O = std::remove_pointer_t<decltype(otag)>;
-          if (op == ScanOp::CumSum) return scan_kernel(g, CumOp<T, false, O>{static_cast<O*>(outs[0].data_ptr())});
+          if (op == ScanOp::CumSum)
+            return scan_kernel(g, CumOp<T, false, O>{static_cast<O*>(outs[0].data_ptr())});
           return scan_kernel(g, CumOp<T, true, O>{static_cast<O*>(outs[0].data_ptr())});
         });
       case ScanOp::CumMax:
         return scan_kernel(g, CumExtremeOp<T, true>{reinterpret_cast<T*>(out),
-                                                     outs.at(1).template data_ptr<int64_t>()});
+                                                    outs.at(1).template data_ptr<int64_t>()});
       case ScanOp::CumMin:
         return scan_kernel(g, CumExtremeOp<T, false>{reinterpret_cast<T*>(out),
-                                                      outs.at(1).template data_ptr<int64_t>()});
+                                                     outs.at(1).template data_ptr<int64_t>()});
       case ScanOp::LogCumSumExp:
         if constexpr (is_fp_v<T>) {
           return scan_kernel(g, LogCumSumExpOp<T>{reinterpret_cast<T*>(out)});
