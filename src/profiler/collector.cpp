@@ -30,7 +30,7 @@ struct SharedBuffer {
   std::mutex mu;
   uint64_t session = 0;  // the window the contents belong to
   int64_t tid = 0;
-  std::vector<RawEvent> events;
+  EventChunks events;
   std::vector<RawMemory> memory;
   std::atomic<bool> alive{true};
 };
@@ -125,19 +125,19 @@ void close_scope(ThreadState& ts, uint64_t id, int64_t end_ns) {
 void capture_stack(RawEvent& ev) {
   void* frames[kMaxFrames];
   int n = backtrace(frames, kMaxFrames);
-  ev.frames.assign(frames, frames + std::max(n, 0));
+  ev.ensure_extra().frames.assign(frames, frames + std::max(n, 0));
 }
 
-void record_tensor(RawEvent& ev, const Tensor& t) {
+void record_tensor(RawExtra& ex, const Tensor& t) {
   if (!t.defined()) {
-    ev.shapes.push_back(-1);
-    ev.dtypes.push_back(-1);
+    ex.shapes.push_back(-1);
+    ex.dtypes.push_back(-1);
     return;
   }
   const auto& s = t.sizes();
-  ev.shapes.push_back(static_cast<int64_t>(s.size()));
-  ev.shapes.insert(ev.shapes.end(), s.begin(), s.end());
-  ev.dtypes.push_back(static_cast<int8_t>(t.dtype()));
+  ex.shapes.push_back(static_cast<int64_t>(s.size()));
+  ex.shapes.insert(ex.shapes.end(), s.begin(), s.end());
+  ex.dtypes.push_back(static_cast<int8_t>(t.dtype()));
 }
 
 // Records every op that passes through dispatch while a window is open.
@@ -152,9 +152,10 @@ class ProfilerMode final : public DispatchMode {
     RawEvent& ev = ts.stack.back().ev;
     // An in-place op's first argument (self) arrives as outputs[0].
     if (g_record_shapes.load(std::memory_order_relaxed)) {
-      if (call.inplace && !call.outputs.empty()) record_tensor(ev, call.outputs[0]);
-      for (const auto& t : call.inputs) record_tensor(ev, t);
-      ev.args = call.prim.describe();
+      RawExtra& ex = ev.ensure_extra();
+      if (call.inplace && !call.outputs.empty()) record_tensor(ex, call.outputs[0]);
+      for (const auto& t : call.inputs) record_tensor(ex, t);
+      ex.args = call.prim.describe();
     }
     bool with_flops = g_with_flops.load(std::memory_order_relaxed);
     if (g_with_stack.load(std::memory_order_relaxed)) capture_stack(ev);
@@ -283,7 +284,7 @@ ScopeHandle begin_scope(std::string_view prefix, std::string_view name, std::str
   ThreadState& ts = thread_state();
   uint64_t id = open_scope(ts, session, prefix, name, suffix, category);
   RawEvent& ev = ts.stack.back().ev;
-  ev.args.assign(args);
+  if (!args.empty()) ev.ensure_extra().args.assign(args);
   if (g_with_stack.load(std::memory_order_relaxed)) capture_stack(ev);
   ev.start_ns = now_ns();
   return {session, id};

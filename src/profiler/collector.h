@@ -8,6 +8,7 @@
 // Events of a window that closed while they were in flight are dropped: each records the window
 // id it belongs to.
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -23,20 +24,53 @@ struct Config {
   bool with_stack = false;
 };
 
-/// A closed scope as recorded (converted into FunctionEvent when the window closes).
-struct RawEvent {
-  uint64_t id = 0;
-  uint64_t parent = 0;  // 0: none
-  std::string name;
-  EventCategory category = EventCategory::Op;
-  int64_t start_ns = 0, end_ns = 0;
-  int64_t self_mem = 0;
-  int64_t flops = 0;
+/// What record_shapes, with_stack and record_function's args add to an event (kept apart so
+/// that a plain event stays small: storing events costs page faults on fresh memory).
+struct RawExtra {
   // Input shapes, flattened: ndim, d0, d1, ..., ndim, ...; ndim -1 is an undefined tensor.
   std::vector<int64_t> shapes;
   std::vector<int8_t> dtypes;  // ScalarType, or -1 for an undefined tensor
   std::string args;
-  std::vector<void*> frames;  // with_stack: raw return addresses, innermost first
+  std::vector<void*> frames;  // raw return addresses, innermost first
+};
+
+/// A closed scope as recorded (converted into FunctionEvent when the window closes).
+struct RawEvent {
+  uint64_t id = 0;
+  uint64_t parent = 0;  // 0: none
+  int64_t start_ns = 0, end_ns = 0;
+  int64_t self_mem = 0;
+  int64_t flops = 0;
+  std::string name;
+  std::unique_ptr<RawExtra> extra;  // null unless needed
+  EventCategory category = EventCategory::Op;
+  RawExtra& ensure_extra() {
+    if (!extra) extra = std::make_unique<RawExtra>();
+    return *extra;
+  }
+};
+
+/// Events in fixed-capacity chunks: appending never moves the events already stored.
+class EventChunks {
+ public:
+  void push_back(RawEvent&& e) {
+    if (chunks_.empty() || chunks_.back().size() == chunks_.back().capacity()) {
+      chunks_.emplace_back();
+      chunks_.back().reserve(kChunk);
+    }
+    chunks_.back().push_back(std::move(e));
+  }
+  bool empty() const { return chunks_.empty(); }
+  void clear() { chunks_.clear(); }
+  template <typename F>
+  void for_each(F&& f) {
+    for (auto& c : chunks_)
+      for (auto& e : c) f(e);
+  }
+
+ private:
+  static constexpr size_t kChunk = 1024;
+  std::vector<std::vector<RawEvent>> chunks_;
 };
 
 struct RawMemory {
@@ -48,7 +82,7 @@ struct RawMemory {
 
 struct ThreadRecords {
   int64_t tid = 0;
-  std::vector<RawEvent> events;  // in closing order (children before their parent)
+  EventChunks events;  // in closing order (children before their parent)
   std::vector<RawMemory> memory;
 };
 
@@ -62,8 +96,5 @@ std::vector<ThreadRecords> stop_recording(uint64_t session);
 
 /// The calling thread's OS thread id.
 int64_t current_tid();
-
-/// with_stack: the frames outside libember, symbolised ("function (module+0xoffset)").
-std::vector<std::string> user_frames(const std::vector<void*>& frames);
 
 }  // namespace ember::profiler::detail

@@ -32,36 +32,57 @@ std::string module_offset(const char* module, uintptr_t offset) {
   return m + buf;
 }
 
-// Symbolises return addresses with dladdr; frames inside libember map to "" (skipped).
-// Functions of an executable have names only when it exports them (-rdynamic); otherwise the
-// frame reads "module+0xoffset", which addr2line resolves.
+// Symbolises return addresses with dladdr. Functions of an executable have names only when it
+// exports them (-rdynamic); otherwise the frame reads "module+0xoffset", which addr2line
+// resolves.
 class Symbolizer {
  public:
+  struct Frame {
+    bool in_ember;  // inside libember (the profiler, dispatch, the op): not a caller
+    std::string text;
+  };
   Symbolizer() {
     Dl_info self{};
     if (dladdr(reinterpret_cast<void*>(&demangle), &self)) self_base_ = self.dli_fbase;
   }
-  const std::string& frame(void* addr) {
+  const Frame& frame(void* addr) {
     auto it = cache_.find(addr);
     if (it != cache_.end()) return it->second;
-    std::string s;
+    Frame f{false, {}};
     // A return address points after the call: look up the byte before it.
     void* lookup = static_cast<char*>(addr) - 1;
     Dl_info info{};
     if (dladdr(lookup, &info) == 0) {
-      s = module_offset("?", reinterpret_cast<uintptr_t>(addr));
-    } else if (info.dli_fbase != self_base_) {
-      s = info.dli_sname
-              ? demangle(info.dli_sname)
-              : module_offset(info.dli_fname, reinterpret_cast<uintptr_t>(lookup) -
-                                                  reinterpret_cast<uintptr_t>(info.dli_fbase));
+      f.text = module_offset("?", reinterpret_cast<uintptr_t>(addr));
+    } else if (info.dli_fbase == self_base_) {
+      f.in_ember = true;
+    } else {
+      f.text = info.dli_sname
+                   ? demangle(info.dli_sname)
+                   : module_offset(info.dli_fname, reinterpret_cast<uintptr_t>(lookup) -
+                                                       reinterpret_cast<uintptr_t>(info.dli_fbase));
     }
-    return cache_.emplace(addr, std::move(s)).first->second;
+    return cache_.emplace(addr, std::move(f)).first->second;
+  }
+
+  /// The callers of an event: the frames after the first run of libember frames (frames before
+  /// it are the unwinder's, e.g. a sanitizer's backtrace interceptor), without libember's own.
+  std::vector<std::string> callers(const std::vector<void*>& frames, size_t max_frames) {
+    std::vector<std::string> out;
+    bool seen_ember = false;
+    for (void* a : frames) {
+      const Frame& f = frame(a);
+      seen_ember = seen_ember || f.in_ember;
+      if (!seen_ember || f.in_ember) continue;
+      if (out.size() == max_frames) break;
+      out.push_back(f.text);
+    }
+    return out;
   }
 
  private:
   const void* self_base_ = nullptr;
-  std::unordered_map<void*, std::string> cache_;
+  std::unordered_map<void*, Frame> cache_;
 };
 
 constexpr size_t kMaxUserFrames = 16;
@@ -100,10 +121,10 @@ void build_result(std::vector<ThreadRecords> records, Result& result) {
   std::vector<Pending> all;
   std::unordered_map<uint64_t, size_t> index;  // raw id -> position in `all`
   for (auto& r : records) {
-    for (auto& e : r.events) {
+    r.events.for_each([&](RawEvent& e) {
       index.emplace(e.id, all.size());
       all.push_back({&e, r.tid, 0, 0});
-    }
+    });
   }
   // Children close before their parent, so in closing order a parent has all its children's
   // totals by the time it is reached (ids are unique across threads).
@@ -153,23 +174,22 @@ void build_result(std::vector<ThreadRecords> records, Result& result) {
     ev.self_cpu_time_total = static_cast<double>(dur - p.child_ns) / 1000.0;
     auto pit = raw.parent != 0 ? new_id.find(raw.parent) : new_id.end();
     if (pit != new_id.end()) ev.parent = pit->second;
-    for (size_t i = 0, t = 0; i < raw.shapes.size(); ++t) {
-      int64_t nd = raw.shapes[i++];
-      std::vector<int64_t> shape;
-      if (nd > 0) {
-        shape.assign(raw.shapes.begin() + static_cast<std::ptrdiff_t>(i),
-                     raw.shapes.begin() + static_cast<std::ptrdiff_t>(i + static_cast<size_t>(nd)));
-        i += static_cast<size_t>(nd);
+    if (raw.extra) {
+      const RawExtra& ex = *raw.extra;
+      for (size_t i = 0, t = 0; i < ex.shapes.size(); ++t) {
+        int64_t nd = ex.shapes[i++];
+        std::vector<int64_t> shape;
+        if (nd > 0) {
+          auto first = ex.shapes.begin() + static_cast<std::ptrdiff_t>(i);
+          shape.assign(first, first + nd);
+          i += static_cast<size_t>(nd);
+        }
+        ev.input_shapes.push_back(std::move(shape));
+        int8_t dt = t < ex.dtypes.size() ? ex.dtypes[t] : int8_t{-1};
+        ev.input_dtypes.emplace_back(dt < 0 ? "" : dtype_name(static_cast<ScalarType>(dt)));
       }
-      ev.input_shapes.push_back(std::move(shape));
-      int8_t dt = t < raw.dtypes.size() ? raw.dtypes[t] : int8_t{-1};
-      ev.input_dtypes.emplace_back(dt < 0 ? "" : dtype_name(static_cast<ScalarType>(dt)));
-    }
-    ev.op_args = std::move(raw.args);
-    for (void* f : raw.frames) {
-      if (ev.stack.size() == kMaxUserFrames) break;
-      const std::string& s = sym.frame(f);
-      if (!s.empty()) ev.stack.push_back(s);
+      ev.op_args = ex.args;
+      ev.stack = sym.callers(ex.frames, kMaxUserFrames);
     }
     ev.self_cpu_memory_usage = raw.self_mem;
     ev.cpu_memory_usage = p.total_mem;

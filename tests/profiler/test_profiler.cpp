@@ -4,6 +4,8 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <atomic>
+#include <chrono>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -614,6 +616,40 @@ TEST(Profiler, EventsFromEveryThreadAreKept) {
   tids.insert(named(p, "aten::fill_").back()->thread);
   EXPECT_EQ(tids.size(), static_cast<size_t>(kThreads + 1));
   expect_consistent_tree(p);
+}
+
+TEST(Profiler, WindowsOpenAndCloseWhileOtherThreadsRunOps) {
+  std::atomic<bool> done{false};
+  std::vector<std::thread> threads;
+  for (int i = 0; i < 3; ++i) {
+    threads.emplace_back([&done] {
+      Tensor t = make({4});
+      while (!done.load()) {
+        prof::record_function scope("busy");
+        t.fill_(1);
+        Tensor c = t.clone();
+      }
+    });
+  }
+  for (int w = 0; w < 20; ++w) {
+    prof::profile p(ProfileOptions().record_shapes(true).profile_memory(true));
+    auto t0 = std::chrono::steady_clock::now();
+    p.start();
+    std::this_thread::sleep_for(std::chrono::microseconds(200));
+    p.stop();
+    double window_us =
+        std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - t0).count();
+    // Only events inside the window, each complete and consistent; scopes cut by the window's
+    // edges are dropped, their children kept as top-level events.
+    for (const auto& e : p.events()) {
+      EXPECT_GE(e.start_us, 0);
+      EXPECT_LE(e.end_us, window_us);
+    }
+    expect_consistent_tree(p);
+  }
+  done = true;
+  for (auto& th : threads) th.join();
+  EXPECT_EQ(ember::detail::g_num_modes.load(), 0);
 }
 
 TEST(Profiler, MemoryEventsBalance) {
