@@ -4,8 +4,9 @@
 //   cmake -S . -B build/bench -G Ninja -DCMAKE_BUILD_TYPE=Release -DEMBER_BUILD_BENCH=ON
 //   cmake --build build/bench --target bench_profiler && ./build/bench/bench/bench_profiler
 //
-// "Direct" runs the same primitive through the backend without dispatch's mode check, so
-// Fill/off minus Direct is what the profiler costs when it is off (one predictable branch).
+// FillDirect runs the primitive through the backend without dispatch's mode check and
+// FillDispatch through dispatch(): their difference is what the profiler costs when it is off
+// (one predictable branch). Fill/N and View/N time Tensor::fill_ and Tensor::view per mode.
 #include <benchmark/benchmark.h>
 
 #include <memory>
@@ -74,17 +75,29 @@ void run(benchmark::State& state, F body) {
   state.SetLabel(label(m));
 }
 
+// The same primitive call with and without dispatch's check for active modes: the difference
+// is what the profiler (any dispatch mode) costs while off.
 void BM_FillDirect(benchmark::State& state) {
   Tensor t = one_element();
+  std::vector<Tensor> inputs;
   for (auto _ : state) {
     std::vector<Tensor> outputs{t};
-    std::vector<Tensor> inputs;
     Fill prim(1.0);
     OpCall call{prim, inputs, outputs, true};
     ember::detail::run_backend(call);
     benchmark::DoNotOptimize(outputs);
   }
-  state.SetLabel("backend without dispatch's check");
+  state.SetLabel("run_backend, no mode check");
+}
+
+void BM_FillDispatch(benchmark::State& state) {
+  Tensor t = one_element();
+  std::vector<Tensor> inputs;
+  for (auto _ : state) {
+    auto outputs = dispatch(Fill(1.0), inputs, {t}, true);
+    benchmark::DoNotOptimize(outputs);
+  }
+  state.SetLabel("dispatch, profiler off");
 }
 
 void BM_Fill(benchmark::State& state) {
@@ -107,6 +120,7 @@ void modes(benchmark::internal::Benchmark* b, std::initializer_list<Mode> ms) {
 }
 
 BENCHMARK(BM_FillDirect)->Iterations(kIterations)->Repetitions(3)->ReportAggregatesOnly(true);
+BENCHMARK(BM_FillDispatch)->Iterations(kIterations)->Repetitions(3)->ReportAggregatesOnly(true);
 BENCHMARK(BM_Fill)->Apply([](auto* b) {
   modes(b, {kOff, kCpu, kShapes, kShapesMemory, kFlops, kStack});
 });

@@ -104,12 +104,10 @@ OpenScope* find_open(ThreadState& ts, uint64_t id) {
 }
 
 void close_scope(ThreadState& ts, uint64_t id, int64_t end_ns) {
-  size_t i = ts.stack.size();
-  while (i-- > 0 && ts.stack[i].ev.id != id) {
-  }
-  if (i == static_cast<size_t>(-1)) return;  // not open on this thread: dropped
-  OpenScope sc = std::move(ts.stack[i]);
-  ts.stack.erase(ts.stack.begin() + static_cast<std::ptrdiff_t>(i));
+  OpenScope* open = find_open(ts, id);
+  if (open == nullptr) return;  // not open on this thread: dropped
+  OpenScope sc = std::move(*open);
+  ts.stack.erase(ts.stack.begin() + (open - ts.stack.data()));
   if (sc.session != g_recording.load(std::memory_order_acquire)) return;  // window closed
   sc.ev.end_ns = end_ns;
   SharedBuffer& b = *ts.buf;
