@@ -15,6 +15,7 @@
 #include "ember/ops/matmul.h"
 #include "ember/ops/reduction.h"
 #include "ember/ops/shape.h"
+#include "ember/profiler.h"
 #include "ember/testing.h"
 
 namespace ember {
