@@ -8,9 +8,8 @@ namespace {
 
 // Note [FLOP formulas]: a multiply-add counts as 2 FLOPs, as in PyTorch's profiler
 // (torch/csrc/profiler/util.cpp computeFlops) and torch.utils.flop_counter. Each formula reads
-// the op's tensor arguments in PyTorch's order (addmm(self, mat1, mat2), baddbmm(self, b1, b2),
-// scaled_dot_product_attention(q, k, v)); an op family that lands with another order must adapt
-// its entry here. Shapes that do not fit give 0 (no estimate), never an error.
+// the tensor arguments its primitive receives (scaled_dot_product_attention(q, k, v)); an op
+// family that lands with another order must adapt its entry here. Shapes that do not fit give 0 (no estimate), never an error.
 using Args = std::vector<const Tensor*>;
 using Outs = std::vector<Tensor>;
 using FlopFn = int64_t (*)(const Args&, const Outs&);
@@ -26,53 +25,13 @@ int64_t prod(const std::vector<int64_t>& s, size_t from = 0) {
   return p;
 }
 
-// mm / addmm: 2 * m * k * n from mat1 [m, k] and mat2 [k, n].
-int64_t gemm(const Args& a, size_t first) {
-  auto* m1 = shape(a, first);
-  auto* m2 = shape(a, first + 1);
-  if (!m1 || !m2 || m1->size() != 2 || m2->size() != 2) return 0;
-  return 2 * (*m1)[0] * (*m1)[1] * (*m2)[1];
-}
-
-// bmm / baddbmm: 2 * b * m * k * n from [b, m, k] and [b, k, n].
-int64_t batched_gemm(const Args& a, size_t first) {
-  auto* m1 = shape(a, first);
-  auto* m2 = shape(a, first + 1);
-  if (!m1 || !m2 || m1->size() != 3 || m2->size() != 3) return 0;
-  return 2 * (*m1)[0] * (*m1)[1] * (*m1)[2] * (*m2)[2];
-}
-
-// matmul with numpy semantics: 1-d operands get a unit dimension, batch dims broadcast.
-int64_t matmul(const Args& a, const Outs&) {
+// Every matrix product (mm, bmm, addmm, baddbmm, matmul, mv, dot, ...) reaches dispatch as the
+// batched Matmul primitive: inputs [B, m, k] and [B, k, n] (and "self"), output [B, m, n]. So one
+// formula serves them all: 2 * B * m * n * k.
+int64_t product(const Args& a, const Outs& out) {
   auto* x = shape(a, 0);
-  auto* y = shape(a, 1);
-  if (!x || !y || x->empty() || y->empty()) return 0;
-  int64_t k = x->back();
-  int64_t m = x->size() >= 2 ? (*x)[x->size() - 2] : 1;
-  int64_t n = y->size() >= 2 ? y->back() : 1;
-  size_t bx = x->size() >= 2 ? x->size() - 2 : 0;
-  size_t by = y->size() >= 2 ? y->size() - 2 : 0;
-  int64_t batch = 1;
-  for (size_t i = 0; i < std::max(bx, by); ++i) {
-    int64_t dx = i < bx ? (*x)[bx - 1 - i] : 1;
-    int64_t dy = i < by ? (*y)[by - 1 - i] : 1;
-    batch *= std::max(dx, dy);
-  }
-  return 2 * batch * m * k * n;
-}
-
-// mv / addmv: 2 * m * n from mat [m, n].
-int64_t matvec(const Args& a, size_t first) {
-  auto* m = shape(a, first);
-  if (!m || m->size() != 2) return 0;
-  return 2 * (*m)[0] * (*m)[1];
-}
-
-// dot / vdot: 2 * n.
-int64_t dot(const Args& a, const Outs&) {
-  auto* v = shape(a, 0);
-  if (!v || v->size() != 1) return 0;
-  return 2 * (*v)[0];
+  if (!x || x->empty() || out.empty() || !out[0].defined()) return 0;
+  return 2 * out[0].numel() * x->back();
 }
 
 // Convolution (any dimensionality, any stride/padding/dilation): every output element is a dot
@@ -104,17 +63,17 @@ int64_t elementwise(const Args& a, const Outs&) {
 
 const std::unordered_map<std::string_view, FlopFn>& table() {
   static const std::unordered_map<std::string_view, FlopFn> t = {
-      {"mm", [](const Args& a, const Outs&) { return gemm(a, 0); }},
-      {"addmm", [](const Args& a, const Outs&) { return gemm(a, 1); }},
-      {"addmm_", [](const Args& a, const Outs&) { return gemm(a, 1); }},
-      {"bmm", [](const Args& a, const Outs&) { return batched_gemm(a, 0); }},
-      {"baddbmm", [](const Args& a, const Outs&) { return batched_gemm(a, 1); }},
-      {"baddbmm_", [](const Args& a, const Outs&) { return batched_gemm(a, 1); }},
-      {"matmul", matmul},
-      {"mv", [](const Args& a, const Outs&) { return matvec(a, 0); }},
-      {"addmv", [](const Args& a, const Outs&) { return matvec(a, 1); }},
-      {"dot", dot},
-      {"vdot", dot},
+      {"mm", product},
+      {"addmm", product},
+      {"addmm_", product},
+      {"bmm", product},
+      {"baddbmm", product},
+      {"baddbmm_", product},
+      {"matmul", product},
+      {"mv", product},
+      {"addmv", product},
+      {"dot", product},
+      {"vdot", product},
       {"conv1d", conv},
       {"conv2d", conv},
       {"conv3d", conv},

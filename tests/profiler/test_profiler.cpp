@@ -295,17 +295,15 @@ TEST(Profiler, FlopsColumnAndFormulas) {
     for (auto& t : args) ptrs.push_back(&t);
     return prof::detail::compute_flops(op, ptrs, outs);
   };
-  EXPECT_EQ(flops("mm", {make({5, 7}), make({7, 3})}), 2 * 5 * 7 * 3);
-  EXPECT_EQ(flops("addmm", {make({3}), make({5, 7}), make({7, 3})}), 2 * 5 * 7 * 3);
-  EXPECT_EQ(flops("bmm", {make({4, 5, 7}), make({4, 7, 3})}), 2 * 4 * 5 * 7 * 3);
-  EXPECT_EQ(flops("baddbmm", {make({4, 5, 3}), make({4, 5, 7}), make({4, 7, 3})}),
-            2 * 4 * 5 * 7 * 3);
-  EXPECT_EQ(flops("matmul", {make({6}), make({6})}), 2 * 6);
-  EXPECT_EQ(flops("matmul", {make({5, 6}), make({6})}), 2 * 5 * 6);
-  EXPECT_EQ(flops("matmul", {make({6}), make({6, 2})}), 2 * 6 * 2);
-  EXPECT_EQ(flops("matmul", {make({3, 1, 5, 6}), make({4, 6, 2})}), 2 * 12 * 5 * 6 * 2);
-  EXPECT_EQ(flops("mv", {make({5, 6}), make({6})}), 2 * 5 * 6);
-  EXPECT_EQ(flops("dot", {make({9}), make({9})}), 18);
+  // Products reach dispatch as the batched Matmul primitive: [B, m, k] @ [B, k, n] (+ self).
+  EXPECT_EQ(flops("mm", {make({1, 5, 7}), make({1, 7, 3})}, {make({1, 5, 3})}), 2 * 5 * 7 * 3);
+  EXPECT_EQ(flops("addmm", {make({1, 5, 7}), make({1, 7, 3}), make({3})}, {make({1, 5, 3})}),
+            2 * 5 * 7 * 3);
+  EXPECT_EQ(flops("bmm", {make({4, 5, 7}), make({4, 7, 3})}, {make({4, 5, 3})}), 2 * 4 * 5 * 7 * 3);
+  EXPECT_EQ(flops("matmul", {make({12, 5, 6}), make({12, 6, 2})}, {make({12, 5, 2})}),
+            2 * 12 * 5 * 6 * 2);
+  EXPECT_EQ(flops("mv", {make({1, 5, 6}), make({1, 6, 1})}, {make({1, 5, 1})}), 2 * 5 * 6);
+  EXPECT_EQ(flops("dot", {make({1, 1, 9}), make({1, 9, 1})}, {make({1, 1, 1})}), 18);
   // conv2d: N=2, C_in=4, 8x8 input, C_out=6, 3x3 kernel, groups=2 -> weight [6, 2, 3, 3];
   // stride 1, no padding: 6x6 output. 2 * N * H_out * W_out * kh * kw * C_in * C_out / groups.
   EXPECT_EQ(flops("conv2d", {make({2, 4, 8, 8}), make({6, 2, 3, 3})}, {make({2, 6, 6, 6})}),
@@ -315,7 +313,7 @@ TEST(Profiler, FlopsColumnAndFormulas) {
                   {make({2, 3, 5, 8}), make({2, 3, 7, 8}), make({2, 3, 7, 4})}),
             2 * 6 * 5 * 7 * 8 + 2 * 6 * 5 * 7 * 4);
   EXPECT_EQ(flops("mul", {make({3, 4}), make({4})}), 12);
-  EXPECT_EQ(flops("mm", {make({5}), make({5})}), 0);  // shapes that do not fit: no estimate
+  EXPECT_EQ(flops("mm", {make({5}), make({5})}), 0);  // no output given: no estimate
   EXPECT_EQ(flops("sum", {make({5})}), 0);
   auto names = prof::flops_formulas();
   for (const char* op : {"mm", "addmm", "bmm", "baddbmm", "matmul", "mv", "dot", "conv2d",
