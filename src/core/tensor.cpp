@@ -2,6 +2,7 @@
 
 #include <sstream>
 
+#include "ops/promotion.h"
 #include "ops/util.h"
 #include "primitives/copy.h"
 
@@ -126,6 +127,7 @@ Tensor& Tensor::copy_(const Tensor& src, bool) {
 
 Tensor& Tensor::fill_(const Scalar& value) {
   ops::check_no_internal_overlap(*this, "fill_");
+  ops::check_scalar_fits(value, dtype(), "fill_");
   Tensor self = *this;
   dispatch(Fill(value), {}, {self}, /*inplace=*/true);
   return *this;

@@ -124,7 +124,8 @@ bool overflows(const Scalar& s) {
   const double lo = static_cast<double>(static_cast<float>(L::lowest()));
   const double hi = is_float_target ? static_cast<double>(static_cast<float>(L::max()))
                                     : static_cast<double>(L::max());
-  if (s.isBoolean()) return false;
+  // As c10::overflows: any number converts to bool (non-zero is true), and a bool to anything.
+  if (std::is_same_v<T, bool> || s.isBoolean()) return false;
   if (s.isIntegral(false)) {
     int64_t v = s.toLong();
     if constexpr (is_float_target) {

@@ -80,3 +80,20 @@ TEST(Tensor, CopyConvertsAndBroadcasts) {
   EXPECT_THROW(a.item<float>(), RuntimeError);
   EXPECT_THROW(a.data_ptr<double>(), TypeError);
 }
+
+TEST(Tensor, FillRejectsValuesThatOverflowTheDtype) {
+  // PyTorch: "value cannot be converted to type at::Half without overflow".
+  Tensor h = ops::empty_tensor({3}, kFloat16);
+  EXPECT_THROW(h.fill_(1e300), RuntimeError);
+  Tensor i8 = ops::empty_tensor({3}, kInt8);
+  EXPECT_THROW(i8.fill_(300), RuntimeError);
+  i8.fill_(-128);
+  EXPECT_EQ(i8.tolist<int8_t>(), std::vector<int8_t>(3, -128));
+  h.fill_(std::numeric_limits<double>::infinity());  // inf and nan are representable
+  EXPECT_TRUE(std::isinf(static_cast<float>(h.tolist<Half>()[0])));
+  try {
+    i8.fill_(1000);
+  } catch (const RuntimeError& e) {
+    EXPECT_NE(std::string(e.what()).find("[fill_]"), std::string::npos) << e.what();
+  }
+}
