@@ -22,94 +22,42 @@ void check_floating(ScalarType t, const char* op, const char* kernel) {
 }
 
 // Significand bits of a floating dtype (std::numeric_limits<T>::digits).
+// Limits of a dtype, from std::numeric_limits (half.h specialises it for the 16-bit floats).
+template <typename F>
+auto with_limits(ScalarType t, F f) {
+  return visit_dtype(t, "random", [&](auto* tag) {
+    using T = std::remove_pointer_t<decltype(tag)>;
+    return f(std::numeric_limits<T>{});
+  });
+}
+
 int float_digits(ScalarType t) {
-  switch (t) {
-    case kFloat16:
-      return 11;
-    case kBFloat16:
-      return 8;
-    case kFloat32:
-      return 24;
-    default:
-      return 53;
-  }
+  if (!is_floating_point(t)) return 53;
+  return with_limits(t, [](auto l) {
+    using L = decltype(l);
+    if constexpr (std::is_same_v<L, std::numeric_limits<Half>>) return 11;
+    else if constexpr (std::is_same_v<L, std::numeric_limits<BFloat16>>) return 8;
+    else return L::digits;
+  });
 }
 
 double dtype_lowest(ScalarType t) {
-  switch (t) {
-    case kBool:
-      return 0;
-    case kUInt8:
-      return 0;
-    case kInt8:
-      return -128;
-    case kInt16:
-      return -32768;
-    case kInt32:
-      return -2147483648.0;
-    case kInt64:
-      return -9223372036854775808.0;
-    case kFloat16:
-      return -65504.0;
-    case kBFloat16:
-      return -3.3895313892515355e38;
-    case kFloat32:
-      return -static_cast<double>(std::numeric_limits<float>::max());
-    default:
-      return -std::numeric_limits<double>::max();
-  }
+  return with_limits(t, [](auto l) { return static_cast<double>(decltype(l)::lowest()); });
 }
 
 double dtype_max(ScalarType t) {
-  switch (t) {
-    case kBool:
-      return 1;
-    case kUInt8:
-      return 255;
-    case kInt8:
-      return 127;
-    case kInt16:
-      return 32767;
-    case kInt32:
-      return 2147483647.0;
-    case kInt64:
-      return 9223372036854775807.0;
-    default:
-      return -dtype_lowest(t);
-  }
+  return with_limits(t, [](auto l) { return static_cast<double>(decltype(l)::max()); });
 }
 
+// The integer range of t: its own for integral types, int64's for floating types.
 int64_t int_max(ScalarType t) {
-  switch (t) {
-    case kBool:
-      return 1;
-    case kUInt8:
-      return 255;
-    case kInt8:
-      return 127;
-    case kInt16:
-      return 32767;
-    case kInt32:
-      return 2147483647;
-    default:
-      return std::numeric_limits<int64_t>::max();
-  }
+  if (is_floating_point(t)) return std::numeric_limits<int64_t>::max();
+  return with_limits(t, [](auto l) { return static_cast<int64_t>(decltype(l)::max()); });
 }
 
 int64_t int_lowest(ScalarType t) {
-  switch (t) {
-    case kBool:
-    case kUInt8:
-      return 0;
-    case kInt8:
-      return -128;
-    case kInt16:
-      return -32768;
-    case kInt32:
-      return -2147483648LL;
-    default:
-      return std::numeric_limits<int64_t>::min();
-  }
+  if (is_floating_point(t)) return std::numeric_limits<int64_t>::min();
+  return with_limits(t, [](auto l) { return static_cast<int64_t>(decltype(l)::lowest()); });
 }
 
 // v rounded to the floating dtype t and converted back to int64 (saturating at int64's ends).
