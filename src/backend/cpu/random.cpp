@@ -40,19 +40,10 @@ class DrawStream {
 template <typename T>
 constexpr bool is_reduced_float = std::is_same_v<T, Half> || std::is_same_v<T, BFloat16>;
 
-template <typename T>
-T cast_to(double v) {
-  if constexpr (std::is_same_v<T, bool>) {
-    return v != 0;
-  } else if constexpr (is_reduced_float<T>) {
-    return T(static_cast<float>(v));
-  } else {
-    return static_cast<T>(v);
-  }
-}
-
-template <typename T>
-T cast_int_to(int64_t v) {
+// A sampled value (double, or an exact int64) stored as T: bool is "non-zero", the 16-bit
+// floats round through float.
+template <typename T, typename V>
+T cast_to(V v) {
   if constexpr (std::is_same_v<T, bool>) {
     return v != 0;
   } else if constexpr (is_reduced_float<T>) {
@@ -163,7 +154,7 @@ void fill_contiguous(RandomOp op, const RandomParams& p, T* out, int64_t n, cons
       fill_parallel(out, n, p, [=](uint64_t i, DrawStream& d) {
         uint64_t r = narrow ? d(i) : d.u64(2 * i);
         if (range != 0) r %= range;
-        return cast_int_to<T>(static_cast<int64_t>(from + r));  // wraps modulo 2^64
+        return cast_to<T>(static_cast<int64_t>(from + r));  // wraps modulo 2^64
       });
       break;
     }
@@ -176,7 +167,7 @@ void fill_contiguous(RandomOp op, const RandomParams& p, T* out, int64_t n, cons
         const uint64_t z = d.u64(2 * static_cast<uint64_t>(i)) % static_cast<uint64_t>(n - i);
         std::swap(perm[i], perm[i + static_cast<int64_t>(z)]);
       }
-      for (int64_t i = 0; i < n; ++i) out[i] = cast_int_to<T>(perm[i]);
+      for (int64_t i = 0; i < n; ++i) out[i] = cast_to<T>(perm[i]);
       break;
     }
   }
