@@ -93,6 +93,7 @@ TEST(Tensor, FillRejectsValuesThatOverflowTheDtype) {
   EXPECT_TRUE(std::isinf(static_cast<float>(h.tolist<Half>()[0])));
   try {
     i8.fill_(1000);
+    ADD_FAILURE() << "fill_(1000) on int8 did not throw";
   } catch (const RuntimeError& e) {
     EXPECT_NE(std::string(e.what()).find("[fill_]"), std::string::npos) << e.what();
   }

@@ -27,12 +27,14 @@ void check_blas_int(int64_t m, int64_t n, int64_t k, int64_t lda, int64_t ldb, i
   }
 }
 
-void openblas_sgemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k, float alpha, const float* a,
-                    int64_t lda, const float* b, int64_t ldb, float beta, float* c, int64_t ldc) {
+// Calls cblas_sgemm or cblas_dgemm (row-major) after checking the sizes fit BLAS's int.
+template <typename T, typename Cblas>
+void openblas_gemm(Cblas fn, bool ta, bool tb, int64_t m, int64_t n, int64_t k, T alpha,
+                   const T* a, int64_t lda, const T* b, int64_t ldb, T beta, T* c, int64_t ldc) {
   check_blas_int(m, n, k, lda, ldb, ldc);
-  cblas_sgemm(CblasRowMajor, ta ? CblasTrans : CblasNoTrans, tb ? CblasTrans : CblasNoTrans,
-              static_cast<int>(m), static_cast<int>(n), static_cast<int>(k), alpha, a,
-              static_cast<int>(lda), b, static_cast<int>(ldb), beta, c, static_cast<int>(ldc));
+  fn(CblasRowMajor, ta ? CblasTrans : CblasNoTrans, tb ? CblasTrans : CblasNoTrans,
+     static_cast<int>(m), static_cast<int>(n), static_cast<int>(k), alpha, a,
+     static_cast<int>(lda), b, static_cast<int>(ldb), beta, c, static_cast<int>(ldc));
 }
 
 // Copies op(X) (rows x cols, X row-major with leading dimension ld, transposed when t) into a
@@ -132,15 +134,12 @@ void gemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k, float alpha, const 
     // Auto: remember the failure and let OpenBLAS take over.
     g_onednn_broken.store(true);
   }
-  openblas_sgemm(ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
+  openblas_gemm(cblas_sgemm, ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
 }
 
 void gemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k, double alpha, const double* a,
           int64_t lda, const double* b, int64_t ldb, double beta, double* c, int64_t ldc) {
-  check_blas_int(m, n, k, lda, ldb, ldc);
-  cblas_dgemm(CblasRowMajor, ta ? CblasTrans : CblasNoTrans, tb ? CblasTrans : CblasNoTrans,
-              static_cast<int>(m), static_cast<int>(n), static_cast<int>(k), alpha, a,
-              static_cast<int>(lda), b, static_cast<int>(ldb), beta, c, static_cast<int>(ldc));
+  openblas_gemm(cblas_dgemm, ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
 }
 
 void gemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k, float alpha, const Half* a,
