@@ -1,10 +1,12 @@
 #pragma once
 // Ember: PyTorch's feature set as a native C++20 library. Include this one header.
+#include "ember/autograd.h"
 #include "ember/core/allocator.h"
 #include "ember/core/device.h"
 #include "ember/core/dtype.h"
 #include "ember/core/error.h"
 #include "ember/core/generator.h"
+#include "ember/core/ordered_dict.h"
 #include "ember/core/parallel.h"
 #include "ember/core/scalar.h"
 #include "ember/core/symint.h"

@@ -141,9 +141,4 @@ Tensor& Tensor::fill_(const Tensor& value) {
 
 Tensor& Tensor::zero_() { return fill_(0); }
 
-Tensor Tensor::detach() const {
-  Tensor out = dispatch(View("detach", sizes(), strides(), storage_offset()), {*this})[0];
-  return out;
-}
-
 }  // namespace ember

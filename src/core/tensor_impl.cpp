@@ -4,12 +4,18 @@
 
 namespace ember {
 
+bool& detail::inference_mode_tls() {
+  thread_local bool enabled = false;
+  return enabled;
+}
+
 TensorImpl::TensorImpl(Storage storage, ScalarType dtype, std::vector<int64_t> sizes,
                        std::vector<int64_t> strides, int64_t storage_offset, Device device)
     : storage_(std::move(storage)),
       dtype_(dtype),
       device_(device),
       storage_offset_(storage_offset),
+      inference_(detail::inference_mode_tls()),
       version_(std::make_shared<VersionCounter>()) {
   set_geometry(std::move(sizes), std::move(strides), storage_offset);
 }

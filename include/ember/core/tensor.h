@@ -2,12 +2,14 @@
 // The Tensor handle. Methods are thin: each forwards to the free function of the same name in
 // ember/ops/*.h, which validates, builds a primitive and calls dispatch.
 #include <cstdint>
+#include <functional>
 #include <initializer_list>
 #include <memory>
 #include <optional>
 #include <ostream>
 #include <string>
 #include <tuple>
+#include <type_traits>
 #include <vector>
 
 #include "ember/core/device.h"
@@ -20,6 +22,10 @@
 #include "ember/core/tensor_options.h"
 
 namespace ember {
+
+namespace autograd {
+class Node;
+}  // namespace autograd
 
 class Tensor {
  public:
@@ -79,7 +85,46 @@ class Tensor {
   Tensor& fill_(const Scalar& value);
   Tensor& fill_(const Tensor& value);  // 0-d tensor
   Tensor& zero_();
-  Tensor detach() const;  // autograd issue adds the graph semantics; for now an alias view
+
+  // ---- autograd (src/autograd/tensor_autograd.cpp)
+  bool requires_grad() const;
+  /// Leaves only; floating-point dtypes only (RuntimeError otherwise, as PyTorch).
+  Tensor& requires_grad_(bool requires_grad = true);
+  Tensor& set_requires_grad(bool requires_grad) { return requires_grad_(requires_grad); }
+  /// The accumulated gradient (undefined until a backward reaches this leaf).
+  const Tensor& grad() const;
+  Tensor& mutable_grad();
+  /// The node that produced this tensor; null for leaves.
+  const std::shared_ptr<autograd::Node>& grad_fn() const;
+  bool is_leaf() const;
+  /// Which output of grad_fn() this tensor is.
+  uint32_t output_nr() const;
+  void backward(const Tensor& gradient = {}, std::optional<bool> retain_graph = std::nullopt,
+                bool create_graph = false, const std::vector<Tensor>& inputs = {}) const;
+  /// An alias outside the graph (requires_grad false).
+  Tensor detach() const;
+  Tensor& detach_();
+  /// libtorch's Tensor::data(): a detached alias that shares storage and version counter.
+  Tensor data() const { return detach(); }
+  /// Keeps .grad on a non-leaf after backward.
+  void retain_grad() const;
+  bool retains_grad() const;
+  /// Calls `hook(grad)` when this tensor's gradient is computed; a hook that returns a defined
+  /// tensor replaces the gradient. Returns an id for remove_hook.
+  unsigned register_hook(std::function<Tensor(const Tensor&)> hook) const;
+  template <typename F, std::enable_if_t<std::is_void_v<std::invoke_result_t<F, const Tensor&>>,
+                                         int> = 0>
+  unsigned register_hook(F hook) const {
+    return register_hook(std::function<Tensor(const Tensor&)>([hook](const Tensor& g) {
+      hook(g);
+      return Tensor();
+    }));
+  }
+  void remove_hook(unsigned id) const;
+  /// Leaves only: calls `hook(tensor)` after a gradient has been accumulated into .grad.
+  unsigned register_post_accumulate_grad_hook(std::function<void(const Tensor&)> hook) const;
+  /// Whether created under InferenceMode.
+  bool is_inference() const;
 
   // ---- views and shape (src/ops/shape.cpp)
   Tensor view(SymIntList size) const;

@@ -13,6 +13,11 @@ namespace ember {
 /// Autograd's per-tensor state; defined by the autograd layer.
 struct AutogradMeta;
 
+namespace detail {
+/// Whether an InferenceMode guard is active on this thread (ember/autograd.h sets it).
+bool& inference_mode_tls();
+}  // namespace detail
+
 /// Counts in-place modifications; shared by a tensor and all its views.
 struct VersionCounter {
   std::atomic<uint32_t> version{0};
@@ -51,6 +56,9 @@ class TensorImpl {
   bool is_wrapped_number() const { return wrapped_number_; }
   void set_wrapped_number(bool w) { wrapped_number_ = w; }
 
+  /// Created under InferenceMode.
+  bool is_inference() const { return inference_; }
+
   std::shared_ptr<AutogradMeta> autograd_meta;  // null until autograd touches the tensor
 
  private:
@@ -64,6 +72,7 @@ class TensorImpl {
   int64_t numel_ = 1;
   bool is_contiguous_ = true;
   bool wrapped_number_ = false;
+  bool inference_ = false;
   std::shared_ptr<VersionCounter> version_;
 };
 

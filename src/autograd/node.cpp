@@ -1,0 +1,37 @@
+#include "ember/autograd/node.h"
+
+#include <algorithm>
+#include <atomic>
+
+#include "autograd/meta.h"
+
+namespace ember::autograd {
+namespace {
+std::atomic<uint64_t> g_sequence_nr{0};
+std::atomic<unsigned> g_hook_id{0};
+}  // namespace
+
+unsigned next_hook_id() { return ++g_hook_id; }
+
+Node::Node() : sequence_nr_(g_sequence_nr.fetch_add(1, std::memory_order_relaxed)) {}
+
+unsigned Node::add_tensor_hook(uint32_t output_nr, TensorHook hook) {
+  unsigned id = next_hook_id();
+  hooks_.push_back({id, output_nr, std::move(hook)});
+  return id;
+}
+
+void Node::remove_tensor_hook(unsigned id) {
+  std::erase_if(hooks_, [id](const Hook& h) { return h.id == id; });
+}
+
+Tensor Node::run_tensor_hooks(uint32_t output_nr, Tensor grad) const {
+  for (const auto& h : hooks_) {
+    if (h.output_nr != output_nr || !grad.defined()) continue;
+    Tensor replaced = h.fn(grad);
+    if (replaced.defined()) grad = replaced;
+  }
+  return grad;
+}
+
+}  // namespace ember::autograd
