@@ -60,6 +60,10 @@ struct OpInfo {
   double tol_scale = 1;
   /// Dtypes that must raise TypeError (the op rejects them).
   std::vector<ScalarType> rejected_dtypes = {};
+  /// Why OpTest.Gradcheck skips this op (empty: its float64 samples are gradchecked against
+  /// central finite differences, and gradgradchecked when double_backward is set).
+  std::string no_gradcheck = {};
+  bool double_backward = true;
 };
 
 void PrintTo(const OpInfo& info, std::ostream* os);

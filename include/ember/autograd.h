@@ -60,8 +60,26 @@ void backward(const std::vector<Tensor>& tensors, const std::vector<Tensor>& gra
 /// Returns d(outputs)/d(inputs) weighted by grad_outputs, without touching .grad.
 std::vector<Tensor> grad(const std::vector<Tensor>& outputs, const std::vector<Tensor>& inputs,
                          const std::vector<Tensor>& grad_outputs = {},
-                         std::optional<bool> retain_graph = std::nullopt,
-                         bool create_graph = false, bool allow_unused = false);
+                         std::optional<bool> retain_graph = std::nullopt, bool create_graph = false,
+                         bool allow_unused = false);
+
+/// Raised by gradcheck on a mismatch (PyTorch's torch.autograd.gradcheck.GradcheckError).
+class GradcheckError : public RuntimeError {
+ public:
+  using RuntimeError::RuntimeError;
+};
+
+/// Checks the gradients of `fn` at `inputs` (those with requires_grad) against central finite
+/// differences: |analytical - numerical| <= atol + rtol * |numerical| for every Jacobian entry.
+/// Inputs should be float64. Returns false (or, with raise_exception, throws GradcheckError
+/// naming the output, input and entry) on a mismatch.
+using DifferentiableFn = std::function<std::vector<Tensor>(const std::vector<Tensor>&)>;
+bool gradcheck(const DifferentiableFn& fn, const std::vector<Tensor>& inputs, double eps = 1e-6,
+               double atol = 1e-5, double rtol = 1e-3, bool raise_exception = true);
+/// gradcheck of the first derivative: checks the vjp of `fn` (with random grad_outputs) by
+/// finite differences, which tests double backward.
+bool gradgradcheck(const DifferentiableFn& fn, const std::vector<Tensor>& inputs, double eps = 1e-6,
+                   double atol = 1e-5, double rtol = 1e-3, bool raise_exception = true);
 
 }  // namespace autograd
 }  // namespace ember

@@ -1,6 +1,7 @@
 #pragma once
 // Ember: PyTorch's feature set as a native C++20 library. Include this one header.
 #include "ember/autograd.h"
+#include "ember/autograd/function.h"
 #include "ember/core/allocator.h"
 #include "ember/core/device.h"
 #include "ember/core/dtype.h"
@@ -17,6 +18,7 @@
 #include "ember/ops/matmul.h"
 #include "ember/ops/reduction.h"
 #include "ember/ops/shape.h"
+#include "ember/nn.h"
 #include "ember/profiler.h"
 #include "ember/testing.h"
 

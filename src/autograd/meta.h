@@ -2,11 +2,21 @@
 // Autograd's per-tensor state (Note [Autograd graph] in ember/autograd/node.h).
 #include <functional>
 #include <memory>
+#include <optional>
 #include <vector>
 
 #include "ember/autograd/node.h"
 
 namespace ember {
+
+namespace autograd {
+/// Where a view's elements lie inside its base, taking the base as a contiguous tensor of its
+/// own shape: grad_base.as_strided(sizes, strides, offset) is the view's part of a gradient.
+struct ViewGeometry {
+  std::vector<int64_t> sizes, strides;
+  int64_t offset = 0;
+};
+}  // namespace autograd
 
 struct AutogradMeta {
   /// Set on leaves by requires_grad_(); non-leaves require grad through grad_fn.
@@ -23,6 +33,11 @@ struct AutogradMeta {
   /// For a differentiable view: the tensor it views (its base), so an in-place op on the view
   /// rewrites the base's history (Note [In-place on views] in src/autograd/record.cpp).
   Tensor view_base;
+  /// The view's place in view_base (absent: a layout Ember cannot invert; in-place ops on such
+  /// a view raise when gradients are needed).
+  std::optional<autograd::ViewGeometry> view_geometry;
+  /// The version at which grad_fn was last set; a view whose base changed since gets a new one.
+  uint32_t attr_version = 0;
 };
 
 namespace autograd {

@@ -15,6 +15,23 @@ unsigned next_hook_id() { return ++g_hook_id; }
 
 Node::Node() : sequence_nr_(g_sequence_nr.fetch_add(1, std::memory_order_relaxed)) {}
 
+Node::~Node() {
+  thread_local bool deleting = false;
+  thread_local std::vector<std::shared_ptr<Node>> pending;
+  for (auto& e : next_edges_) {
+    if (e.function) pending.push_back(std::move(e.function));
+  }
+  next_edges_.clear();
+  if (deleting) return;  // an outer destructor drains the list
+  deleting = true;
+  while (!pending.empty()) {
+    std::shared_ptr<Node> n = std::move(pending.back());
+    pending.pop_back();
+    n.reset();  // may destroy n, whose destructor appends its own edges
+  }
+  deleting = false;
+}
+
 unsigned Node::add_tensor_hook(uint32_t output_nr, TensorHook hook) {
   unsigned id = next_hook_id();
   hooks_.push_back({id, output_nr, std::move(hook)});

@@ -1,6 +1,6 @@
 // Tensor's autograd methods (declared in ember/core/tensor.h).
-#include "autograd/meta.h"
 #include "autograd/functions.h"
+#include "autograd/meta.h"
 #include "dispatch/dispatch.h"
 #include "ember/autograd.h"
 #include "primitives/copy.h"
@@ -35,16 +35,19 @@ bool Tensor::requires_grad() const {
 
 Tensor& Tensor::requires_grad_(bool requires_grad) {
   EMBER_CHECK(defined(), "[requires_grad_] the tensor is undefined");
-  EMBER_CHECK(is_leaf(), "[requires_grad_] you can only change requires_grad flags of leaf "
+  EMBER_CHECK(is_leaf(),
+              "[requires_grad_] you can only change requires_grad flags of leaf "
               "variables. If you want to use a computed variable in a subgraph that doesn't "
               "require differentiation use var_no_grad = var.detach().");
   EMBER_CHECK(!requires_grad || is_floating_point(),
               "[requires_grad_] only Tensors of floating point and complex dtype can require "
-              "gradients (got ", scalar_type_name(dtype()), ")");
+              "gradients (got ",
+              scalar_type_name(dtype()), ")");
   EMBER_CHECK(!requires_grad || !is_inference(),
               "[requires_grad_] setting requires_grad=True on inference tensor outside "
               "InferenceMode is not allowed.");
-  if (requires_grad || autograd::meta_or_null(*this)) autograd::meta(*this).requires_grad = requires_grad;
+  if (requires_grad || autograd::meta_or_null(*this))
+    autograd::meta(*this).requires_grad = requires_grad;
   return *this;
 }
 
@@ -80,7 +83,8 @@ Tensor Tensor::detach() const {
 
 Tensor& Tensor::detach_() {
   auto* m = autograd::meta_or_null(*this);
-  EMBER_CHECK(!m || !m->view_base.defined(), "[detach_] Can't detach views in-place. Use detach() "
+  EMBER_CHECK(!m || !m->view_base.defined(),
+              "[detach_] Can't detach views in-place. Use detach() "
               "instead.");
   if (m) {
     m->grad_fn.reset();
@@ -91,7 +95,8 @@ Tensor& Tensor::detach_() {
 }
 
 void Tensor::retain_grad() const {
-  EMBER_CHECK(requires_grad(), "[retain_grad] can't retain_grad on Tensor that has "
+  EMBER_CHECK(requires_grad(),
+              "[retain_grad] can't retain_grad on Tensor that has "
               "requires_grad=False");
   if (is_leaf()) return;  // leaves always keep .grad
   auto& m = autograd::meta(*this);
@@ -106,7 +111,8 @@ bool Tensor::retains_grad() const {
 }
 
 unsigned Tensor::register_hook(std::function<Tensor(const Tensor&)> hook) const {
-  EMBER_CHECK(requires_grad(), "[register_hook] cannot register a hook on a tensor that doesn't "
+  EMBER_CHECK(requires_grad(),
+              "[register_hook] cannot register a hook on a tensor that doesn't "
               "require gradient");
   if (const auto& fn = grad_fn()) return fn->add_tensor_hook(output_nr(), std::move(hook));
   unsigned id = autograd::next_hook_id();
@@ -123,7 +129,8 @@ void Tensor::remove_hook(unsigned id) const {
 }
 
 unsigned Tensor::register_post_accumulate_grad_hook(std::function<void(const Tensor&)> hook) const {
-  EMBER_CHECK(requires_grad() && is_leaf(), "[register_post_accumulate_grad_hook] post accumulate "
+  EMBER_CHECK(requires_grad() && is_leaf(),
+              "[register_post_accumulate_grad_hook] post accumulate "
               "grad hooks cannot be registered on non-leaf tensors or tensors that do not "
               "require grad");
   unsigned id = autograd::next_hook_id();

@@ -9,6 +9,13 @@ bool& detail::inference_mode_tls() {
   return enabled;
 }
 
+void TensorImpl::set_data(const TensorImpl& other) {
+  storage_ = other.storage_;
+  dtype_ = other.dtype_;
+  device_ = other.device_;
+  set_geometry(other.sizes_, other.strides_, other.storage_offset_);
+}
+
 TensorImpl::TensorImpl(Storage storage, ScalarType dtype, std::vector<int64_t> sizes,
                        std::vector<int64_t> strides, int64_t storage_offset, Device device)
     : storage_(std::move(storage)),

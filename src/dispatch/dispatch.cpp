@@ -1,5 +1,7 @@
 #include "dispatch/dispatch.h"
 
+#include "autograd/functions.h"
+
 #include <algorithm>
 #include <mutex>
 
@@ -18,6 +20,16 @@ void run_backend(OpCall& call) {
   }
   call.prim.eval_cpu(call.inputs, call.outputs);
   if (call.inplace) call.outputs[0].unsafeGetTensorImpl()->bump_version();
+}
+
+void dispatch_autograd(OpCall& call) {
+  autograd::record(call, [](OpCall& c) {
+    if (g_num_modes.load(std::memory_order_relaxed) == 0) {
+      run_backend(c);
+    } else {
+      dispatch_with_modes(c);
+    }
+  });
 }
 
 void dispatch_with_modes(OpCall& call) {

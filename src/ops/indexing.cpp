@@ -219,7 +219,8 @@ Tensor index(const Tensor& x, const std::vector<TensorIndex>& indices) {
   return out;
 }
 
-Tensor& index_put_(Tensor& x, const std::vector<TensorIndex>& indices, const Tensor& value) {
+Tensor& index_put_(Tensor& x, const std::vector<TensorIndex>& indices, const Tensor& value,
+                   bool accumulate) {
   const char* op = "index_put_";
   EMBER_CHECK(value.defined(), "[", op, "] the assigned value is undefined");
   // A lone `false` selects nothing; PyTorch returns without checking the value's shape.
@@ -228,7 +229,11 @@ Tensor& index_put_(Tensor& x, const std::vector<TensorIndex>& indices, const Ten
   }
   Sliced s = apply_slicing(x, indices, op);
   if (!s.has_advanced()) {
-    copy_to(s.tensor, value, op);
+    if (accumulate) {
+      s.tensor.add_(value);
+    } else {
+      copy_to(s.tensor, value, op);
+    }
     return x;
   }
   for (const auto& i : indices) {
@@ -250,9 +255,9 @@ Tensor& index_put_(Tensor& x, const std::vector<TensorIndex>& indices, const Ten
               ops::shape_str(g.result_sizes));
   // The value is converted to x's dtype (and copied when it shares memory with x).
   if (v.dtype() != x.dtype() || ops::may_overlap(s.tensor, v)) v = v.to(x.dtype(), false, true);
-  std::vector<Tensor> inputs{v};
+  std::vector<Tensor> inputs{s.tensor, v};
   inputs.insert(inputs.end(), ints.begin(), ints.end());
-  dispatch(IndexPut(dims), inputs, {s.tensor}, /*inplace=*/true);
+  dispatch(IndexPut(dims, accumulate), inputs, {s.tensor}, /*inplace=*/true);
   return x;
 }
 

@@ -50,6 +50,10 @@ constexpr bool binary_op_returns_bool(BinaryOp op) {
 /// outputs[0] = op(inputs[0], inputs[1]); inputs share one dtype and broadcast to the output.
 class Binary : public Primitive {
  public:
+  EMBER_PRIMITIVE_CLONE(Binary)
+  std::vector<Tensor> vjp(const VjpContext& ctx) const override;
+  bool saves_input(size_t) const override;
+  bool saves_output(size_t) const override;
   /// `name` overrides the op's name where PyTorch has a separate op (floor_divide, clamp_min).
   explicit Binary(BinaryOp op, Scalar alpha = 1, const char* name = nullptr)
       : op_(op), alpha_(alpha), name_(name) {}

@@ -8,6 +8,9 @@ namespace ember {
 /// outputs[0] = inputs[0], broadcast and converted to the output's dtype.
 class Copy : public Primitive {
  public:
+  EMBER_PRIMITIVE_CLONE(Copy)
+  std::vector<Tensor> vjp(const VjpContext& ctx) const override;
+  bool saves_input(size_t) const override { return false; }
   const char* name() const override { return "copy_"; }
   void eval_cpu(const std::vector<Tensor>& inputs, std::vector<Tensor>& outputs) const override;
 };

@@ -29,6 +29,9 @@ AdvancedIndexGeometry advanced_index_geometry(const Tensor& self, const std::vec
 /// outputs[0] = inputs[0] indexed by inputs[1..] on `dims` (see the note above).
 class Index : public Primitive {
  public:
+  EMBER_PRIMITIVE_CLONE(Index)
+  std::vector<Tensor> vjp(const VjpContext& ctx) const override;
+  bool saves_input(size_t i) const override { return i > 0; }
   explicit Index(std::vector<int64_t> dims) : dims_(std::move(dims)) {}
   const char* name() const override { return "index"; }
   void eval_cpu(const std::vector<Tensor>& inputs, std::vector<Tensor>& outputs) const override;
@@ -38,18 +41,24 @@ class Index : public Primitive {
   std::vector<int64_t> dims_;
 };
 
-/// outputs[0] (the tensor written in place) at the positions inputs[1..] select on `dims`
-/// = inputs[0] (the values, already of outputs[0]'s dtype, broadcastable to the result shape).
-/// With repeated positions the last write wins (accumulate=false).
+/// outputs[0] (the tensor written in place, also inputs[0]) at the positions inputs[2..] select on
+/// `dims` = inputs[1] (the values, already of outputs[0]'s dtype, broadcastable to the result
+/// shape). With repeated positions the last write wins, or with `accumulate` all are added.
 class IndexPut : public Primitive {
  public:
-  explicit IndexPut(std::vector<int64_t> dims) : dims_(std::move(dims)) {}
+  explicit IndexPut(std::vector<int64_t> dims, bool accumulate = false)
+      : dims_(std::move(dims)), accumulate_(accumulate) {}
   const char* name() const override { return "index_put_"; }
+  EMBER_PRIMITIVE_CLONE(IndexPut)
+  std::vector<Tensor> vjp(const VjpContext& ctx) const override;
+  bool saves_input(size_t i) const override { return i >= 2; }
+  bool accumulate() const { return accumulate_; }
   void eval_cpu(const std::vector<Tensor>& inputs, std::vector<Tensor>& outputs) const override;
   const std::vector<int64_t>& dims() const { return dims_; }
 
  private:
   std::vector<int64_t> dims_;
+  bool accumulate_;
 };
 
 /// The coordinates of the nonzero elements of inputs[0], as an int64 [count, ndim] tensor in

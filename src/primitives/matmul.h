@@ -13,6 +13,9 @@ namespace ember {
 /// name() is the user-facing op ("mm", "bmm", "addmm", "dot", ...).
 class Matmul : public Primitive {
  public:
+  EMBER_PRIMITIVE_CLONE(Matmul)
+  std::vector<Tensor> vjp(const VjpContext& ctx) const override;
+  bool saves_input(size_t i) const override { return i < 2; }
   explicit Matmul(const char* name, Scalar alpha = 1, Scalar beta = 0)
       : name_(name), alpha_(alpha), beta_(beta) {}
   const char* name() const override { return name_; }

@@ -43,6 +43,10 @@ const char* reduce_op_name(ReduceOp op);
 /// contiguous, with the reduced shape (with or without the kept size-1 dims).
 class Reduce : public Primitive {
  public:
+  EMBER_PRIMITIVE_CLONE(Reduce)
+  std::vector<Tensor> vjp(const VjpContext& ctx) const override;
+  bool saves_input(size_t) const override;
+  bool saves_output(size_t) const override;
   /// `name` overrides the op's name where the public op differs (max() runs AMax, nansum of
   /// integers runs Sum).
   Reduce(ReduceOp op, std::vector<int64_t> dims, bool keepdim, double param = 0,
@@ -78,6 +82,12 @@ const char* scan_op_name(ScanOp op);
 /// outputs = scan(inputs[0]) along `dim` (wrapped); outputs are contiguous with the input's shape.
 class Scan : public Primitive {
  public:
+  EMBER_PRIMITIVE_CLONE(Scan)
+  std::vector<Tensor> vjp(const VjpContext& ctx) const override;
+  bool saves_input(size_t) const override {
+    return op_ == ScanOp::CumProd || op_ == ScanOp::LogCumSumExp;
+  }
+  bool saves_output(size_t) const override { return true; }
   Scan(ScanOp op, int64_t dim) : op_(op), dim_(dim) {}
   const char* name() const override { return scan_op_name(op_); }
   void eval_cpu(const std::vector<Tensor>& inputs, std::vector<Tensor>& outputs) const override;

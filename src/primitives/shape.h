@@ -13,6 +13,9 @@ namespace ember {
 /// The op builder drops the legacy 1-D empty inputs before dispatch.
 class Cat : public Primitive {
  public:
+  EMBER_PRIMITIVE_CLONE(Cat)
+  std::vector<Tensor> vjp(const VjpContext& ctx) const override;
+  bool saves_input(size_t) const override { return false; }
   explicit Cat(int64_t dim) : dim_(dim) {}
   const char* name() const override { return "cat"; }
   void eval_cpu(const std::vector<Tensor>& inputs, std::vector<Tensor>& outputs) const override;
@@ -26,6 +29,9 @@ class Cat : public Primitive {
 /// outputs[0] = inputs[0] reversed along each of `dims` (wrapped, distinct).
 class Flip : public Primitive {
  public:
+  EMBER_PRIMITIVE_CLONE(Flip)
+  std::vector<Tensor> vjp(const VjpContext& ctx) const override;
+  bool saves_input(size_t) const override { return false; }
   explicit Flip(std::vector<int64_t> dims) : dims_(std::move(dims)) {}
   const char* name() const override { return "flip"; }
   void eval_cpu(const std::vector<Tensor>& inputs, std::vector<Tensor>& outputs) const override;
@@ -39,6 +45,9 @@ class Flip : public Primitive {
 /// shifts normalised into [0, size) by the op builder.
 class Roll : public Primitive {
  public:
+  EMBER_PRIMITIVE_CLONE(Roll)
+  std::vector<Tensor> vjp(const VjpContext& ctx) const override;
+  bool saves_input(size_t) const override { return false; }
   Roll(std::vector<int64_t> shifts, std::vector<int64_t> dims)
       : shifts_(std::move(shifts)), dims_(std::move(dims)) {}
   const char* name() const override { return "roll"; }
@@ -54,6 +63,9 @@ class Roll : public Primitive {
 /// size-1 dims to repeats.size()).
 class Repeat : public Primitive {
  public:
+  EMBER_PRIMITIVE_CLONE(Repeat)
+  std::vector<Tensor> vjp(const VjpContext& ctx) const override;
+  bool saves_input(size_t) const override { return false; }
   explicit Repeat(std::vector<int64_t> repeats) : repeats_(std::move(repeats)) {}
   const char* name() const override { return "repeat"; }
   void eval_cpu(const std::vector<Tensor>& inputs, std::vector<Tensor>& outputs) const override;
@@ -67,6 +79,9 @@ class Repeat : public Primitive {
 /// zero. In place when outputs[0] is inputs[0] (tril_, triu_).
 class Triangle : public Primitive {
  public:
+  EMBER_PRIMITIVE_CLONE(Triangle)
+  std::vector<Tensor> vjp(const VjpContext& ctx) const override;
+  bool saves_input(size_t) const override { return false; }
   Triangle(bool lower, int64_t diagonal, bool inplace)
       : lower_(lower), diagonal_(diagonal), inplace_(inplace) {}
   const char* name() const override {

@@ -12,6 +12,9 @@ namespace ember {
 /// outputs[0] = inputs[0] ? inputs[1] : inputs[2]; inputs[0] is bool.
 class Where : public Primitive {
  public:
+  EMBER_PRIMITIVE_CLONE(Where)
+  std::vector<Tensor> vjp(const VjpContext& ctx) const override;
+  bool saves_input(size_t i) const override { return i == 0; }
   const char* name() const override { return "where"; }
   void eval_cpu(const std::vector<Tensor>& inputs, std::vector<Tensor>& outputs) const override;
 };
@@ -20,6 +23,8 @@ class Where : public Primitive {
 /// flags say). A NaN bound gives NaN, a NaN input stays NaN, min > max gives max.
 class Clamp : public Primitive {
  public:
+  EMBER_PRIMITIVE_CLONE(Clamp)
+  std::vector<Tensor> vjp(const VjpContext& ctx) const override;
   Clamp(std::optional<Scalar> min, std::optional<Scalar> max)
       : min_(min), max_(max), has_min_(min.has_value()), has_max_(max.has_value()) {}
   Clamp(bool tensor_min, bool tensor_max)
@@ -40,6 +45,8 @@ class Clamp : public Primitive {
 /// Scalar or inputs[2].
 class Lerp : public Primitive {
  public:
+  EMBER_PRIMITIVE_CLONE(Lerp)
+  std::vector<Tensor> vjp(const VjpContext& ctx) const override;
   explicit Lerp(std::optional<Scalar> weight) : weight_(weight) {}
   const char* name() const override { return "lerp"; }
   void eval_cpu(const std::vector<Tensor>& inputs, std::vector<Tensor>& outputs) const override;
@@ -51,6 +58,9 @@ class Lerp : public Primitive {
 /// addcmul: x + value * t1 * t2; addcdiv: x + value * t1 / t2.
 class Addc : public Primitive {
  public:
+  EMBER_PRIMITIVE_CLONE(Addc)
+  std::vector<Tensor> vjp(const VjpContext& ctx) const override;
+  bool saves_input(size_t i) const override { return i > 0; }
   Addc(bool is_div, Scalar value) : is_div_(is_div), value_(value) {}
   const char* name() const override { return is_div_ ? "addcdiv" : "addcmul"; }
   void eval_cpu(const std::vector<Tensor>& inputs, std::vector<Tensor>& outputs) const override;
@@ -64,6 +74,9 @@ class Addc : public Primitive {
 /// as both x and the output.
 class MaskedFill : public Primitive {
  public:
+  EMBER_PRIMITIVE_CLONE(MaskedFill)
+  std::vector<Tensor> vjp(const VjpContext& ctx) const override;
+  bool saves_input(size_t i) const override { return i == 1; }
   explicit MaskedFill(Scalar value) : value_(value) {}
   const char* name() const override { return "masked_fill"; }
   void eval_cpu(const std::vector<Tensor>& inputs, std::vector<Tensor>& outputs) const override;

@@ -74,6 +74,10 @@ const char* unary_op_name(UnaryOp op);
 
 class Unary : public Primitive {
  public:
+  EMBER_PRIMITIVE_CLONE(Unary)
+  std::vector<Tensor> vjp(const VjpContext& ctx) const override;
+  bool saves_input(size_t) const override;
+  bool saves_output(size_t) const override;
   explicit Unary(UnaryOp op, UnaryArgs args = {}) : op_(op), args_(std::move(args)) {}
   const char* name() const override { return unary_op_name(op_); }
   std::string describe() const override;

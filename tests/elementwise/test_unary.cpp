@@ -399,6 +399,7 @@ OpInfo to_opinfo(const Spec& s) {
 OpInfo to_inplace_opinfo(const Spec& s) {
   OpInfo info = to_opinfo(s);
   info.name = s.name + "_";
+  if (s.inplace_keeps_dtype) info.no_gradcheck = "not differentiable";
   info.dtypes.clear();
   for (ScalarType dt : s.dtypes) {
     if (s.inplace_keeps_dtype || s.result(dt) == dt) info.dtypes.push_back(dt);
@@ -412,7 +413,9 @@ OpInfo to_inplace_opinfo(const Spec& s) {
     return out;
   };
   info.op = [fn = s.inplace](const std::vector<Tensor>& in) {
-    Tensor target = in[0].is_contiguous() ? in[0].clone() : make_noncontiguous(in[0]);
+    // A non-contiguous target receives the input through copy_, which keeps the gradient path.
+    Tensor target = in[0].clone();
+    if (!in[0].is_contiguous()) target = make_noncontiguous(in[0].detach()).copy_(in[0]);
     const auto version = target._version();
     Tensor& r = fn(target);
     EXPECT_TRUE(r.is_same(target)) << "in-place op must return self";

@@ -32,7 +32,9 @@ using TensorHook = std::function<Tensor(const Tensor&)>;
 class Node : public std::enable_shared_from_this<Node> {
  public:
   Node();
-  virtual ~Node() = default;
+  /// Releases the next edges iteratively, so that freeing a long chain of nodes cannot overflow
+  /// the stack.
+  virtual ~Node();
   Node(const Node&) = delete;
   Node& operator=(const Node&) = delete;
 

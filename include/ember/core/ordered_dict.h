@@ -55,9 +55,7 @@ class OrderedDict {
                       "' is not defined");
     return *v;
   }
-  const Value& operator[](const Key& key) const {
-    return const_cast<OrderedDict&>(*this)[key];
-  }
+  const Value& operator[](const Key& key) const { return const_cast<OrderedDict&>(*this)[key]; }
   Value* find(const Key& key) {
     auto it = index_.find(key);
     return it == index_.end() ? nullptr : &items_[it->second].value();

@@ -44,6 +44,9 @@ class TensorImpl {
     return static_cast<char*>(storage_->data()) + storage_offset_ * element_size(dtype_);
   }
 
+  /// Makes this impl hold `other`'s storage, dtype, device and geometry, keeping its identity
+  /// (and autograd state): Module::to converts parameters this way (PyTorch's set_data).
+  void set_data(const TensorImpl& other);
   /// Replaces the geometry (used by resize-like internals and view creation).
   void set_geometry(std::vector<int64_t> sizes, std::vector<int64_t> strides, int64_t offset);
 

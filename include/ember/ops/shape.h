@@ -52,6 +52,8 @@ Tensor triu(const Tensor& x, int64_t diagonal = 0);
 Tensor movedim(const Tensor& x, IntList source, IntList destination);
 Tensor moveaxis(const Tensor& x, IntList source, IntList destination);
 Tensor index(const Tensor& x, const std::vector<TensorIndex>& indices);
-Tensor& index_put_(Tensor& x, const std::vector<TensorIndex>& indices, const Tensor& value);
+/// x[indices] = value, or x[indices] += value with accumulate (repeated positions all add).
+Tensor& index_put_(Tensor& x, const std::vector<TensorIndex>& indices, const Tensor& value,
+                   bool accumulate = false);
 
 }  // namespace ember

@@ -69,8 +69,8 @@ void Index::eval_cpu(const std::vector<Tensor>& inputs, std::vector<Tensor>& out
 }
 
 void IndexPut::eval_cpu(const std::vector<Tensor>& inputs, std::vector<Tensor>& outputs) const {
-  const Tensor& value = inputs[0];
-  std::vector<Tensor> indices(inputs.begin() + 1, inputs.end());
+  const Tensor& value = inputs[1];
+  std::vector<Tensor> indices(inputs.begin() + 2, inputs.end());
   Tensor& self = outputs[0];
   EMBER_INTERNAL_ASSERT(value.dtype() == self.dtype(), "index_put_ value dtype");
   auto g = advanced_index_geometry(self, dims_, indices, "index_put_");
@@ -81,19 +81,38 @@ void IndexPut::eval_cpu(const std::vector<Tensor>& inputs, std::vector<Tensor>& 
   Tensor dst = cpu::strided_view(self, g.result_sizes, g.self_strides, self.storage_offset());
   Tensor off_r = cpu::strided_view(off, g.result_sizes, g.index_strides, 0);
   auto loop = cpu::make_loop({dst, value, off_r}, g.result_sizes);
-  cpu::visit_element_size(self.element_size(), [&](auto* tag) {
-    using T = std::remove_pointer_t<decltype(tag)>;
-    // Serial, so that with repeated indices the last write (in row-major order) wins.
+  // Serial, so that with repeated indices the last write (in row-major order) wins, or every
+  // value is added (accumulate).
+  auto run = [&](auto write) {
     cpu::for_each(
         loop,
         [&](char** p, const int64_t* s, int64_t n) {
           for (int64_t i = 0; i < n; ++i) {
             const int64_t o = *reinterpret_cast<const int64_t*>(p[2] + i * s[2]);
-            *reinterpret_cast<T*>(p[0] + i * s[0] + o * static_cast<int64_t>(sizeof(T))) =
-                *reinterpret_cast<const T*>(p[1] + i * s[1]);
+            write(p[0] + i * s[0], o, p[1] + i * s[1]);
           }
         },
         std::numeric_limits<int64_t>::max());
+  };
+  if (!accumulate_) {
+    cpu::visit_element_size(self.element_size(), [&](auto* tag) {
+      using T = std::remove_pointer_t<decltype(tag)>;
+      run([](char* dst, int64_t o, const char* src) {
+        reinterpret_cast<T*>(dst)[o] = *reinterpret_cast<const T*>(src);
+      });
+    });
+    return;
+  }
+  visit_dtype(self.dtype(), "index_put_", [&](auto* tag) {
+    using T = std::remove_pointer_t<decltype(tag)>;
+    run([](char* dst, int64_t o, const char* src) {
+      T& d = reinterpret_cast<T*>(dst)[o];
+      if constexpr (std::is_same_v<T, bool>) {
+        d = d || *reinterpret_cast<const bool*>(src);
+      } else {
+        d = static_cast<T>(d + *reinterpret_cast<const T*>(src));
+      }
+    });
   });
 }
 

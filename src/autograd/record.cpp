@@ -1,0 +1,468 @@
+// Recording ops into the autograd graph (called from dispatch) and the node kinds it creates.
+//
+// Note [In-place on views]: an in-place op on a view rewrites its base's history. The base gets
+// a CopySlices node: the base's gradient passes through unchanged outside the view, and inside
+// the view it goes through the op's own backward. The view's grad_fn is then regenerated from the
+// base (lazily, whenever the shared version counter says the base changed), as PyTorch does.
+#include <sstream>
+
+#include "autograd/functions.h"
+#include "ember/autograd.h"
+#include "ember/ops/factory.h"
+#include "ops/util.h"
+
+namespace ember {
+
+std::vector<Tensor> Primitive::vjp(const VjpContext&) const {
+  EMBER_THROW(NotImplementedError, "[", name(), "] the derivative for '", name(),
+              "' is not implemented.");
+}
+
+namespace autograd {
+namespace {
+
+// A new handle on t's memory and version counter, without autograd state.
+Tensor alias_of(const Tensor& t) {
+  auto impl = std::make_shared<TensorImpl>(t.impl()->storage(), t.dtype(), t.sizes(), t.strides(),
+                                           t.storage_offset(), t.device());
+  impl->share_version_counter(t.impl()->version_counter());
+  return Tensor(std::move(impl));
+}
+
+std::string type_description(const Tensor& t) {
+  return "torch." + std::string(scalar_type_name(t.dtype())) + "Tensor " +
+         ops::shape_str(t.sizes());
+}
+
+bool differentiable_dtype(ScalarType t) { return is_floating_point(t); }
+
+// One recorded primitive: keeps a copy of the primitive and the values its vjp reads.
+class PrimitiveNode : public Node {
+ public:
+  PrimitiveNode(const Primitive& prim, const std::vector<Tensor>& inputs)
+      : prim_(prim.clone()), name_(backward_name(prim.name())), op_(prim.name()) {
+    for (const auto& t : inputs) {
+      input_sizes_.push_back(t.defined() ? t.sizes() : std::vector<int64_t>{});
+      input_dtypes_.push_back(t.defined() ? t.dtype() : kFloat32);
+    }
+  }
+  std::string name() const override { return name_; }
+
+  void save(std::vector<SavedVariable> inputs, std::vector<SavedVariable> outputs) {
+    saved_inputs_ = std::move(inputs);
+    saved_outputs_ = std::move(outputs);
+    for (const auto& v : saved_inputs_) has_saved_ |= v.defined();
+    for (const auto& v : saved_outputs_) has_saved_ |= v.defined();
+  }
+
+  void release_variables() override {
+    if (!has_saved_) return;
+    for (auto& v : saved_inputs_) v.reset();
+    for (auto& v : saved_outputs_) v.reset();
+    released_ = true;
+  }
+
+  std::vector<Tensor> apply(std::vector<Tensor>&& grads) override {
+    const auto& edges = next_edges();
+    std::vector<bool> needs(edges.size());
+    bool any = false;
+    for (size_t i = 0; i < edges.size(); ++i) any |= (needs[i] = edges[i].is_valid());
+    if (!any) return std::vector<Tensor>(edges.size());
+    EMBER_CHECK_NOT_IMPL(prim_ != nullptr, "[", op_, "] the derivative for '", op_,
+                         "' is not implemented.");
+    EMBER_CHECK(!released_,
+                "[autograd] Trying to backward through the graph a second time (or "
+                "directly access saved tensors after they have already been freed). Saved "
+                "intermediate values of the graph are freed when you call .backward() or "
+                "autograd.grad(). Specify retain_graph=True if you need to backward through the "
+                "graph a second time or if you need to access saved tensors after calling "
+                "backward.");
+    auto self = shared_from_this();
+    std::vector<Tensor> in, out;
+    for (const auto& v : saved_inputs_) in.push_back(v.unpack(self, name_));
+    for (const auto& v : saved_outputs_) out.push_back(v.unpack(self, name_));
+    std::vector<bool> has_grad(grads.size());
+    for (size_t i = 0; i < grads.size(); ++i) {
+      const auto& m = output_meta()[i];
+      has_grad[i] = grads[i].defined();
+      if (!grads[i].defined() && differentiable_dtype(m.dtype)) {
+        grads[i] = zeros(m.sizes, TensorOptions().dtype(m.dtype));
+      }
+    }
+    VjpContext ctx{in, out, input_sizes_, input_dtypes_, grads, has_grad, needs};
+    std::vector<Tensor> res = prim_->vjp(ctx);
+    res.resize(edges.size());
+    for (size_t i = 0; i < res.size(); ++i) {
+      if (!needs[i] || !res[i].defined()) {
+        res[i] = Tensor();
+        continue;
+      }
+      res[i] = sum_to(res[i], input_sizes_[i]);
+      if (res[i].dtype() != input_dtypes_[i]) res[i] = res[i].to(input_dtypes_[i]);
+    }
+    return res;
+  }
+
+ private:
+  std::shared_ptr<const Primitive> prim_;
+  std::string name_, op_;
+  std::vector<std::vector<int64_t>> input_sizes_;
+  std::vector<ScalarType> input_dtypes_;
+  std::vector<SavedVariable> saved_inputs_, saved_outputs_;
+  bool has_saved_ = false, released_ = false;
+};
+
+// The backward of a view: the view's gradient written into its place in the base.
+class ViewNode : public Node {
+ public:
+  ViewNode(std::string name, ViewGeometry geom, std::vector<int64_t> base_sizes)
+      : name_(std::move(name)), geom_(std::move(geom)), base_sizes_(std::move(base_sizes)) {}
+  std::string name() const override { return name_; }
+  std::vector<Tensor> apply(std::vector<Tensor>&& grads) override {
+    if (!grads[0].defined()) return {Tensor()};
+    return {view_backward(grads[0], geom_, base_sizes_)};
+  }
+
+ private:
+  std::string name_;
+  ViewGeometry geom_;
+  std::vector<int64_t> base_sizes_;
+};
+
+// A view that Ember cannot invert: differentiating through it raises.
+class UnsupportedViewNode : public Node {
+ public:
+  explicit UnsupportedViewNode(std::string op) : op_(std::move(op)) {}
+  std::string name() const override { return backward_name(op_.c_str()); }
+  std::vector<Tensor> apply(std::vector<Tensor>&&) override {
+    EMBER_THROW(NotImplementedError, "[", op_,
+                "] the derivative of this view is not implemented "
+                "for its input's memory layout (an overlapping or interleaved base); call "
+                ".contiguous() on the input first");
+  }
+
+ private:
+  std::string op_;
+};
+
+// Note [In-place on views]. next edges: [0] the base's previous history, then the op's inputs.
+class CopySlices : public Node {
+ public:
+  CopySlices(ViewGeometry geom, std::shared_ptr<Node> op, int target_input)
+      : geom_(std::move(geom)), op_(std::move(op)), target_input_(target_input) {}
+  std::string name() const override { return "CopySlices"; }
+  void release_variables() override { op_->release_variables(); }
+  std::vector<Tensor> apply(std::vector<Tensor>&& grads) override {
+    std::vector<Tensor> out(next_edges().size());
+    if (!grads[0].defined()) return out;
+    Tensor result = grads[0].clone();
+    Tensor region =
+        result.as_strided(SymIntList(geom_.sizes), SymIntList(geom_.strides), SymInt(geom_.offset));
+    std::vector<Tensor> op_grads = op_->apply({region.clone()});
+    if (target_input_ >= 0 && op_grads[target_input_].defined()) {
+      region.copy_(op_grads[target_input_]);
+    } else {
+      region.zero_();
+    }
+    out[0] = result;
+    for (size_t i = 0; i < op_grads.size(); ++i) {
+      if (static_cast<int>(i) != target_input_) out[i + 1] = op_grads[i];
+    }
+    return out;
+  }
+
+ private:
+  ViewGeometry geom_;
+  std::shared_ptr<Node> op_;
+  int target_input_;
+};
+
+// A one-input node whose backward is a function of the gradient.
+class LambdaNode : public Node {
+ public:
+  LambdaNode(std::string name, std::function<Tensor(const Tensor&)> fn)
+      : name_(std::move(name)), fn_(std::move(fn)) {}
+  std::string name() const override { return name_; }
+  std::vector<Tensor> apply(std::vector<Tensor>&& grads) override {
+    if (!grads[0].defined()) return {Tensor()};
+    return {fn_(grads[0])};
+  }
+
+ private:
+  std::string name_;
+  std::function<Tensor(const Tensor&)> fn_;
+};
+
+// The backward of a view of `in`. When `in` itself has overlapping memory (an expanded tensor)
+// its storage cannot be mapped back to its elements; the view ops that keep the elements'
+// order (or only add broadcast dims, or only permute) are then inverted by what they are.
+std::shared_ptr<Node> make_view_node(const char* op, const Tensor& in, const Tensor& out) {
+  if (auto geom = relative_geometry(in, out)) {
+    return std::make_shared<ViewNode>(backward_name(op), *geom, in.sizes());
+  }
+  const std::string name = op;
+  const std::vector<int64_t> in_sizes = in.sizes();
+  if (name == "view" || name == "reshape" || name == "squeeze" || name == "unsqueeze" ||
+      name == "alias" || name == "detach") {
+    return std::make_shared<LambdaNode>(
+        backward_name(op), [in_sizes](const Tensor& g) { return g.reshape(SymIntList(in_sizes)); });
+  }
+  if (name == "expand") {
+    return std::make_shared<LambdaNode>(
+        backward_name(op), [in_sizes](const Tensor& g) { return sum_to(g, in_sizes); });
+  }
+  if (name == "t" || name == "transpose" || name == "permute" || name == "movedim") {
+    // Match each output dim to an input dim of the same size and stride.
+    std::vector<int64_t> perm(in.dim(), -1);
+    std::vector<bool> used(in.dim(), false);
+    bool ok = out.dim() == in.dim();
+    for (int64_t d = 0; ok && d < out.dim(); ++d) {
+      ok = false;
+      for (int64_t b = 0; b < in.dim(); ++b) {
+        if (!used[b] && in.size(b) == out.size(d) && in.stride(b) == out.stride(d)) {
+          perm[b] = d;
+          used[b] = ok = true;
+          break;
+        }
+      }
+    }
+    if (ok) {
+      return std::make_shared<LambdaNode>(
+          backward_name(op), [perm](const Tensor& g) { return g.permute(IntList(perm)); });
+    }
+  }
+  return std::make_shared<UnsupportedViewNode>(op);
+}
+
+}  // namespace
+
+void set_history(const Tensor& t, std::shared_ptr<Node> fn, uint32_t output_nr) {
+  auto& m = meta(t);
+  m.output_nr = output_nr;
+  OutputMeta om{t.sizes(), t.dtype()};
+  auto& metas = fn->mutable_output_meta();
+  if (metas.size() <= output_nr) metas.resize(output_nr + 1);
+  metas[output_nr] = std::move(om);
+  m.grad_fn = std::move(fn);
+  m.attr_version = t._version();
+}
+
+namespace {
+
+bool is_inplace_leaf_violation(const Tensor& target) {
+  auto* m = meta_or_null(target);
+  return m && m->requires_grad && !m->grad_fn && !m->view_base.defined();
+}
+
+// In-place ops: PyTorch's checks, before anything is written.
+void check_inplace(const Tensor& target, const char* op) {
+  EMBER_CHECK(!target.is_inference() || is_inference_mode_enabled(), "[", op,
+              "] Inplace update to inference tensor outside InferenceMode is not allowed. You can "
+              "make a clone to get a normal tensor before doing inplace update.");
+  if (!is_grad_enabled()) return;
+  auto* m = meta_or_null(target);
+  if (!m) return;
+  EMBER_CHECK(!is_inplace_leaf_violation(target), "[", op,
+              "] a leaf Variable that requires grad is being used in an in-place operation.");
+  EMBER_CHECK(!m->view_base.defined() || !is_inplace_leaf_violation(m->view_base), "[", op,
+              "] a view of a leaf Variable that requires grad is being used in an in-place "
+              "operation.");
+}
+
+bool requires_grad_now(const Tensor& t) {
+  return t.defined() && meta_or_null(t) && differentiable_dtype(t.dtype()) && t.requires_grad();
+}
+
+// Views keep their base (even without gradients) so that a later in-place op that brings
+// gradients in can rewrite the base's history.
+void record_view(const OpCall& call) {
+  const Tensor& in = call.inputs[0];
+  const Tensor& out = call.outputs[0];
+  if (out.dtype() != in.dtype()) return;  // view(dtype) reinterprets bits: not differentiable
+  auto* im = meta_or_null(in);
+  const Tensor& base = im && im->view_base.defined() ? im->view_base : in;
+  auto& om = meta(out);
+  om.view_base = base;
+  om.view_geometry = relative_geometry(base, out);
+  om.attr_version = out._version();
+  if (!requires_grad_now(in)) return;
+  auto fn = make_view_node(call.prim.name(), in, out);
+  fn->mutable_next_edges().push_back(gradient_edge(in));
+  set_history(out, fn, 0);
+}
+
+}  // namespace
+
+SavedVariable::SavedVariable(const Tensor& t, std::optional<uint32_t> output_nr)
+    : output_nr_(output_nr) {
+  if (!t.defined()) return;
+  EMBER_CHECK(!t.is_inference(),
+              "[autograd] Inference tensors cannot be saved for backward. To "
+              "work around you can make a clone to get a normal tensor and use it in autograd.");
+  data_ = output_nr ? alias_of(t) : t;
+  version_ = t._version();
+}
+
+Tensor SavedVariable::unpack(const std::shared_ptr<Node>& owner,
+                             const std::string& owner_name) const {
+  if (!data_.defined()) return {};
+  if (data_._version() != version_) {
+    std::ostringstream msg;
+    msg << "[autograd] one of the variables needed for gradient computation has been modified "
+           "by an inplace operation: ["
+        << type_description(data_) << "]";
+    if (output_nr_) msg << ", which is output " << *output_nr_ << " of " << owner_name << ",";
+    msg << " is at version " << data_._version() << "; expected version " << version_
+        << " instead. Hint: the backtrace further above can show the operation that failed to "
+           "compute its gradient.";
+    throw RuntimeError(msg.str());
+  }
+  if (!output_nr_ || !is_grad_enabled()) return data_;
+  // create_graph: the saved output must lead back to the node that made it.
+  Tensor t = alias_of(data_);
+  auto& m = meta(t);
+  m.grad_fn = owner;
+  m.output_nr = *output_nr_;
+  return t;
+}
+
+std::vector<Tensor> AccumulateGrad::apply(std::vector<Tensor>&& grads) {
+  Tensor g = std::move(grads[0]);
+  auto& m = meta(variable_);
+  for (const auto& [id, hook] : m.leaf_hooks) {
+    if (!g.defined()) break;
+    Tensor r = hook(g);
+    if (r.defined()) g = r;
+  }
+  if (!g.defined()) return {};
+  if (!m.grad.defined()) {
+    if (is_grad_enabled()) {
+      m.grad = g;  // create_graph: keep the gradient's own history
+    } else {
+      const bool sole_owner = g.impl().use_count() == 1 && g.impl()->storage().use_count() == 1 &&
+                              g.is_contiguous() && !meta_or_null(g) && g.storage_offset() == 0 &&
+                              static_cast<size_t>(g.nbytes()) == g.impl()->storage()->nbytes();
+      m.grad = sole_owner ? g : g.clone();
+    }
+  } else if (is_grad_enabled()) {
+    m.grad = m.grad + g;
+  } else {
+    m.grad.add_(g);
+  }
+  for (const auto& [id, hook] : m.post_accumulate_hooks) hook(variable_);
+  return {};
+}
+
+Edge gradient_edge(const Tensor& t) {
+  auto* m = meta_or_null(t);
+  if (!m) return {};
+  if (const auto& fn = grad_fn_of(t)) return {fn, m->output_nr};
+  if (!m->requires_grad) return {};
+  auto acc = m->grad_accumulator.lock();
+  if (!acc) {
+    acc = std::make_shared<AccumulateGrad>(t);
+    acc->mutable_output_meta().push_back({t.sizes(), t.dtype()});
+    m->grad_accumulator = acc;
+  }
+  return {acc, 0};
+}
+
+const std::shared_ptr<Node>& grad_fn_of(const Tensor& t) {
+  auto& m = meta(t);
+  if (m.view_base.defined() && m.attr_version != t._version()) {
+    // The base (or another view of it) changed in place since grad_fn was set: regenerate it.
+    m.attr_version = t._version();
+    Edge base_edge = gradient_edge(m.view_base);
+    if (base_edge.is_valid()) {
+      auto fn = m.view_geometry ? std::shared_ptr<Node>(std::make_shared<ViewNode>(
+                                      "AsStridedBackward0", *m.view_geometry, m.view_base.sizes()))
+                                : std::make_shared<UnsupportedViewNode>("as_strided");
+      fn->mutable_next_edges().push_back(base_edge);
+      fn->mutable_output_meta().push_back({t.sizes(), t.dtype()});
+      m.grad_fn = std::move(fn);
+      m.output_nr = 0;
+    } else {
+      m.grad_fn.reset();
+    }
+  }
+  return m.grad_fn;
+}
+
+void record(OpCall& call, const std::function<void(OpCall&)>& run) {
+  const Primitive& prim = call.prim;
+  const bool grad_mode = is_grad_enabled();
+  if (call.inplace) check_inplace(call.outputs[0], prim.name());
+  if (!grad_mode) return run(call);
+  if (prim.is_view()) {
+    run(call);
+    if (!call.outputs.empty() && call.outputs[0].defined()) record_view(call);
+    return;
+  }
+  const Tensor target = call.inplace ? call.outputs[0] : Tensor();
+  auto* target_meta = target.defined() ? meta_or_null(target) : nullptr;
+  const bool target_is_view = target_meta && target_meta->view_base.defined();
+  bool needed = target.defined() && (requires_grad_now(target) ||
+                                     (target_is_view && requires_grad_now(target_meta->view_base)));
+  for (const auto& t : call.inputs) needed |= requires_grad_now(t);
+  if (!needed) {
+    run(call);
+    // An in-place op that brings no gradient leaves the target's old history stale; the target
+    // no longer depends on it.
+    if (target_meta && target_meta->grad_fn && !target_is_view) target_meta->grad_fn.reset();
+    return;
+  }
+
+  auto node = std::make_shared<PrimitiveNode>(prim, call.inputs);
+  int target_input = -1;
+  std::vector<SavedVariable> saved_in(call.inputs.size());
+  for (size_t i = 0; i < call.inputs.size(); ++i) {
+    const Tensor& t = call.inputs[i];
+    if (target.defined() && t.defined() && t.is_same(target)) target_input = static_cast<int>(i);
+    node->mutable_next_edges().push_back(requires_grad_now(t) ? gradient_edge(t) : Edge{});
+    if (!t.defined() || !prim.saves_input(i)) continue;
+    // A value the op overwrites is saved as it was before.
+    saved_in[i] =
+        SavedVariable(target.defined() && t.is_alias_of(target) ? t.clone() : t, std::nullopt);
+  }
+  run(call);
+  std::vector<SavedVariable> saved_out(call.outputs.size());
+  for (size_t i = 0; i < call.outputs.size(); ++i) {
+    if (prim.saves_output(i))
+      saved_out[i] = SavedVariable(call.outputs[i], static_cast<uint32_t>(i));
+  }
+  node->save(std::move(saved_in), std::move(saved_out));
+  for (size_t i = 0; i < call.outputs.size(); ++i) {
+    const Tensor& out = call.outputs[i];
+    node->mutable_output_meta().push_back({out.sizes(), out.dtype()});
+  }
+
+  if (!target.defined()) {
+    for (size_t i = 0; i < call.outputs.size(); ++i) {
+      if (differentiable_dtype(call.outputs[i].dtype())) {
+        set_history(call.outputs[i], node, static_cast<uint32_t>(i));
+      }
+    }
+    return;
+  }
+  if (!target_is_view) {
+    set_history(target, node, 0);
+    return;
+  }
+  // Note [In-place on views].
+  const Tensor base = target_meta->view_base;
+  EMBER_CHECK_NOT_IMPL(target_meta->view_geometry.has_value(), "[", prim.name(),
+                       "] an in-place operation on this view needs gradients, but the view's "
+                       "base has a memory layout Ember cannot invert; call .contiguous() first");
+  auto cs = std::make_shared<CopySlices>(*target_meta->view_geometry, node, target_input);
+  cs->mutable_next_edges().push_back(gradient_edge(base));
+  for (size_t i = 0; i < node->next_edges().size(); ++i) {
+    cs->mutable_next_edges().push_back(static_cast<int>(i) == target_input ? Edge{}
+                                                                           : node->next_edges()[i]);
+  }
+  set_history(base, cs, 0);
+  // The view's own grad_fn is regenerated from the base on next use.
+  target_meta->attr_version = target._version() - 1;
+}
+
+}  // namespace autograd
+}  // namespace ember

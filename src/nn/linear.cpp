@@ -1,0 +1,51 @@
+#include "ember/nn/modules/linear.h"
+
+#include <cmath>
+
+#include "ember/ember.h"
+#include "ember/nn/init.h"
+
+namespace ember::nn {
+
+LinearImpl::LinearImpl(const LinearOptions& o) : Module("ember::nn::Linear"), options(o) {
+  reset();
+}
+
+void LinearImpl::reset() {
+  EMBER_CHECK_VALUE(options.in_features() >= 0 && options.out_features() >= 0,
+                    "[Linear] in_features and out_features must be non-negative, got ",
+                    options.in_features(), " and ", options.out_features());
+  weight = register_parameter("weight",
+                              empty({options.out_features(), options.in_features()}, kFloat32));
+  bias = register_parameter("bias",
+                            options.bias() ? empty({options.out_features()}, kFloat32) : Tensor(),
+                            options.bias());
+  reset_parameters();
+}
+
+void LinearImpl::reset_parameters() {
+  init::kaiming_uniform_(weight, std::sqrt(5.0));
+  if (bias.defined()) {
+    const double bound =
+        options.in_features() > 0 ? 1 / std::sqrt(static_cast<double>(options.in_features())) : 0;
+    init::uniform_(bias, -bound, bound);
+  }
+}
+
+Tensor LinearImpl::forward(const Tensor& input) {
+  EMBER_CHECK(input.dim() >= 1 && input.size(-1) == options.in_features(),
+              "[Linear] mat1 and "
+              "mat2 shapes cannot be multiplied (input's last dim is ",
+              input.dim() >= 1 ? input.size(-1) : 0, ", in_features is ", options.in_features(),
+              ")");
+  Tensor y = input.matmul(weight.t());
+  return bias.defined() ? y + bias : y;
+}
+
+void LinearImpl::pretty_print(std::ostream& stream) const {
+  stream << "ember::nn::Linear(in_features=" << options.in_features()
+         << ", out_features=" << options.out_features() << ", bias=" << std::boolalpha
+         << options.bias() << ")";
+}
+
+}  // namespace ember::nn

@@ -1,0 +1,170 @@
+// Gradients of copies, matrix products, the ternary family, indexing and the computing shape
+// ops (PyTorch's derivatives.yaml formulas).
+#include "ember/ember.h"
+#include "primitives/copy.h"
+#include "primitives/index.h"
+#include "primitives/matmul.h"
+#include "primitives/shape.h"
+#include "primitives/ternary.h"
+
+namespace ember {
+
+namespace {
+Tensor when(bool need, const std::function<Tensor()>& f) { return need ? f() : Tensor(); }
+
+// The TensorIndex list that addresses `ints` on `dims` (full slices elsewhere).
+std::vector<TensorIndex> advanced_indices(const std::vector<int64_t>& dims,
+                                          const std::vector<Tensor>& inputs, size_t first) {
+  std::vector<TensorIndex> idx;
+  for (size_t i = 0; i < dims.size(); ++i) {
+    while (static_cast<int64_t>(idx.size()) < dims[i]) idx.emplace_back(indexing::Slice());
+    idx.emplace_back(inputs[first + i]);
+  }
+  return idx;
+}
+}  // namespace
+
+std::vector<Tensor> Copy::vjp(const VjpContext& ctx) const { return {ctx.grads[0]}; }
+
+std::vector<Tensor> Matmul::vjp(const VjpContext& ctx) const {
+  const Tensor& g = ctx.grads[0];
+  const Tensor &a = ctx.inputs[0], &b = ctx.inputs[1];
+  const double alpha = alpha_.to<double>();
+  auto scaled = [&](Tensor t) { return alpha == 1.0 ? t : t * alpha; };
+  std::vector<Tensor> out{when(ctx.needs_grad[0], [&] { return scaled(g.matmul(b.mT())); }),
+                          when(ctx.needs_grad[1], [&] { return scaled(a.mT().matmul(g)); })};
+  if (ctx.needs_grad.size() > 2) out.push_back(when(ctx.needs_grad[2], [&] { return g * beta_; }));
+  return out;
+}
+
+std::vector<Tensor> Where::vjp(const VjpContext& ctx) const {
+  const Tensor& g = ctx.grads[0];
+  const Tensor& c = ctx.inputs[0];
+  return {Tensor(), when(ctx.needs_grad[1], [&] { return g.masked_fill(c.logical_not(), 0); }),
+          when(ctx.needs_grad[2], [&] { return g.masked_fill(c, 0); })};
+}
+
+std::vector<Tensor> Clamp::vjp(const VjpContext& ctx) const {
+  const Tensor& g = ctx.grads[0];
+  const Tensor& x = ctx.inputs[0];
+  if (!tensor_bounds_) {
+    Tensor keep = ones_like(x, TensorOptions().dtype(kBool));
+    if (has_min_) keep = keep & (x >= *min_);
+    if (has_max_) keep = keep & (x <= *max_);
+    return {g.masked_fill(keep.logical_not(), 0)};
+  }
+  Tensor lo = has_min_ ? ctx.inputs[1] : Tensor();
+  Tensor hi = has_max_ ? ctx.inputs[has_min_ ? 2 : 1] : Tensor();
+  Tensor keep = ones_like(x, TensorOptions().dtype(kBool));
+  if (lo.defined()) keep = keep & (x >= lo);
+  if (hi.defined()) keep = keep & (x <= hi);
+  if (lo.defined() && hi.defined()) keep = keep & (lo <= hi);
+  std::vector<Tensor> out{
+      when(ctx.needs_grad[0], [&] { return g.masked_fill(keep.logical_not(), 0); })};
+  if (lo.defined()) {
+    Tensor m = x < lo;
+    if (hi.defined()) m = m & (lo <= hi);
+    out.push_back(when(ctx.needs_grad[1], [&] { return g.masked_fill(m.logical_not(), 0); }));
+  }
+  if (hi.defined()) {
+    Tensor m = x > hi;
+    if (lo.defined()) m = m | (lo > hi);
+    out.push_back(when(ctx.needs_grad.back(), [&] { return g.masked_fill(m.logical_not(), 0); }));
+  }
+  return out;
+}
+
+std::vector<Tensor> Lerp::vjp(const VjpContext& ctx) const {
+  const Tensor& g = ctx.grads[0];
+  const Tensor &s = ctx.inputs[0], &e = ctx.inputs[1];
+  if (weight_) {
+    return {when(ctx.needs_grad[0], [&] { return g * (1 - weight_->to<double>()); }),
+            when(ctx.needs_grad[1], [&] { return g * *weight_; })};
+  }
+  const Tensor& w = ctx.inputs[2];
+  return {when(ctx.needs_grad[0], [&] { return g * (1 - w); }),
+          when(ctx.needs_grad[1], [&] { return g * w; }),
+          when(ctx.needs_grad[2], [&] { return g * (e - s); })};
+}
+
+std::vector<Tensor> Addc::vjp(const VjpContext& ctx) const {
+  const Tensor& g = ctx.grads[0];
+  const Tensor &t1 = ctx.inputs[1], &t2 = ctx.inputs[2];
+  if (is_div_) {
+    return {g, when(ctx.needs_grad[1], [&] { return g * value_ / t2; }),
+            when(ctx.needs_grad[2], [&] { return -g * value_ * t1 / (t2 * t2); })};
+  }
+  return {g, when(ctx.needs_grad[1], [&] { return g * value_ * t2; }),
+          when(ctx.needs_grad[2], [&] { return g * value_ * t1; })};
+}
+
+std::vector<Tensor> MaskedFill::vjp(const VjpContext& ctx) const {
+  return {ctx.grads[0].masked_fill(ctx.inputs[1], 0), Tensor()};
+}
+
+std::vector<Tensor> Index::vjp(const VjpContext& ctx) const {
+  Tensor z = zeros(ctx.input_sizes[0], TensorOptions().dtype(ctx.grads[0].dtype()));
+  index_put_(z, advanced_indices(dims_, ctx.inputs, 1), ctx.grads[0], /*accumulate=*/true);
+  std::vector<Tensor> out{z};
+  out.resize(ctx.inputs.size());
+  return out;
+}
+
+std::vector<Tensor> IndexPut::vjp(const VjpContext& ctx) const {
+  const Tensor& g = ctx.grads[0];
+  auto idx = advanced_indices(dims_, ctx.inputs, 2);
+  std::vector<Tensor> out{when(ctx.needs_grad[0],
+                               [&] {
+                                 if (accumulate_) return g;
+                                 Tensor r = g.clone();
+                                 index_put_(r, idx, zeros({}, TensorOptions().dtype(g.dtype())));
+                                 return r;
+                               }),
+                          when(ctx.needs_grad[1], [&] { return index(g, idx); })};
+  out.resize(ctx.inputs.size());
+  return out;
+}
+
+std::vector<Tensor> Cat::vjp(const VjpContext& ctx) const {
+  std::vector<Tensor> out;
+  int64_t offset = 0;
+  for (size_t i = 0; i < ctx.input_sizes.size(); ++i) {
+    const int64_t n = ctx.input_sizes[i][dim_];
+    out.push_back(when(ctx.needs_grad[i], [&] { return ctx.grads[0].narrow(dim_, offset, n); }));
+    offset += n;
+  }
+  return out;
+}
+
+std::vector<Tensor> Flip::vjp(const VjpContext& ctx) const {
+  return {ctx.grads[0].flip(IntList(dims_))};
+}
+
+std::vector<Tensor> Roll::vjp(const VjpContext& ctx) const {
+  if (shifts_.empty()) return {ctx.grads[0]};
+  std::vector<SymInt> back;
+  for (auto s : shifts_) back.emplace_back(-s);
+  return {ctx.grads[0].roll(SymIntList(back), IntList(dims_))};
+}
+
+std::vector<Tensor> Repeat::vjp(const VjpContext& ctx) const {
+  // g has sizes r_i * s_i; view it as [r_0, s_0, r_1, s_1, ...] and sum the r's.
+  const auto& in = ctx.input_sizes[0];
+  const size_t pad = repeats_.size() - in.size();
+  std::vector<int64_t> split, sum_dims;
+  for (size_t i = 0; i < repeats_.size(); ++i) {
+    const int64_t s = i < pad ? 1 : in[i - pad];
+    sum_dims.push_back(static_cast<int64_t>(split.size()));
+    split.push_back(repeats_[i]);
+    split.push_back(s);
+  }
+  Tensor g = ctx.grads[0].reshape(SymIntList(split));
+  if (!sum_dims.empty()) g = g.sum(sum_dims);
+  return {g.reshape(SymIntList(in))};
+}
+
+std::vector<Tensor> Triangle::vjp(const VjpContext& ctx) const {
+  return {lower_ ? ctx.grads[0].tril(diagonal_) : ctx.grads[0].triu(diagonal_)};
+}
+
+}  // namespace ember

@@ -1,0 +1,226 @@
+// Gradients of reductions and scans (PyTorch's derivatives.yaml formulas).
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include "ember/ember.h"
+#include "primitives/reduction.h"
+
+namespace ember {
+
+namespace {
+
+// A reduced tensor brought back to the input's shape (the reduced dims re-inserted, expanded).
+Tensor expand_back(Tensor t, const std::vector<int64_t>& dims, bool keepdim,
+                   const std::vector<int64_t>& sizes) {
+  if (!keepdim) {
+    std::vector<int64_t> sorted = dims;
+    std::sort(sorted.begin(), sorted.end());
+    for (int64_t d : sorted) t = t.unsqueeze(d);
+  }
+  return t.expand(SymIntList(sizes));
+}
+
+int64_t reduced_count(const std::vector<int64_t>& dims, const std::vector<int64_t>& sizes) {
+  int64_t n = 1;
+  for (int64_t d : dims) n *= sizes[d];
+  return n;
+}
+
+// Gradient shared evenly by the elements equal to the extreme value (amax, max(), norm inf).
+Tensor evenly_distribute(const Tensor& g, const Tensor& mask, const std::vector<int64_t>& dims) {
+  Tensor m = mask.to(g.dtype());
+  return g * m / m.sum(dims, /*keepdim=*/true);
+}
+
+// zeros(sizes) with src added at `index` along `dim` (max(dim), cummax backward).
+Tensor scatter_add_along(const std::vector<int64_t>& sizes, int64_t dim, const Tensor& index,
+                         const Tensor& src) {
+  // zeros(sizes)[i0, .., index, .., in] += src, with aranges on the other dims.
+  std::vector<TensorIndex> idx;
+  const int64_t nd = static_cast<int64_t>(sizes.size());
+  for (int64_t d = 0; d < nd; ++d) {
+    if (d == dim) {
+      idx.emplace_back(index);
+      continue;
+    }
+    std::vector<int64_t> shape(nd, 1);
+    shape[d] = index.size(d);
+    idx.emplace_back(arange(index.size(d), TensorOptions().dtype(kInt64)).view(SymIntList(shape)));
+  }
+  Tensor out = zeros(sizes, TensorOptions().dtype(src.dtype()));
+  index_put_(out, idx, src, /*accumulate=*/true);
+  return out;
+}
+
+}  // namespace
+
+bool Reduce::saves_input(size_t) const { return op_ != ReduceOp::Sum && op_ != ReduceOp::Mean; }
+
+bool Reduce::saves_output(size_t) const {
+  switch (op_) {
+    case ReduceOp::Prod:
+    case ReduceOp::AMax:
+    case ReduceOp::AMin:
+    case ReduceOp::MaxDim:
+    case ReduceOp::MinDim:
+    case ReduceOp::AMinMax:
+    case ReduceOp::Std:
+    case ReduceOp::StdMean:
+    case ReduceOp::Norm:
+    case ReduceOp::LogSumExp:
+      return true;
+    default:
+      return false;
+  }
+}
+
+std::vector<Tensor> Reduce::vjp(const VjpContext& ctx) const {
+  const auto& sizes = ctx.input_sizes[0];
+  const Tensor& x = ctx.inputs[0];
+  // A 0-d input "reduces" over dim 0, which does not exist in its shape.
+  std::vector<int64_t> dims;
+  for (int64_t d : dims_) {
+    if (d < static_cast<int64_t>(sizes.size())) dims.push_back(d);
+  }
+  auto back = [&](const Tensor& t) { return expand_back(t, dims, keepdim_, sizes); };
+  auto out = [&](size_t i) { return back(ctx.outputs[i]); };
+  const Tensor g = back(ctx.grads[0]);
+  const double n = static_cast<double>(reduced_count(dims, sizes));
+  switch (op_) {
+    case ReduceOp::Sum:
+      return {g};
+    case ReduceOp::NanSum:
+      return {g.masked_fill(x.isnan(), 0)};
+    case ReduceOp::Mean:
+      return {g / n};
+    case ReduceOp::NanMean: {
+      Tensor valid = x.isnan().logical_not();
+      Tensor count = valid.sum(dims, true).to(g.dtype());
+      return {(g / count).masked_fill(valid.logical_not(), 0)};
+    }
+    case ReduceOp::Prod: {
+      Tensor y = out(0);
+      Tensor zero = x == 0;
+      if (!zero.any().item<bool>()) return {g * y / x};
+      // With zeros: the product of the other elements, by an exclusive product per element.
+      Tensor flat = x.movedim(
+          IntList(dims), IntList([&] {
+            std::vector<int64_t> tail;
+            for (size_t i = 0; i < dims.size(); ++i) {
+              tail.push_back(x.dim() - static_cast<int64_t>(dims.size()) + static_cast<int64_t>(i));
+            }
+            return tail;
+          }()));
+      std::vector<int64_t> lead(flat.sizes().begin(), flat.sizes().end() - dims.size());
+      std::vector<int64_t> flat_shape = lead;
+      flat_shape.push_back(-1);
+      Tensor f = flat.reshape(SymIntList(flat_shape));
+      const int64_t last = f.dim() - 1;
+      Tensor ones_col = ones_like(f.narrow(last, 0, 1));
+      Tensor left = cat({ones_col, f.narrow(last, 0, f.size(last) - 1)}, last).cumprod(last);
+      Tensor right = cat({f.narrow(last, 1, f.size(last) - 1), ones_col}, last)
+                         .flip(IntList{last})
+                         .cumprod(last)
+                         .flip(IntList{last});
+      Tensor others = (left * right).reshape(SymIntList(flat.sizes()));
+      std::vector<int64_t> src;
+      for (size_t i = 0; i < dims.size(); ++i) src.push_back(flat.dim() - dims.size() + i);
+      return {g * others.movedim(IntList(src), IntList(dims))};
+    }
+    case ReduceOp::AMax:
+    case ReduceOp::AMin:
+      return {evenly_distribute(g, x == out(0), dims)};
+    case ReduceOp::MaxDim:
+    case ReduceOp::MinDim: {
+      if (sizes.empty()) return {ctx.grads[0].reshape({})};
+      if (dims.size() != 1) return {evenly_distribute(g, x == out(0), dims)};
+      Tensor idx = keepdim_ ? ctx.outputs[1] : ctx.outputs[1].unsqueeze(dims[0]);
+      Tensor gv = keepdim_ ? ctx.grads[0] : ctx.grads[0].unsqueeze(dims[0]);
+      return {scatter_add_along(sizes, dims[0], idx, gv)};
+    }
+    case ReduceOp::AMinMax: {
+      Tensor r;
+      if (ctx.has_grad[0]) r = evenly_distribute(g, x == out(0), dims);
+      if (ctx.has_grad[1]) {
+        Tensor m = evenly_distribute(back(ctx.grads[1]), x == out(1), dims);
+        r = r.defined() ? r + m : m;
+      }
+      return {r};
+    }
+    case ReduceOp::Var:
+    case ReduceOp::VarMean:
+    case ReduceOp::Std:
+    case ReduceOp::StdMean: {
+      const bool is_std = op_ == ReduceOp::Std || op_ == ReduceOp::StdMean;
+      Tensor r;
+      if (ctx.has_grad[0]) {
+        Tensor centered = x - x.mean(dims, true);
+        if (is_std) {
+          // A zero std has no derivative; the safe denominator keeps NaN out of double backward.
+          Tensor s = out(0), zero = s == 0;
+          r = (g * centered / (s.masked_fill(zero, 1) * (n - param_))).masked_fill(zero, 0);
+        } else {
+          r = g * centered * (2.0 / (n - param_));
+        }
+      }
+      if ((op_ == ReduceOp::VarMean || op_ == ReduceOp::StdMean) && ctx.has_grad[1]) {
+        Tensor m = back(ctx.grads[1]) / n;
+        r = r.defined() ? r + m : m;
+      }
+      return {r};
+    }
+    case ReduceOp::Norm: {
+      const double p = param_;
+      Tensor norm = out(0);
+      if (p == 0) return {zeros_like(x)};
+      if (p == 1) return {g * x.sign()};
+      if (std::isinf(p)) return {evenly_distribute(g * x.sign(), x.abs() == norm, dims)};
+      Tensor zero = norm == 0, safe = norm.masked_fill(zero, 1);
+      if (p == 2) return {(g * x / safe).masked_fill(zero, 0)};
+      return {(g * x * x.abs().pow(p - 2) / safe.pow(p - 1)).masked_fill(zero, 0)};
+    }
+    case ReduceOp::LogSumExp:
+      return {g * (x - out(0)).exp()};
+    default:
+      return Primitive::vjp(ctx);
+  }
+}
+
+std::vector<Tensor> Scan::vjp(const VjpContext& ctx) const {
+  const Tensor& g = ctx.grads[0];
+  const Tensor& y = ctx.outputs[0];
+  const IntList d{dim_};
+  auto reverse_cumsum = [&](const Tensor& t) { return t.flip(d).cumsum(dim_).flip(d); };
+  switch (op_) {
+    case ScanOp::CumSum:
+      return {reverse_cumsum(g)};
+    case ScanOp::CumProd: {
+      // d y_j / d x_i = y_j / x_i for j >= i when no element is zero.
+      const Tensor& x = ctx.inputs[0];
+      EMBER_CHECK_NOT_IMPL(!(x == 0).any().item<bool>(),
+                           "[cumprod] the derivative for "
+                           "'cumprod' of an input containing zeros is not implemented");
+      return {reverse_cumsum(g * y) / x};
+    }
+    case ScanOp::CumMax:
+    case ScanOp::CumMin:
+      return {scatter_add_along(ctx.input_sizes[0], dim_, ctx.outputs[1], g)};
+    case ScanOp::LogCumSumExp: {
+      // sum_{j>=i} g_j exp(x_i - y_j), in log space for the positive and negative parts of g.
+      const Tensor& x = ctx.inputs[0];
+      // log(0) = -inf would make logcumsumexp compute -inf - -inf; the smallest normal number
+      // stands in for zero (its contribution is below rounding).
+      const double tiny = x.dtype() == kFloat64 ? std::numeric_limits<double>::min()
+                                                : std::numeric_limits<float>::min();
+      auto part = [&](const Tensor& gp) {
+        Tensor lg = gp.clamp_min(tiny).log() - y;
+        return (lg.flip(d).logcumsumexp(dim_).flip(d) + x).exp();
+      };
+      return {part(g.clamp_min(0)) - part((-g).clamp_min(0))};
+    }
+  }
+  return Primitive::vjp(ctx);
+}
+
+}  // namespace ember
