@@ -219,10 +219,10 @@ TEST(DataTorch, Samplers) {
 
   // RandomSampler draws ember::randperm from the default generator on construction and reset.
   ember::manual_seed(11);
-  torch::data::samplers::RandomSampler rnd(9);
-  ember::manual_seed(11);
   const auto first = ember::randperm(9).tolist<int64_t>();
   const auto second = ember::randperm(9).tolist<int64_t>();
+  ember::manual_seed(11);
+  torch::data::samplers::RandomSampler rnd(9);
   std::vector<size_t> got;
   while (auto b = rnd.next(4)) got.insert(got.end(), b->begin(), b->end());
   EXPECT_EQ(std::vector<int64_t>(got.begin(), got.end()), first);
