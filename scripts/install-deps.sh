@@ -13,6 +13,7 @@ PACKAGES=(
   ocl-icd-opencl-dev
   libgtest-dev libgmock-dev libbenchmark-dev
   nlohmann-json3-dev libcli11-dev
+  zlib1g-dev
   clang-format
 )
 
