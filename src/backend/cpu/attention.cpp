@@ -46,6 +46,12 @@ struct Dims {
   }
 };
 
+/// Tasks per thread chunk so that a chunk holds enough work to pay for waking a thread: tiny
+/// problems stay on the calling thread.
+int64_t task_grain(int64_t work_per_task) {
+  return std::max<int64_t>(1, (cpu::kGrainSize * 4) / std::max<int64_t>(1, work_per_task));
+}
+
 Dims dims_of(const Tensor& q, const Tensor& k, const Tensor& v) {
   return {q.size(0), q.size(1), k.size(1), q.size(2), k.size(2), q.size(3), v.size(3)};
 }
@@ -234,7 +240,8 @@ void forward(const std::vector<Tensor>& in, std::vector<Tensor>& out, const Atte
   const T* q = in[0].data_ptr<T>();
   const T* k = in[1].data_ptr<T>();
   const T* v = in[2].data_ptr<T>();
-  cpu::parallel_for(0, tasks, 1, [&](int64_t b, int64_t e) {
+  const int64_t grain = task_grain(std::min(kBlockQ, d.L) * d.S * (d.E + d.Ev));
+  cpu::parallel_for(0, tasks, grain, [&](int64_t b, int64_t e) {
     std::vector<T> s(kBlockQ * kBlockK), acc(kBlockQ * d.Ev), m(kBlockQ), l(kBlockQ);
     for (int64_t t = b; t < e; ++t) {
       const int64_t bh = t / nqb, i0 = (t % nqb) * kBlockQ;
@@ -311,7 +318,8 @@ void backward(const std::vector<Tensor>& in, std::vector<Tensor>& out, const Att
   const int64_t group = d.Hq / d.Hk;
   const T scale = static_cast<T>(p.scale);
   // Pass 1: dK, dV per (batch, kv head, key block), summed over the heads of its group.
-  cpu::parallel_for(0, d.B * d.Hk * nkb, 1, [&](int64_t b, int64_t e) {
+  const int64_t work = std::min(kBlockQ, d.L) * std::min(kBlockK, d.S) * (d.E + d.Ev);
+  cpu::parallel_for(0, d.B * d.Hk * nkb, task_grain(work * group * nqb), [&](int64_t b, int64_t e) {
     std::vector<T> pr(kBlockQ * kBlockK), ds(kBlockQ * kBlockK);
     for (int64_t t = b; t < e; ++t) {
       const int64_t kvbh = t / nkb, j0 = (t % nkb) * kBlockK, nj = std::min(kBlockK, d.S - j0);
@@ -337,7 +345,7 @@ void backward(const std::vector<Tensor>& in, std::vector<Tensor>& out, const Att
     }
   });
   // Pass 2: dQ per (batch * head, query block).
-  cpu::parallel_for(0, d.B * d.Hq * nqb, 1, [&](int64_t b, int64_t e) {
+  cpu::parallel_for(0, d.B * d.Hq * nqb, task_grain(work * nkb), [&](int64_t b, int64_t e) {
     std::vector<T> pr(kBlockQ * kBlockK), ds(kBlockQ * kBlockK);
     for (int64_t t = b; t < e; ++t) {
       const int64_t bh = t / nqb, i0 = (t % nqb) * kBlockQ, nq = std::min(kBlockQ, d.L - i0);
