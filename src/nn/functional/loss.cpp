@@ -26,7 +26,7 @@ std::string torch_size(const std::vector<int64_t>& s) {
   std::ostringstream ss;
   ss << "torch.Size([";
   for (size_t i = 0; i < s.size(); ++i) ss << (i ? ", " : "") << s[i];
-  ss << (s.size() == 1 ? "" : "") << "])";
+  ss << "])";
   return ss.str();
 }
 
