@@ -1,0 +1,405 @@
+// Tiled scaled dot-product attention (Note [Tiled attention] in ember/nn/functional/attention.h).
+// Forward: for each (batch * head, block of queries) task, stream over blocks of keys keeping a
+// running max m, a running sum l and an unnormalised accumulator per query row (online softmax);
+// score tiles are GEMMs. Backward (FlashAttention-2 style, recompute-based): one pass over key
+// blocks accumulates dK and dV, a second over query blocks accumulates dQ, so no two tasks write
+// the same output rows. Memory per task is a few tiles, independent of L and S.
+#include "primitives/attention.h"
+
+#include <array>
+#include <cmath>
+#include <limits>
+#include <sstream>
+#include <vector>
+
+#include "backend/cpu/gemm.h"
+#include "backend/cpu/parallel.h"
+#include "backend/cpu/vec.h"
+#include "ember/core/generator.h"
+
+namespace ember {
+namespace {
+
+constexpr int64_t kBlockQ = 64;
+constexpr int64_t kBlockK = 128;
+
+/// cpu::gemm for possibly empty operands: k == 0 gives beta * C (zero when beta is 0).
+template <typename T>
+void gemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k, T alpha, const T* a, int64_t lda,
+          const T* b, int64_t ldb, T beta, T* c, int64_t ldc) {
+  if (m == 0 || n == 0) return;
+  if (k == 0) {
+    for (int64_t i = 0; i < m; ++i) {
+      for (int64_t j = 0; j < n; ++j) c[i * ldc + j] = beta == T(0) ? T(0) : beta * c[i * ldc + j];
+    }
+    return;
+  }
+  cpu::gemm(ta, tb, m, n, k, alpha, a, std::max<int64_t>(lda, 1), b, std::max<int64_t>(ldb, 1),
+            beta, c, std::max<int64_t>(ldc, 1));
+}
+
+struct Dims {
+  int64_t B, Hq, Hk, L, S, E, Ev;
+  int64_t kv_index(int64_t bh) const {  // q's (batch * Hq + head) -> k/v's batch * Hk + head
+    const int64_t b = bh / Hq, h = bh % Hq;
+    return b * Hk + h / (Hq / Hk);
+  }
+};
+
+/// Tasks per thread chunk so that a chunk holds enough work to pay for waking a thread: tiny
+/// problems stay on the calling thread.
+int64_t task_grain(int64_t work_per_task) {
+  return std::max<int64_t>(1, (cpu::kGrainSize * 4) / std::max<int64_t>(1, work_per_task));
+}
+
+Dims dims_of(const Tensor& q, const Tensor& k, const Tensor& v) {
+  return {q.size(0), q.size(1), k.size(1), q.size(2), k.size(2), q.size(3), v.size(3)};
+}
+
+// The mask as (bh, i, j) -> element: per-(bh) offsets for the leading dims, strides for i, j.
+struct MaskView {
+  const char* base = nullptr;
+  bool is_bool = false;
+  int64_t elem = 0, stride_i = 0, stride_j = 0;
+  std::vector<int64_t> offsets;
+};
+
+MaskView mask_view(const Tensor& m, int64_t num_bh) {
+  MaskView mv;
+  mv.base = static_cast<const char*>(m.data_ptr());
+  mv.is_bool = m.dtype() == kBool;
+  mv.elem = m.element_size();
+  const int64_t nd = m.dim();
+  mv.stride_i = m.stride(nd - 2);
+  mv.stride_j = m.stride(nd - 1);
+  mv.offsets.resize(num_bh);
+  std::vector<int64_t> idx(nd - 2, 0);
+  for (int64_t bh = 0; bh < num_bh; ++bh) {
+    int64_t off = 0;
+    for (int64_t d = 0; d < nd - 2; ++d) off += idx[d] * m.stride(d);
+    mv.offsets[bh] = off;
+    for (int64_t d = nd - 3; d >= 0; --d) {
+      if (++idx[d] < m.size(d)) break;
+      idx[d] = 0;
+    }
+  }
+  return mv;
+}
+
+template <typename T>
+struct Ctx {
+  Dims d;
+  AttentionParams p;
+  const MaskView* mask = nullptr;  // null: no mask
+};
+
+/// Scores tile s[nq x nj] for rows i0.. and keys j0..: causal and explicit masks applied.
+template <typename T>
+void mask_tile(T* s, int64_t nq, int64_t nj, int64_t i0, int64_t j0, int64_t bh, const Ctx<T>& c) {
+  constexpr T kNegInf = -std::numeric_limits<T>::infinity();
+  for (int64_t r = 0; r < nq; ++r) {
+    const int64_t i = i0 + r;
+    T* row = s + r * nj;
+    if (c.p.is_causal) {
+      for (int64_t j = std::max<int64_t>(i + 1 - j0, 0); j < nj; ++j) row[j] = kNegInf;
+    }
+    if (c.mask != nullptr) {
+      const MaskView& m = *c.mask;
+      const char* mrow = m.base + (m.offsets[bh] + i * m.stride_i + j0 * m.stride_j) * m.elem;
+      if (m.is_bool) {
+        const bool* mb = reinterpret_cast<const bool*>(mrow);
+        for (int64_t j = 0; j < nj; ++j) {
+          if (!mb[j * m.stride_j]) row[j] = kNegInf;
+        }
+      } else {
+        const T* mt = reinterpret_cast<const T*>(mrow);
+        for (int64_t j = 0; j < nj; ++j) row[j] += mt[j * m.stride_j];
+      }
+    }
+  }
+}
+
+/// Multiplies the tile by keep / (1 - p) (the regenerated dropout mask).
+template <typename T>
+void dropout_tile(T* s, int64_t nq, int64_t nj, int64_t i0, int64_t j0, int64_t bh,
+                  const Ctx<T>& c) {
+  const double p = c.p.dropout_p;
+  const T scale = static_cast<T>(1.0 / (1.0 - p));
+  const float keep_below = static_cast<float>(1.0 - p);
+  for (int64_t r = 0; r < nq; ++r) {
+    const uint64_t base = static_cast<uint64_t>((bh * c.d.L + i0 + r) * c.d.S + j0);
+    std::array<uint32_t, 4> block{};
+    uint64_t cur = ~uint64_t(0);
+    for (int64_t j = 0; j < nj; ++j) {
+      const uint64_t n = base + static_cast<uint64_t>(j);
+      if (n / 4 != cur) {
+        cur = n / 4;
+        block = Generator::philox(c.p.seed, c.p.offset + cur);
+      }
+      const bool keep = uniform_float(block[n % 4]) < keep_below;
+      s[r * nj + j] = keep ? s[r * nj + j] * scale : T(0);
+    }
+  }
+}
+
+/// row[j] = exp(row[j] - sub) for j < n; returns the sum.
+template <typename T>
+T exp_row(T* row, int64_t n, T sub) {
+  using V = cpu::Vec<T>;
+  const V vs(sub);
+  V vsum(T(0));
+  int64_t j = 0;
+  for (; j + V::size <= n; j += V::size) {
+    V e = cpu::vexp(V::load(row + j) - vs);
+    e.store(row + j);
+    vsum = vsum + e;
+  }
+  T lanes[V::size];
+  vsum.store(lanes);
+  T sum = 0;
+  for (int k = 0; k < V::size; ++k) sum += lanes[k];
+  for (; j < n; ++j) {
+    row[j] = std::exp(row[j] - sub);
+    sum += row[j];
+  }
+  return sum;
+}
+
+// Rows [i0, i0 + nq) of head bh: the online-softmax forward.
+template <typename T>
+void forward_block(const T* q, const T* k, const T* v, T* out, T* lse, int64_t bh, int64_t i0,
+                   int64_t nq, const Ctx<T>& c, std::vector<T>& s, std::vector<T>& acc,
+                   std::vector<T>& m, std::vector<T>& l) {
+  constexpr T kNegInf = -std::numeric_limits<T>::infinity();
+  const Dims& d = c.d;
+  const T* Q = q + (bh * d.L + i0) * d.E;
+  const int64_t kv = d.kv_index(bh);
+  const T* K = k + kv * d.S * d.E;
+  const T* V = v + kv * d.S * d.Ev;
+  std::fill(acc.begin(), acc.begin() + nq * d.Ev, T(0));
+  std::fill(m.begin(), m.begin() + nq, kNegInf);
+  std::fill(l.begin(), l.begin() + nq, T(0));
+  const bool masked = c.p.is_causal || c.mask != nullptr;
+  for (int64_t j0 = 0; j0 < d.S; j0 += kBlockK) {
+    if (c.p.is_causal && j0 > i0 + nq - 1) break;
+    const int64_t nj = std::min(kBlockK, d.S - j0);
+    gemm(false, true, nq, nj, d.E, static_cast<T>(c.p.scale), Q, d.E, K + j0 * d.E, d.E, T(0),
+         s.data(), nj);
+    if (masked) mask_tile(s.data(), nq, nj, i0, j0, bh, c);
+    for (int64_t r = 0; r < nq; ++r) {
+      T* row = s.data() + r * nj;
+      T mx = kNegInf;
+      for (int64_t j = 0; j < nj; ++j) mx = row[j] > mx ? row[j] : mx;
+      const T mnew = std::max(m[r], mx);
+      if (mnew == kNegInf) {  // every key so far is masked out
+        std::fill(row, row + nj, T(0));
+        continue;
+      }
+      const T alpha = std::exp(m[r] - mnew);
+      const T sum = exp_row(row, nj, mnew);
+      l[r] = l[r] * alpha + sum;
+      if (alpha != T(1)) {
+        T* a = acc.data() + r * d.Ev;
+        for (int64_t e = 0; e < d.Ev; ++e) a[e] *= alpha;
+      }
+      m[r] = mnew;
+    }
+    if (c.p.dropout_p > 0) dropout_tile(s.data(), nq, nj, i0, j0, bh, c);
+    gemm(false, false, nq, d.Ev, nj, T(1), s.data(), nj, V + j0 * d.Ev, d.Ev, T(1), acc.data(),
+         d.Ev);
+  }
+  for (int64_t r = 0; r < nq; ++r) {
+    T* o = out + (bh * d.L + i0 + r) * d.Ev;
+    const T* a = acc.data() + r * d.Ev;
+    // A fully masked row: zeros, as PyTorch's safe softmax.
+    const T inv = l[r] > T(0) ? T(1) / l[r] : T(0);
+    for (int64_t e = 0; e < d.Ev; ++e) o[e] = a[e] * inv;
+    lse[bh * d.L + i0 + r] = l[r] > T(0) ? m[r] + std::log(l[r]) : kNegInf;
+  }
+}
+
+template <typename T>
+void forward(const std::vector<Tensor>& in, std::vector<Tensor>& out, const AttentionParams& p) {
+  Ctx<T> c{dims_of(in[0], in[1], in[2]), p, nullptr};
+  const Dims& d = c.d;
+  MaskView mv;
+  if (p.has_mask) {
+    mv = mask_view(in[3], d.B * d.Hq);
+    c.mask = &mv;
+  }
+  const int64_t nqb = (d.L + kBlockQ - 1) / kBlockQ;
+  const int64_t tasks = d.B * d.Hq * nqb;
+  if (tasks == 0) return;
+  T* o = out[0].data_ptr<T>();
+  T* lse = out[1].data_ptr<T>();
+  if (d.S == 0 || d.Ev == 0) {  // no keys: zeros (every row fully masked)
+    std::fill(o, o + out[0].numel(), T(0));
+    std::fill(lse, lse + out[1].numel(), -std::numeric_limits<T>::infinity());
+    return;
+  }
+  const T* q = in[0].data_ptr<T>();
+  const T* k = in[1].data_ptr<T>();
+  const T* v = in[2].data_ptr<T>();
+  const int64_t grain = task_grain(std::min(kBlockQ, d.L) * d.S * (d.E + d.Ev));
+  cpu::parallel_for(0, tasks, grain, [&](int64_t b, int64_t e) {
+    std::vector<T> s(kBlockQ * kBlockK), acc(kBlockQ * d.Ev), m(kBlockQ), l(kBlockQ);
+    for (int64_t t = b; t < e; ++t) {
+      const int64_t bh = t / nqb, i0 = (t % nqb) * kBlockQ;
+      forward_block(q, k, v, o, lse, bh, i0, std::min(kBlockQ, d.L - i0), c, s, acc, m, l);
+    }
+  });
+}
+
+// Recomputes P (probabilities) into `pr` and dS into `ds` for one tile, given dO rows and V.
+// pr receives P with dropout applied (what multiplied V), ds the score gradient (unscaled).
+template <typename T>
+void backward_tile(const T* Q, const T* K, const T* V, const T* dO, const T* lse, const T* D,
+                   int64_t bh, int64_t i0, int64_t nq, int64_t j0, int64_t nj, const Ctx<T>& c,
+                   T* pr, T* ds) {
+  const Dims& d = c.d;
+  gemm(false, true, nq, nj, d.E, static_cast<T>(c.p.scale), Q, d.E, K + j0 * d.E, d.E, T(0), ds,
+       nj);
+  if (c.p.is_causal || c.mask != nullptr) mask_tile(ds, nq, nj, i0, j0, bh, c);
+  for (int64_t r = 0; r < nq; ++r) {
+    const T lr = lse[r];
+    T* row = ds + r * nj;
+    T* prow = pr + r * nj;
+    if (lr == -std::numeric_limits<T>::infinity()) {
+      std::fill(prow, prow + nj, T(0));
+    } else {
+      for (int64_t j = 0; j < nj; ++j) prow[j] = std::exp(row[j] - lr);
+    }
+  }
+  // dP = dO V^T (into ds), with the dropout mask; dS = P * (dP - D).
+  gemm(false, true, nq, nj, d.Ev, T(1), dO, d.Ev, V + j0 * d.Ev, d.Ev, T(0), ds, nj);
+  if (c.p.dropout_p > 0) dropout_tile(ds, nq, nj, i0, j0, bh, c);
+  for (int64_t r = 0; r < nq; ++r) {
+    for (int64_t j = 0; j < nj; ++j) ds[r * nj + j] = pr[r * nj + j] * (ds[r * nj + j] - D[r]);
+  }
+  if (c.p.dropout_p > 0) dropout_tile(pr, nq, nj, i0, j0, bh, c);
+}
+
+template <typename T>
+void backward(const std::vector<Tensor>& in, std::vector<Tensor>& out, const AttentionParams& p) {
+  // inputs: grad_out, q, k, v, out, lse[, mask]
+  Ctx<T> c{dims_of(in[1], in[2], in[3]), p, nullptr};
+  const Dims& d = c.d;
+  MaskView mv;
+  if (p.has_mask) {
+    mv = mask_view(in[6], d.B * d.Hq);
+    c.mask = &mv;
+  }
+  T* dq = out[0].data_ptr<T>();
+  T* dk = out[1].data_ptr<T>();
+  T* dv = out[2].data_ptr<T>();
+  std::fill(dq, dq + out[0].numel(), T(0));
+  std::fill(dk, dk + out[1].numel(), T(0));
+  std::fill(dv, dv + out[2].numel(), T(0));
+  if (out[0].numel() == 0 || d.S == 0) return;
+  const T* dO = in[0].data_ptr<T>();
+  const T* q = in[1].data_ptr<T>();
+  const T* k = in[2].data_ptr<T>();
+  const T* v = in[3].data_ptr<T>();
+  const T* o = in[4].data_ptr<T>();
+  const T* lse = in[5].data_ptr<T>();
+  // D[row] = dO[row] . O[row]
+  const int64_t rows = d.B * d.Hq * d.L;
+  std::vector<T> D(rows);
+  cpu::parallel_for(0, rows, std::max<int64_t>(1, cpu::kGrainSize / std::max<int64_t>(1, d.Ev)),
+                    [&](int64_t b, int64_t e) {
+                      for (int64_t r = b; r < e; ++r) {
+                        T acc = 0;
+                        for (int64_t x = 0; x < d.Ev; ++x)
+                          acc += dO[r * d.Ev + x] * o[r * d.Ev + x];
+                        D[r] = acc;
+                      }
+                    });
+  const int64_t nqb = (d.L + kBlockQ - 1) / kBlockQ, nkb = (d.S + kBlockK - 1) / kBlockK;
+  const int64_t group = d.Hq / d.Hk;
+  const T scale = static_cast<T>(p.scale);
+  // Pass 1: dK, dV per (batch, kv head, key block), summed over the heads of its group.
+  const int64_t work = std::min(kBlockQ, d.L) * std::min(kBlockK, d.S) * (d.E + d.Ev);
+  cpu::parallel_for(0, d.B * d.Hk * nkb, task_grain(work * group * nqb), [&](int64_t b, int64_t e) {
+    std::vector<T> pr(kBlockQ * kBlockK), ds(kBlockQ * kBlockK);
+    for (int64_t t = b; t < e; ++t) {
+      const int64_t kvbh = t / nkb, j0 = (t % nkb) * kBlockK, nj = std::min(kBlockK, d.S - j0);
+      const int64_t batch = kvbh / d.Hk, hk = kvbh % d.Hk;
+      const T* K = k + kvbh * d.S * d.E;
+      const T* V = v + kvbh * d.S * d.Ev;
+      T* dK = dk + (kvbh * d.S + j0) * d.E;
+      T* dV = dv + (kvbh * d.S + j0) * d.Ev;
+      for (int64_t h = hk * group; h < (hk + 1) * group; ++h) {
+        const int64_t bh = batch * d.Hq + h;
+        for (int64_t i0 = 0; i0 < d.L; i0 += kBlockQ) {
+          const int64_t nq = std::min(kBlockQ, d.L - i0);
+          if (p.is_causal && i0 + nq - 1 < j0) continue;
+          const int64_t row0 = bh * d.L + i0;
+          const T* Q = q + row0 * d.E;
+          const T* dOb = dO + row0 * d.Ev;
+          backward_tile(Q, K, V, dOb, lse + row0, D.data() + row0, bh, i0, nq, j0, nj, c, pr.data(),
+                        ds.data());
+          gemm(true, false, nj, d.Ev, nq, T(1), pr.data(), nj, dOb, d.Ev, T(1), dV, d.Ev);
+          gemm(true, false, nj, d.E, nq, scale, ds.data(), nj, Q, d.E, T(1), dK, d.E);
+        }
+      }
+    }
+  });
+  // Pass 2: dQ per (batch * head, query block).
+  cpu::parallel_for(0, d.B * d.Hq * nqb, task_grain(work * nkb), [&](int64_t b, int64_t e) {
+    std::vector<T> pr(kBlockQ * kBlockK), ds(kBlockQ * kBlockK);
+    for (int64_t t = b; t < e; ++t) {
+      const int64_t bh = t / nqb, i0 = (t % nqb) * kBlockQ, nq = std::min(kBlockQ, d.L - i0);
+      const int64_t kv = d.kv_index(bh), row0 = bh * d.L + i0;
+      const T* K = k + kv * d.S * d.E;
+      const T* V = v + kv * d.S * d.Ev;
+      for (int64_t j0 = 0; j0 < d.S; j0 += kBlockK) {
+        if (p.is_causal && j0 > i0 + nq - 1) break;
+        const int64_t nj = std::min(kBlockK, d.S - j0);
+        backward_tile(q + row0 * d.E, K, V, dO + row0 * d.Ev, lse + row0, D.data() + row0, bh, i0,
+                      nq, j0, nj, c, pr.data(), ds.data());
+        gemm(false, false, nq, d.E, nj, scale, ds.data(), nj, K + j0 * d.E, d.E, T(1),
+             dq + row0 * d.E, d.E);
+      }
+    }
+  });
+}
+
+std::string describe_params(const AttentionParams& p) {
+  std::ostringstream ss;
+  ss << "scale=" << p.scale << ", is_causal=" << (p.is_causal ? "True" : "False")
+     << ", dropout_p=" << p.dropout_p;
+  return ss.str();
+}
+
+}  // namespace
+
+void ScaledDotProductAttention::eval_cpu(const std::vector<Tensor>& inputs,
+                                         std::vector<Tensor>& outputs) const {
+  switch (inputs[0].dtype()) {
+    case kFloat32:
+      return forward<float>(inputs, outputs, p_);
+    case kFloat64:
+      return forward<double>(inputs, outputs, p_);
+    default:
+      EMBER_THROW(TypeError, "[", name(), "] not implemented for '", dtype_name(inputs[0].dtype()),
+                  "'");
+  }
+}
+
+void ScaledDotProductAttentionBackward::eval_cpu(const std::vector<Tensor>& inputs,
+                                                 std::vector<Tensor>& outputs) const {
+  switch (inputs[1].dtype()) {
+    case kFloat32:
+      return backward<float>(inputs, outputs, p_);
+    case kFloat64:
+      return backward<double>(inputs, outputs, p_);
+    default:
+      EMBER_THROW(TypeError, "[", name(), "] not implemented for '", dtype_name(inputs[1].dtype()),
+                  "'");
+  }
+}
+
+std::string ScaledDotProductAttention::describe() const { return describe_params(p_); }
+std::string ScaledDotProductAttentionBackward::describe() const { return describe_params(p_); }
+
+}  // namespace ember

@@ -1,0 +1,197 @@
+// Embedding lookups as gathers (advanced indexing) and bag reductions as small dense products,
+// so that the gradients come from the indexing and matmul ops.
+#include "ember/nn/functional/embedding.h"
+
+#include <algorithm>
+#include <limits>
+
+#include "ember/ops/elementwise.h"
+#include "ember/ops/factory.h"
+#include "ember/ops/matmul.h"
+#include "ember/ops/reduction.h"
+#include "ember/ops/shape.h"
+#include "nn/functional/common.h"
+
+namespace ember::nn::functional {
+namespace {
+
+void check_indices(const Tensor& t, const char* op, const char* what) {
+  nn::detail::check_defined(t, op, what);
+  EMBER_CHECK_TYPE(t.dtype() == kInt64 || t.dtype() == kInt32, "[", op, "] Expected tensor for ",
+                   what, " to have one of the following scalar types: Long, Int; but got ",
+                   dtype_name(t.dtype()), " instead");
+}
+
+/// IndexError unless every index is in [0, n).
+void check_range(const Tensor& idx, int64_t n, const char* op) {
+  if (idx.numel() == 0) return;
+  const int64_t lo = idx.min().item<int64_t>(), hi = idx.max().item<int64_t>();
+  EMBER_CHECK_INDEX(lo >= 0 && hi < n, "[", op, "] index out of range in self");
+}
+
+int64_t wrap_padding_idx(std::optional<int64_t> padding_idx, int64_t n, const char* op) {
+  if (!padding_idx.has_value()) return -1;
+  const int64_t p = *padding_idx;
+  EMBER_CHECK_VALUE(p < n && p >= -n, "[", op, "] Padding_idx must be within num_embeddings");
+  return p < 0 ? p + n : p;
+}
+
+/// Rows of `weight` referenced by `idx` with a norm above max_norm are scaled in place to
+/// max_norm / (norm + 1e-7), as torch.embedding_renorm_.
+void renorm_(const Tensor& weight, const Tensor& idx, double max_norm, double norm_type) {
+  Tensor flat = idx.reshape({-1});
+  if (flat.numel() == 0) return;
+  Tensor rows = weight.index({flat});
+  Tensor norms = ember::norm(rows.to(opmath_type(weight.dtype())), norm_type, {1}, true);
+  Tensor scale = ember::where(norms > max_norm, max_norm / (norms + 1e-7), ember::ones_like(norms));
+  Tensor w = weight;
+  w.index_put_({flat}, (rows * scale).to(weight.dtype()));
+}
+
+void check_weight(const Tensor& weight, const char* op) {
+  nn::detail::check_defined(weight, op, "weight");
+  EMBER_CHECK(weight.dim() == 2, "[", op, "] 'weight' must be 2-D, got ", weight.dim(), "-D");
+}
+
+}  // namespace
+
+Tensor one_hot(const Tensor& tensor, int64_t num_classes) {
+  nn::detail::check_defined(tensor, "one_hot");
+  EMBER_CHECK(tensor.dtype() == kInt64,
+              "[one_hot] one_hot is only applicable to index tensor of type LongTensor, got ",
+              dtype_name(tensor.dtype()));
+  if (tensor.numel() == 0) {
+    EMBER_CHECK(num_classes > 0,
+                "[one_hot] Can not infer total number of classes from empty tensor.");
+  } else {
+    const int64_t lo = tensor.min().item<int64_t>(), hi = tensor.max().item<int64_t>();
+    EMBER_CHECK(lo >= 0, "[one_hot] Class values must be non-negative.");
+    if (num_classes == -1) {
+      num_classes = hi + 1;
+    } else {
+      EMBER_CHECK(hi < num_classes, "[one_hot] Class values must be smaller than num_classes.");
+    }
+  }
+  EMBER_CHECK(num_classes >= 0, "[one_hot] num_classes should be positive or -1, got ",
+              num_classes);
+  Tensor classes = ember::arange(num_classes, kInt64);
+  return (tensor.unsqueeze(-1) == classes).to(kInt64);
+}
+
+Tensor embedding(const Tensor& input, const Tensor& weight, const EmbeddingFuncOptions& o) {
+  check_indices(input, "embedding", "argument #1 'indices'");
+  check_weight(weight, "embedding");
+  const int64_t n = weight.size(0);
+  wrap_padding_idx(o.padding_idx(), n, "embedding");  // validated; affects only the gradient
+  check_range(input, n, "embedding");
+  if (o.max_norm().has_value()) renorm_(weight, input, *o.max_norm(), o.norm_type());
+  return weight.index({input});
+}
+
+Tensor embedding_bag(const Tensor& input, const Tensor& weight, const EmbeddingBagFuncOptions& o) {
+  const char* op = "embedding_bag";
+  check_indices(input, op, "argument #1 'indices'");
+  check_weight(weight, op);
+  const std::string mode = get_enum_name(o.mode());
+  const Tensor& psw = o.per_sample_weights();
+  EMBER_CHECK(!psw.defined() || mode == "sum", "[", op,
+              "] embedding_bag: per_sample_weights was not None. per_sample_weights is only "
+              "supported for mode='sum' (got mode='",
+              mode, "'). Please open a feature request on the Pytorch GitHub.");
+  const int64_t n = weight.size(0), width = weight.size(1);
+  const int64_t pad = wrap_padding_idx(o.padding_idx(), n, op);
+  // Bag boundaries on the host: starts[b] .. starts[b + 1].
+  Tensor flat;
+  std::vector<int64_t> starts;
+  if (input.dim() == 2) {
+    EMBER_CHECK_VALUE(!o.offsets().defined(), "[", op,
+                      "] if input is 2D, then offsets has to be None, as input is treated is a "
+                      "mini-batch of fixed length sequences.");
+    flat = input.reshape({-1});
+    for (int64_t b = 0; b <= input.size(0); ++b) starts.push_back(b * input.size(1));
+    if (psw.defined()) {
+      EMBER_CHECK(psw.sizes() == input.sizes(), "[", op, "] embedding_bag: If per_sample_weights (",
+                  ops::shape_str(psw.sizes()),
+                  ") is not None, then it must have the same shape as the input (",
+                  ops::shape_str(input.sizes()), ")");
+    }
+  } else {
+    EMBER_CHECK_VALUE(input.dim() == 1, "[", op,
+                      "] input has to be 1D or 2D Tensor, but got Tensor of dimension ",
+                      input.dim());
+    EMBER_CHECK_VALUE(o.offsets().defined(), "[", op,
+                      "] offsets has to be a 1D Tensor but got None");
+    check_indices(o.offsets(), op, "argument #2 'offsets'");
+    EMBER_CHECK_VALUE(o.offsets().dim() == 1, "[", op, "] offsets has to be a 1D Tensor");
+    flat = input;
+    starts = o.offsets().to(kInt64).tolist<int64_t>();
+    if (!o.include_last_offset()) starts.push_back(input.numel());
+    EMBER_CHECK(!starts.empty(), "[", op,
+                "] include_last_offset: number of offsets should be at least 1");
+    for (size_t b = 0; b < starts.size(); ++b) {
+      const int64_t lo = b == 0 ? 0 : starts[b - 1];
+      EMBER_CHECK(starts[b] >= lo && starts[b] <= input.numel(), "[", op,
+                  "] offsets must be non-decreasing and within the input, but got offsets[", b,
+                  "] = ", starts[b]);
+    }
+    EMBER_CHECK(starts[0] == 0, "[", op,
+                "] offsets[0] has to be 0, i.e., the first sequence in the mini-batch has to start "
+                "from position 0. However, got ",
+                starts[0]);
+    if (psw.defined()) {
+      EMBER_CHECK(psw.sizes() == input.sizes(), "[", op, "] embedding_bag: If per_sample_weights (",
+                  ops::shape_str(psw.sizes()),
+                  ") is not None, then it must have the same shape as the input (",
+                  ops::shape_str(input.sizes()), ")");
+    }
+  }
+  check_range(flat, n, op);
+  if (o.max_norm().has_value()) renorm_(weight, flat, *o.max_norm(), o.norm_type());
+  const int64_t bags = static_cast<int64_t>(starts.size()) - 1;
+  const auto ids = flat.to(kInt64).tolist<int64_t>();
+  const int64_t total = static_cast<int64_t>(ids.size());
+  const ScalarType acc = opmath_type(weight.dtype());
+  Tensor rows = weight.index({flat}).to(acc);  // [total, width]
+  if (mode == "max") {
+    // Pad every bag to the longest with a -inf row, then amax; empty bags give zeros.
+    int64_t longest = 0;
+    for (int64_t b = 0; b < bags; ++b) longest = std::max(longest, starts[b + 1] - starts[b]);
+    std::vector<double> sel;
+    std::vector<double> empty_bag;
+    sel.reserve(bags * longest);
+    for (int64_t b = 0; b < bags; ++b) {
+      int64_t kept = 0;
+      for (int64_t i = starts[b]; i < starts[b] + longest; ++i) {
+        const bool real = i < starts[b + 1] && ids[i] != pad;
+        sel.push_back(static_cast<double>(real ? i : total));
+        kept += real ? 1 : 0;
+      }
+      empty_bag.push_back(kept == 0 ? 1.0 : 0.0);
+    }
+    Tensor padded =
+        ember::cat({rows, ember::full({1, width}, -std::numeric_limits<double>::infinity(),
+                                      TensorOptions().dtype(acc))});
+    Tensor index = ember::tensor(sel, kInt64).reshape({bags, longest});
+    Tensor out = longest == 0 ? ember::zeros({bags, width}, TensorOptions().dtype(acc))
+                              : padded.index({index}).amax({1});
+    Tensor is_empty = ember::tensor(empty_bag, kBool).reshape({bags, 1});
+    return out.masked_fill(is_empty, 0).to(weight.dtype());
+  }
+  // sum / mean: out = M @ rows with M[b, i] = 1 (or 1 / count, or the sample weight).
+  std::vector<double> m(bags * total, 0.0);
+  for (int64_t b = 0; b < bags; ++b) {
+    int64_t count = 0;
+    for (int64_t i = starts[b]; i < starts[b + 1]; ++i) count += ids[i] != pad ? 1 : 0;
+    for (int64_t i = starts[b]; i < starts[b + 1]; ++i) {
+      if (ids[i] == pad) continue;
+      m[b * total + i] = mode == "mean" ? 1.0 / static_cast<double>(count) : 1.0;
+    }
+  }
+  Tensor mat = ember::tensor(m, TensorOptions().dtype(acc)).reshape({bags, total});
+  if (psw.defined()) mat = mat * psw.reshape({1, -1}).to(acc);
+  Tensor out = total == 0 ? ember::zeros({bags, width}, TensorOptions().dtype(acc))
+                          : ember::matmul(mat, rows);
+  return out.to(weight.dtype());
+}
+
+}  // namespace ember::nn::functional

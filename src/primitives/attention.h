@@ -1,0 +1,55 @@
+#pragma once
+// Scaled dot-product attention as one fused, tiled primitive (Note [Tiled attention] in
+// ember/nn/functional/attention.h). The op builder (src/nn/functional/attention.cpp) validates,
+// broadcasts the batch dims, casts 16-bit inputs to float32 and makes q, k, v contiguous:
+//   inputs:  q [B, Hq, L, E], k [B, Hk, S, E], v [B, Hk, S, Ev] (float32 or float64), and
+//            optionally a mask view of shape [..., L, S] whose leading dims hold B * Hq entries
+//            (any strides, stride 0 for broadcast dims), bool or q's dtype.
+//   outputs: out [B, Hq, L, Ev], logsumexp [B, Hq, L] (q's dtype; -inf for fully masked rows).
+// Query head h reads key/value head h / (Hq / Hk) (grouped-query attention).
+// The backward primitive recomputes the scores block by block from (q, k, v, out, logsumexp):
+//   inputs:  grad_out, q, k, v, out, logsumexp[, mask];  outputs: grad_q, grad_k, grad_v.
+// Dropout is a pure function of (seed, offset, element index), so the backward regenerates the
+// forward's mask: element (bh, i, j) is kept when uniform(philox(seed, offset + n / 4)[n % 4]) <
+// 1 - p with n = (bh * L + i) * S + j.
+#include <cstdint>
+#include <string>
+
+#include "dispatch/primitive.h"
+
+namespace ember {
+
+struct AttentionParams {
+  double scale = 1.0;
+  bool is_causal = false;
+  bool has_mask = false;
+  double dropout_p = 0.0;
+  uint64_t seed = 0;
+  uint64_t offset = 0;
+};
+
+class ScaledDotProductAttention : public Primitive {
+ public:
+  explicit ScaledDotProductAttention(AttentionParams p) : p_(p) {}
+  const char* name() const override { return "scaled_dot_product_attention"; }
+  void eval_cpu(const std::vector<Tensor>& inputs, std::vector<Tensor>& outputs) const override;
+  std::string describe() const override;
+  const AttentionParams& params() const { return p_; }
+
+ private:
+  AttentionParams p_;
+};
+
+class ScaledDotProductAttentionBackward : public Primitive {
+ public:
+  explicit ScaledDotProductAttentionBackward(AttentionParams p) : p_(p) {}
+  const char* name() const override { return "scaled_dot_product_attention_backward"; }
+  void eval_cpu(const std::vector<Tensor>& inputs, std::vector<Tensor>& outputs) const override;
+  std::string describe() const override;
+  const AttentionParams& params() const { return p_; }
+
+ private:
+  AttentionParams p_;
+};
+
+}  // namespace ember
