@@ -14,9 +14,11 @@
 #include "ember/ops/compare.h"
 #include "ember/ops/elementwise.h"
 #include "ember/ops/factory.h"
+#include "ember/ops/indexing.h"
 #include "ember/ops/matmul.h"
 #include "ember/ops/reduction.h"
 #include "ember/ops/shape.h"
+#include "ember/ops/sort.h"
 #include "ember/profiler.h"
 #include "ember/testing.h"
 
