@@ -152,7 +152,7 @@ Tensor& index_add_impl(Tensor& self, int64_t dim_in, const Tensor& index, const 
               scalar_type_name(self.dtype()), ") and source (", scalar_type_name(source.dtype()),
               ") must have the same scalar type");
   check_source_shape(self, dim, index, source, op);
-  if (is_integral(self.dtype(), false)) {
+  if (!is_floating_point(self.dtype())) {
     EMBER_CHECK(!alpha.isFloatingPoint(), "[", op,
                 "] For integral input tensors, argument alpha must not be a floating point "
                 "number.");

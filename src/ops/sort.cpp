@@ -85,7 +85,8 @@ std::tuple<Tensor, Tensor> topk(const Tensor& x, int64_t k, int64_t dim_in, bool
   EMBER_CHECK(k >= 0 && k <= dim_size(x, dim), "[topk] selected index k out of range");
   std::vector<int64_t> shape = x.sizes();
   if (x.dim() > 0) shape[dim] = k;
-  return run(SortSelect(SortOp::TopK, dim, largest, k), x, shape);
+  // A 0-d input gives itself for k = 0 or 1 (PyTorch copies the element either way).
+  return run(SortSelect(SortOp::TopK, dim, largest, x.dim() == 0 ? 1 : k), x, shape);
 }
 
 std::tuple<Tensor, Tensor> kthvalue(const Tensor& x, int64_t k, int64_t dim_in, bool keepdim) {
