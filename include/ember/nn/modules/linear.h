@@ -4,7 +4,7 @@
 #include <vector>
 
 #include "ember/nn/module.h"
-#include "ember/nn/options.h"
+#include "ember/nn/arg.h"
 
 namespace ember::nn {
 
