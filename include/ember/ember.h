@@ -17,7 +17,9 @@
 #include "ember/ops/matmul.h"
 #include "ember/ops/reduction.h"
 #include "ember/ops/shape.h"
+#include "ember/optim.h"
 #include "ember/profiler.h"
+#include "ember/serialize.h"
 #include "ember/testing.h"
 
 namespace ember {
