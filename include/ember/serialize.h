@@ -109,18 +109,14 @@ void load(T& object, const std::string& path) {
 
 /// Pointer-like holders (std::shared_ptr<M>, module holders): save(model, path) as in libtorch.
 template <typename P>
-  requires(!Stateful<P>) && requires(const P& p) {
-    requires Stateful<std::remove_cvref_t<decltype(*p)>>;
-  }
-void save(const P& holder, const std::string& path) {
-  save(*holder, path);
+requires(!Stateful<P>) && requires(const P& p) {
+  requires Stateful<std::remove_cvref_t<decltype(*p)>>;
 }
+void save(const P& holder, const std::string& path) { save(*holder, path); }
 template <typename P>
-  requires(!Stateful<P>) && requires(const P& p) {
-    requires Stateful<std::remove_cvref_t<decltype(*p)>>;
-  }
-void load(P& holder, const std::string& path) {
-  load(*holder, path);
+requires(!Stateful<P>) && requires(const P& p) {
+  requires Stateful<std::remove_cvref_t<decltype(*p)>>;
 }
+void load(P& holder, const std::string& path) { load(*holder, path); }
 
 }  // namespace ember

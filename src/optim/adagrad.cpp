@@ -22,11 +22,11 @@ void AdagradOptions::visit(OptionsVisitor& v) {
 void AdagradOptions::validate() const {
   EMBER_CHECK_VALUE(0.0 <= lr_, "[Adagrad] Invalid learning rate: ", fmt(lr_));
   EMBER_CHECK_VALUE(0.0 <= lr_decay_, "[Adagrad] Invalid lr_decay value: ", fmt(lr_decay_));
-  EMBER_CHECK_VALUE(0.0 <= weight_decay_, "[Adagrad] Invalid weight_decay value: ",
-                    fmt(weight_decay_));
-  EMBER_CHECK_VALUE(0.0 <= initial_accumulator_value_,
-                    "[Adagrad] Invalid initial_accumulator_value value: ",
-                    fmt(initial_accumulator_value_));
+  EMBER_CHECK_VALUE(0.0 <= weight_decay_,
+                    "[Adagrad] Invalid weight_decay value: ", fmt(weight_decay_));
+  EMBER_CHECK_VALUE(
+      0.0 <= initial_accumulator_value_,
+      "[Adagrad] Invalid initial_accumulator_value value: ", fmt(initial_accumulator_value_));
   EMBER_CHECK_VALUE(0.0 <= eps_, "[Adagrad] Invalid epsilon value: ", fmt(eps_));
 }
 
@@ -45,7 +45,8 @@ Adagrad::Adagrad(std::vector<Tensor> params, AdagradOptions defaults)
 // As PyTorch, the accumulators exist from construction (they appear in state_dict() at once).
 void Adagrad::init_state() {
   for (auto& group : param_groups_) {
-    const double init = static_cast<const AdagradOptions&>(group.options()).initial_accumulator_value();
+    const double init =
+        static_cast<const AdagradOptions&>(group.options()).initial_accumulator_value();
     for (auto& p : group.params()) {
       auto& st = detail::state_of<AdagradParamState>(state_, p, [](AdagradParamState&) {});
       if (!st.sum().defined()) st.sum(ember::full_like(p, init));

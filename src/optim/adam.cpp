@@ -4,9 +4,9 @@
 #include <cmath>
 
 #include "ember/autograd.h"
-#include "ember/optim/adamw.h"
 #include "ember/ops/elementwise.h"
 #include "ember/ops/factory.h"
+#include "ember/optim/adamw.h"
 #include "optim/util.h"
 
 namespace ember::optim {
@@ -22,8 +22,14 @@ struct AdamHyper {
 
 template <typename Options>
 AdamHyper hyper(const Options& o, bool decoupled) {
-  return {o.lr(), std::get<0>(o.betas()), std::get<1>(o.betas()), o.eps(), o.weight_decay(),
-          o.amsgrad(), o.maximize(), decoupled};
+  return {o.lr(),
+          std::get<0>(o.betas()),
+          std::get<1>(o.betas()),
+          o.eps(),
+          o.weight_decay(),
+          o.amsgrad(),
+          o.maximize(),
+          decoupled};
 }
 
 template <typename Options>
@@ -31,12 +37,12 @@ void validate_adam(const Options& o, const char* who) {
   const double b1 = std::get<0>(o.betas()), b2 = std::get<1>(o.betas());
   EMBER_CHECK_VALUE(0.0 <= o.lr(), "[", who, "] Invalid learning rate: ", fmt(o.lr()));
   EMBER_CHECK_VALUE(0.0 <= o.eps(), "[", who, "] Invalid epsilon value: ", fmt(o.eps()));
-  EMBER_CHECK_VALUE(0.0 <= b1 && b1 < 1.0, "[", who, "] Invalid beta parameter at index 0: ",
-                    fmt(b1));
-  EMBER_CHECK_VALUE(0.0 <= b2 && b2 < 1.0, "[", who, "] Invalid beta parameter at index 1: ",
-                    fmt(b2));
-  EMBER_CHECK_VALUE(0.0 <= o.weight_decay(), "[", who, "] Invalid weight_decay value: ",
-                    fmt(o.weight_decay()));
+  EMBER_CHECK_VALUE(0.0 <= b1 && b1 < 1.0, "[", who,
+                    "] Invalid beta parameter at index 0: ", fmt(b1));
+  EMBER_CHECK_VALUE(0.0 <= b2 && b2 < 1.0, "[", who,
+                    "] Invalid beta parameter at index 1: ", fmt(b2));
+  EMBER_CHECK_VALUE(0.0 <= o.weight_decay(), "[", who,
+                    "] Invalid weight_decay value: ", fmt(o.weight_decay()));
 }
 
 template <typename Options>
@@ -89,8 +95,8 @@ void adam_step(std::vector<OptimizerParamGroup>& groups,
                std::unordered_map<void*, std::unique_ptr<OptimizerParamState>>& state,
                const std::function<Tensor(const Tensor&)>& grad_of, bool decoupled) {
   for (auto& group : groups) {
-    using Options = std::conditional_t<std::is_same_v<State, AdamParamState>, AdamOptions,
-                                       AdamWOptions>;
+    using Options =
+        std::conditional_t<std::is_same_v<State, AdamParamState>, AdamOptions, AdamWOptions>;
     const AdamHyper h = hyper(static_cast<const Options&>(group.options()), decoupled);
     for (auto& p : group.params()) {
       Tensor g = grad_of(p);

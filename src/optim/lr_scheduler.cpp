@@ -78,7 +78,8 @@ int64_t read_int(const StateDict& sd, const std::string& key, const char* who) {
 StateDict prefixed(const StateDict& sd, const std::string& prefix) {
   StateDict out;
   for (const auto& item : sd) {
-    if (item.key().rfind(prefix, 0) == 0) out.insert(item.key().substr(prefix.size()), item.value());
+    if (item.key().rfind(prefix, 0) == 0)
+      out.insert(item.key().substr(prefix.size()), item.value());
   }
   return out;
 }
@@ -212,8 +213,8 @@ std::vector<double> MultiStepLR::get_lr() {
 }
 
 std::optional<std::vector<double>> MultiStepLR::closed_form_lr() {
-  const auto passed = std::upper_bound(milestones_.begin(), milestones_.end(), last_epoch_) -
-                      milestones_.begin();
+  const auto passed =
+      std::upper_bound(milestones_.begin(), milestones_.end(), last_epoch_) - milestones_.begin();
   std::vector<double> out;
   for (double b : base_lrs_) out.push_back(b * std::pow(gamma_, static_cast<double>(passed)));
   return out;
@@ -244,8 +245,7 @@ std::optional<std::vector<double>> ExponentialLR::closed_form_lr() {
 CosineAnnealingLR::CosineAnnealingLR(Optimizer& optimizer, int64_t T_max, double eta_min,
                                      int64_t last_epoch)
     : LRScheduler(optimizer, last_epoch, "CosineAnnealingLR"), T_max_(T_max), eta_min_(eta_min) {
-  EMBER_CHECK_VALUE(T_max > 0, "[CosineAnnealingLR] T_max must be a positive integer, got ",
-                    T_max);
+  EMBER_CHECK_VALUE(T_max > 0, "[CosineAnnealingLR] T_max must be a positive integer, got ", T_max);
   initial_step();
 }
 
@@ -293,7 +293,8 @@ LinearLR::LinearLR(Optimizer& optimizer, double start_factor, double end_factor,
       start_factor_(start_factor),
       end_factor_(end_factor),
       total_iters_(total_iters) {
-  EMBER_CHECK_VALUE(!(start_factor > 1.0 || start_factor <= 0), "[LinearLR] Starting "
+  EMBER_CHECK_VALUE(!(start_factor > 1.0 || start_factor <= 0),
+                    "[LinearLR] Starting "
                     "multiplicative factor expected to be greater than 0 and less or equal to 1.");
   EMBER_CHECK_VALUE(!(end_factor > 1.0 || end_factor < 0),
                     "[LinearLR] Ending multiplicative factor expected to be between 0 and 1.");
@@ -310,9 +311,8 @@ std::vector<double> LinearLR::get_lr() {
   }
   if (is_initial_ || last_epoch_ > total_iters_) return lrs;
   const double d = end_factor_ - start_factor_;
-  const double factor =
-      1.0 + d / (static_cast<double>(total_iters_) * start_factor_ +
-                 static_cast<double>(last_epoch_ - 1) * d);
+  const double factor = 1.0 + d / (static_cast<double>(total_iters_) * start_factor_ +
+                                   static_cast<double>(last_epoch_ - 1) * d);
   for (auto& lr : lrs) lr *= factor;
   return lrs;
 }
@@ -321,8 +321,8 @@ std::optional<std::vector<double>> LinearLR::closed_form_lr() {
   std::vector<double> out;
   const auto e = static_cast<double>(std::min(total_iters_, last_epoch_));
   for (double b : base_lrs_) {
-    out.push_back(b * (start_factor_ + (end_factor_ - start_factor_) * e /
-                                           static_cast<double>(total_iters_)));
+    out.push_back(b * (start_factor_ +
+                       (end_factor_ - start_factor_) * e / static_cast<double>(total_iters_)));
   }
   return out;
 }
@@ -413,8 +413,8 @@ OneCycleLR::OneCycleLR(Optimizer& optimizer, const OneCycleLROptions& o)
   }
   for (size_t i = 0; i < groups.size(); ++i) {
     const double initial = max_lrs[i] / o.div_factor();
-    values_.push_back({initial, max_lrs[i], initial / o.final_div_factor(), o.max_momentum(),
-                       o.base_momentum()});
+    values_.push_back(
+        {initial, max_lrs[i], initial / o.final_div_factor(), o.max_momentum(), o.base_momentum()});
     if (o.last_epoch() == -1) {
       groups[i].initial_lr() = initial;
       base_lrs_[i] = initial;
@@ -441,9 +441,11 @@ std::vector<double> OneCycleLR::get_lr() {
     for (size_t i = 0; i < phases_.size(); ++i) {
       const auto& ph = phases_[i];
       if (static_cast<double>(step_num) <= ph.end_step || i == phases_.size() - 1) {
-        EMBER_CHECK_VALUE(ph.end_step != start_step, "[OneCycleLR] float division by zero: ",
-                          "phase ", i, " has no steps (total_steps ", total_steps_, ")");
-        const double pct = (static_cast<double>(step_num) - start_step) / (ph.end_step - start_step);
+        EMBER_CHECK_VALUE(ph.end_step != start_step,
+                          "[OneCycleLR] float division by zero: ", "phase ", i,
+                          " has no steps (total_steps ", total_steps_, ")");
+        const double pct =
+            (static_cast<double>(step_num) - start_step) / (ph.end_step - start_step);
         lr = anneal(v[ph.start_lr], v[ph.end_lr], pct);
         momentum = anneal(v[ph.start_momentum], v[ph.end_momentum], pct);
         break;
@@ -542,8 +544,8 @@ ReduceLROnPlateau::ReduceLROnPlateau(Optimizer& optimizer, const ReduceLROnPlate
   if (default_min_lr_) {
     min_lrs_.assign(n, o.min_lr());
   } else {
-    EMBER_CHECK_VALUE(o.min_lrs().size() == n, "[ReduceLROnPlateau] expected ", n,
-                      " min_lrs, got ", o.min_lrs().size());
+    EMBER_CHECK_VALUE(o.min_lrs().size() == n, "[ReduceLROnPlateau] expected ", n, " min_lrs, got ",
+                      o.min_lrs().size());
     min_lrs_ = o.min_lrs();
   }
   EMBER_CHECK_VALUE(o.mode() == "min" || o.mode() == "max", "[ReduceLROnPlateau] mode ", o.mode(),

@@ -78,8 +78,7 @@ void Optimizer::add_param_group(const OptimizerParamGroup& param_group) {
                       "] optimizer contains a parameter group with duplicate parameters");
   }
   OptimizerParamGroup group(param_group.params());
-  group.set_options(param_group.has_options() ? param_group.options().clone()
-                                              : defaults_->clone());
+  group.set_options(param_group.has_options() ? param_group.options().clone() : defaults_->clone());
   group.options().validate();
   group.initial_lr() = param_group.initial_lr();
   param_groups_.push_back(std::move(group));
@@ -251,10 +250,10 @@ class StateReader : public StateVisitor {
     const std::string key = prefix_ + name;
     used_.insert(key);
     const double d = read_numbers(sd_, key, -1, who_)[0];
-    EMBER_CHECK_VALUE(d >= 0 && d <= 9007199254740992.0 && d == static_cast<double>(
-                                                                   static_cast<int64_t>(d)),
-                      "[", who_, ".load_state_dict] key '", key,
-                      "' must hold a non-negative integer, got ", detail::fmt(d));
+    EMBER_CHECK_VALUE(
+        d >= 0 && d <= 9007199254740992.0 && d == static_cast<double>(static_cast<int64_t>(d)), "[",
+        who_, ".load_state_dict] key '", key, "' must hold a non-negative integer, got ",
+        detail::fmt(d));
     v = static_cast<int64_t>(d);
   }
 
@@ -326,8 +325,8 @@ void Optimizer::load_state_dict(const StateDict& sd) {
                       key, "' has ", ids.size(0), " parameters, the group ", params.size(), ")");
     auto values = ids.to(kInt64).contiguous().tolist<int64_t>();
     for (size_t k = 0; k < params.size(); ++k) {
-      EMBER_CHECK_VALUE(values[k] >= 0 && id_to_param.emplace(values[k], params[k]).second, "[",
-                        w, ".load_state_dict] key '", key, "' repeats or misnumbers parameter ",
+      EMBER_CHECK_VALUE(values[k] >= 0 && id_to_param.emplace(values[k], params[k]).second, "[", w,
+                        ".load_state_dict] key '", key, "' repeats or misnumbers parameter ",
                         values[k]);
     }
     auto options = param_groups_[g].options().clone();

@@ -24,8 +24,8 @@ void RMSpropOptions::validate() const {
   EMBER_CHECK_VALUE(0.0 <= lr_, "[RMSprop] Invalid learning rate: ", fmt(lr_));
   EMBER_CHECK_VALUE(0.0 <= eps_, "[RMSprop] Invalid epsilon value: ", fmt(eps_));
   EMBER_CHECK_VALUE(0.0 <= momentum_, "[RMSprop] Invalid momentum value: ", fmt(momentum_));
-  EMBER_CHECK_VALUE(0.0 <= weight_decay_, "[RMSprop] Invalid weight_decay value: ",
-                    fmt(weight_decay_));
+  EMBER_CHECK_VALUE(0.0 <= weight_decay_,
+                    "[RMSprop] Invalid weight_decay value: ", fmt(weight_decay_));
   EMBER_CHECK_VALUE(0.0 <= alpha_, "[RMSprop] Invalid alpha value: ", fmt(alpha_));
 }
 

@@ -21,8 +21,7 @@ void SGDOptions::visit(OptionsVisitor& v) {
 void SGDOptions::validate() const {
   EMBER_CHECK_VALUE(!(lr_ < 0), "[SGD] Invalid learning rate: ", fmt(lr_));
   EMBER_CHECK_VALUE(!(momentum_ < 0), "[SGD] Invalid momentum value: ", fmt(momentum_));
-  EMBER_CHECK_VALUE(!(weight_decay_ < 0), "[SGD] Invalid weight_decay value: ",
-                    fmt(weight_decay_));
+  EMBER_CHECK_VALUE(!(weight_decay_ < 0), "[SGD] Invalid weight_decay value: ", fmt(weight_decay_));
   EMBER_CHECK_VALUE(!nesterov_ || (momentum_ > 0 && dampening_ == 0),
                     "[SGD] Nesterov momentum requires a momentum and zero dampening");
 }

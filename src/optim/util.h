@@ -16,8 +16,8 @@ inline std::vector<OptimizerParamGroup> single_group(std::vector<Tensor> params)
 
 /// The state of `p` as T, created by `init` on first use.
 template <typename T, typename Init>
-T& state_of(std::unordered_map<void*, std::unique_ptr<OptimizerParamState>>& state,
-            const Tensor& p, Init&& init) {
+T& state_of(std::unordered_map<void*, std::unique_ptr<OptimizerParamState>>& state, const Tensor& p,
+            Init&& init) {
   auto& slot = state[p.unsafeGetTensorImpl()];
   if (!slot) {
     auto st = std::make_unique<T>();

@@ -33,7 +33,8 @@ class MappedFile {
 /// fsynced. If `body` or any system call fails, the temporary is removed, `path` keeps its old
 /// contents, and the error propagates (system failures as RuntimeError naming `who`, the path
 /// and the reason).
-void write_file_atomically(const std::string& path, const char* who,
-                           const std::function<void(const std::function<void(const void*, size_t)>&)>& body);
+void write_file_atomically(
+    const std::string& path, const char* who,
+    const std::function<void(const std::function<void(const void*, size_t)>&)>& body);
 
 }  // namespace ember::detail

@@ -34,9 +34,8 @@ struct CodeEntry {
   ScalarType dtype;
 };
 constexpr CodeEntry kCodes[] = {
-    {"F64", kFloat64}, {"F32", kFloat32}, {"F16", kFloat16}, {"BF16", kBFloat16},
-    {"I64", kInt64},   {"I32", kInt32},   {"I16", kInt16},   {"I8", kInt8},
-    {"U8", kUInt8},    {"BOOL", kBool},
+    {"F64", kFloat64}, {"F32", kFloat32}, {"F16", kFloat16}, {"BF16", kBFloat16}, {"I64", kInt64},
+    {"I32", kInt32},   {"I16", kInt16},   {"I8", kInt8},     {"U8", kUInt8},      {"BOOL", kBool},
 };
 
 // One tensor's header entry, validated.
@@ -126,7 +125,8 @@ Entry parse_entry(const std::string& src, const std::string& name, const Json& i
 
 // Validates everything about the header against a buffer of `size` bytes, reading only inside.
 Header parse_header(const uint8_t* data, uint64_t size, const std::string& src) {
-  if (size < 8) bad_file(src, "the file has ", size, " bytes, too few for the 8-byte header length");
+  if (size < 8)
+    bad_file(src, "the file has ", size, " bytes, too few for the 8-byte header length");
   uint64_t n = 0;
   std::memcpy(&n, data, 8);
   if (n > kMaxHeaderBytes) bad_file(src, "header length ", n, " exceeds the 100 MB limit");
@@ -205,12 +205,12 @@ Json header_json(const StateDict& tensors, const Metadata& metadata) {
     EMBER_CHECK_VALUE(name != "__metadata__",
                       "[safetensors] '__metadata__' is reserved and cannot name a tensor");
     EMBER_CHECK_VALUE(t.defined(), "[safetensors] tensor '", name, "' is undefined");
-    EMBER_CHECK_VALUE(t.device().is_cpu(), "[safetensors] tensor '", name,
-                      "' is not on the CPU");
+    EMBER_CHECK_VALUE(t.device().is_cpu(), "[safetensors] tensor '", name, "' is not on the CPU");
     const std::string code = dtype_code(t.dtype());
     const uint64_t nbytes =
         static_cast<uint64_t>(t.numel()) * static_cast<uint64_t>(t.element_size());
-    header[name] = {{"dtype", code}, {"shape", t.sizes()}, {"data_offsets", {offset, offset + nbytes}}};
+    header[name] = {
+        {"dtype", code}, {"shape", t.sizes()}, {"data_offsets", {offset, offset + nbytes}}};
     offset += nbytes;
   }
   return header;
@@ -259,8 +259,7 @@ struct SafeOpen::Impl {
 
   const Entry& entry(const std::string& name) const {
     auto it = index.find(name);
-    EMBER_CHECK_INDEX(it != index.end(), "[safetensors] ", path, ": no tensor named '", name,
-                      "'");
+    EMBER_CHECK_INDEX(it != index.end(), "[safetensors] ", path, ": no tensor named '", name, "'");
     return header.entries[it->second];
   }
 };
@@ -291,8 +290,8 @@ Tensor SafeOpen::get_tensor(const std::string& name) const {
     return copy_tensor(e, p);
   }
   // The storage's deleter owns a reference to the mapping: it is unmapped with its last user.
-  auto storage = std::make_shared<StorageImpl>(p, static_cast<size_t>(n),
-                                               [file = impl_->file](void*) {});
+  auto storage =
+      std::make_shared<StorageImpl>(p, static_cast<size_t>(n), [file = impl_->file](void*) {});
   return Tensor(std::make_shared<TensorImpl>(std::move(storage), e.dtype, e.shape,
                                              contiguous_strides(e.shape), 0));
 }
@@ -309,24 +308,23 @@ const std::string& SafeOpen::path() const { return impl_->path; }
 void save_file(const StateDict& tensors, const std::string& path, const Metadata& metadata) {
   // Build and check the header before any file is created.
   (void)header_json(tensors, metadata);
-  detail::write_file_atomically(path, "[safetensors]", [&](const Sink& sink) {
-    write_safetensors(tensors, metadata, sink);
-  });
+  detail::write_file_atomically(
+      path, "[safetensors]", [&](const Sink& sink) { write_safetensors(tensors, metadata, sink); });
 }
 
 StateDict load_file(const std::string& path) {
   auto file = detail::MappedFile::open(path, "[safetensors]");
   Header h = parse_header(file->data(), file->size(), path);
   StateDict out;
-  for (const auto& e : h.entries) out.insert(e.name, copy_tensor(e, file->data() + h.data_start + e.begin));
+  for (const auto& e : h.entries)
+    out.insert(e.name, copy_tensor(e, file->data() + h.data_start + e.begin));
   return out;
 }
 
 std::string serialize(const StateDict& tensors, const Metadata& metadata) {
   std::string out;
-  write_safetensors(tensors, metadata, [&](const void* p, size_t n) {
-    out.append(static_cast<const char*>(p), n);
-  });
+  write_safetensors(tensors, metadata,
+                    [&](const void* p, size_t n) { out.append(static_cast<const char*>(p), n); });
   return out;
 }
 

@@ -107,10 +107,9 @@ TEST(Safetensors, ExactBytesOfASmallFile) {
 
 TEST(Safetensors, ReadsAForeignLayout) {
   // Another writer: metadata last, tensors listed out of data order, extra whitespace.
-  const std::string json =
-      R"({ "w": {"data_offsets": [4, 12], "shape": [1, 2], "dtype": "F32"},)"
-      R"( "i": {"dtype": "I32", "shape": [1], "data_offsets": [0, 4]},)"
-      R"( "__metadata__": {"note": "hi"} })";
+  const std::string json = R"({ "w": {"data_offsets": [4, 12], "shape": [1, 2], "dtype": "F32"},)"
+                           R"( "i": {"dtype": "I32", "shape": [1], "data_offsets": [0, 4]},)"
+                           R"( "__metadata__": {"note": "hi"} })";
   int32_t i = -7;
   float w[2] = {0.5f, -1.5f};
   std::string data(reinterpret_cast<const char*>(&i), 4);
@@ -174,7 +173,8 @@ TEST(Safetensors, SafeOpenSharesTheMappingAndOutlivesIt) {
     kept = f.get_tensor("t_float32");
     // Zero-copy: the storage is the mapping, not memory from Ember's allocator.
     EXPECT_FALSE(kept.unsafeGetTensorImpl()->storage()->owned());
-    expect_errors<IndexError>({{"missing", [&] { f.get_tensor("nope"); }, "no tensor named 'nope'"}});
+    expect_errors<IndexError>(
+        {{"missing", [&] { f.get_tensor("nope"); }, "no tensor named 'nope'"}});
   }
   // The SafeOpen is gone; the tensor keeps the mapping alive.
   EXPECT_EQ(raw(kept), raw(sd["t_float32"]));
@@ -226,7 +226,11 @@ TEST(Safetensors, InvalidTensorsToSave) {
       {"undefined", [&] { safetensors::serialize(undefined); }, "tensor 'u' is undefined"},
       {"reserved name", [&] { safetensors::serialize(reserved); }, "'__metadata__' is reserved"},
       {"utf8", [&] { safetensors::serialize(not_utf8); }, "valid UTF-8"},
-      {"utf8 metadata", [&] { safetensors::serialize({}, {{"k", "\xc3"}}); }, "valid UTF-8"},
+      {"utf8 metadata",
+       [&] {
+         safetensors::serialize(StateDict(), {{"k", "\xc3"}});
+       },
+       "valid UTF-8"},
   });
 }
 
@@ -362,8 +366,9 @@ TEST(SafetensorsHostile, ClearErrorsForMalformedFiles) {
       {"offsets past end", file(R"({"a":{"dtype":"F32","shape":[4],"data_offsets":[0,16]}})", d8),
        "past the end of the data"},
       {"huge offsets",
-       file(R"({"a":{"dtype":"U8","shape":[1],"data_offsets":[18446744073709551614,18446744073709551615]}})",
-            d8),
+       file(
+           R"({"a":{"dtype":"U8","shape":[1],"data_offsets":[18446744073709551614,18446744073709551615]}})",
+           d8),
        "past the end of the data"},
       {"gap", file(R"({"a":{"dtype":"F32","shape":[1],"data_offsets":[4,8]}})", d8),
        "starts at byte 4 of the data, expected 0"},
@@ -375,7 +380,8 @@ TEST(SafetensorsHostile, ClearErrorsForMalformedFiles) {
       {"uncovered data", file(kGood, d8 + "xyz"), "cover 8 bytes but the data holds 11"},
       {"truncated data", file(kGood, "1234"), "past the end of the data (4 bytes)"},
       {"metadata not object", file(R"({"__metadata__": [1]})", ""), "'__metadata__' must map"},
-      {"metadata value", file(R"({"__metadata__": {"k": 1}})", ""), "value for 'k' is not a string"},
+      {"metadata value", file(R"({"__metadata__": {"k": 1}})", ""),
+       "value for 'k' is not a string"},
       {"bad utf8", file("{\"a\xff\":{\"dtype\":\"F32\",\"shape\":[2],\"data_offsets\":[0,8]}}", d8),
        "not a valid JSON object"},
       {"deep nesting", file(R"({"__metadata__":)" + std::string(100000, '[') + "}", ""),
@@ -391,9 +397,10 @@ TEST(SafetensorsHostile, ClearErrorsForMalformedFiles) {
     const std::string path = dir.file("h.safetensors");
     write_bytes(path, c.bytes);
     // File errors name the file.
-    expect_errors<ValueError>({{c.desc + " (load_file)", [&] { safetensors::load_file(path); }, c.needle},
-                               {c.desc + " (path)", [&] { safetensors::load_file(path); }, path},
-                               {c.desc + " (SafeOpen)", [&] { safetensors::SafeOpen f(path); }, c.needle}});
+    expect_errors<ValueError>(
+        {{c.desc + " (load_file)", [&] { safetensors::load_file(path); }, c.needle},
+         {c.desc + " (path)", [&] { safetensors::load_file(path); }, path},
+         {c.desc + " (SafeOpen)", [&] { safetensors::SafeOpen f(path); }, c.needle}});
   }
 }
 
