@@ -36,15 +36,18 @@ using Metadata = std::map<std::string, std::string>;
 /// Writes `tensors` to `path` atomically: the bytes go to a temporary file in the same directory,
 /// which is fsynced and renamed over `path` (then the directory is fsynced). On any failure the
 /// temporary file is removed and a previous file at `path` is left untouched. Non-contiguous
-/// tensors are written as their contiguous values. Tensors keep their insertion order in the
-/// header and in the data. Errors: ValueError for tensors that cannot be stored (undefined, a dtype
-/// without a safetensors code, the name "__metadata__", names that are not UTF-8), RuntimeError
-/// for I/O failures (the message names the path and the system's reason).
+/// tensors are written as their values in row-major order, byte for byte. The header lists the
+/// tensors in insertion order; the data is laid out by decreasing element size so that every
+/// tensor is aligned for its dtype (zero-copy memory mapping). Errors: ValueError for tensors that
+/// cannot be stored (undefined, a dtype without a safetensors code, the name "__metadata__", names
+/// that are not UTF-8), RuntimeError for I/O failures (the message names the path and the system's
+/// reason).
 void save_file(const StateDict& tensors, const std::string& path, const Metadata& metadata = {});
 
 /// Reads every tensor of a safetensors file into fresh memory (the file is not kept open), in the
-/// order of their data offsets. Malformed files raise ValueError naming the file and the problem;
-/// I/O failures raise RuntimeError. Never reads outside the file.
+/// header's order (insertion order for files written by save_file). Malformed files raise
+/// ValueError naming the file and the problem; I/O failures raise RuntimeError. Never reads outside
+/// the file.
 StateDict load_file(const std::string& path);
 
 /// The in-memory forms (Python's safetensors.torch.save / load): the file's bytes as a string.
@@ -61,7 +64,7 @@ StateDict deserialize(std::string_view bytes);
 class SafeOpen {
  public:
   explicit SafeOpen(const std::string& path);
-  /// Tensor names in the order of their data offsets.
+  /// Tensor names in the header's order.
   std::vector<std::string> keys() const;
   bool contains(const std::string& name) const;
   /// The tensor, sharing the mapped memory (copied only when the file's layout leaves it

@@ -178,7 +178,7 @@ std::vector<double> read_numbers(const StateDict& sd, const std::string& key, in
   const bool ok = n < 0 ? t->dim() == 0 : (t->dim() == 1 && t->size(0) == n);
   EMBER_CHECK_VALUE(ok, "[", who, ".load_state_dict] key '", key, "' has shape ",
                     ops::shape_str(t->sizes()), ", expected ",
-                    n < 0 ? std::string("[]") : "[" + std::to_string(n) + "]");
+                    ops::shape_str(n < 0 ? std::vector<int64_t>{} : std::vector<int64_t>{n}));
   EMBER_CHECK_VALUE(t->dtype() != kBool, "[", who, ".load_state_dict] key '", key,
                     "' must be numeric");
   return t->to(kFloat64).contiguous().tolist<double>();

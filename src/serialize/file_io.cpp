@@ -63,9 +63,15 @@ void write_file_atomically(
   Fd f;
   for (int attempt = 0; attempt < 100 && f.fd < 0; ++attempt) {
     const auto stamp = std::chrono::steady_clock::now().time_since_epoch().count();
-    tmp = (dir / ("." + target.filename().string() + ".tmp." + std::to_string(::getpid()) + "." +
-                  std::to_string(counter.fetch_add(1)) + "." + std::to_string(stamp % 1000000)))
-              .string();
+    std::string name = ".";
+    name += target.filename().string();
+    name += ".tmp.";
+    name += std::to_string(::getpid());
+    name += '.';
+    name += std::to_string(counter.fetch_add(1));
+    name += '.';
+    name += std::to_string(stamp % 1000000);
+    tmp = (dir / name).string();
     f.fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
     if (f.fd < 0 && errno != EEXIST && errno != EINTR) break;
   }

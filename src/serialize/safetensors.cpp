@@ -12,7 +12,6 @@
 #include <nlohmann/json.hpp>
 #include <unordered_map>
 
-#include "ember/autograd.h"
 #include "ember/ops/factory.h"
 #include "ember/serialize.h"
 #include "serialize/file_io.h"
@@ -47,7 +46,7 @@ struct Entry {
 };
 
 struct Header {
-  std::vector<Entry> entries;  // in data-offset order
+  std::vector<Entry> entries;  // in header order
   Metadata metadata;
   uint64_t data_start = 0;  // 8 + header length
 };
@@ -158,16 +157,18 @@ Header parse_header(const uint8_t* data, uint64_t size, const std::string& src) 
     }
   }
   // The tensors must tile the data buffer exactly: no gaps, no overlaps, nothing left over.
-  std::stable_sort(h.entries.begin(), h.entries.end(), [](const Entry& a, const Entry& b) {
-    return a.begin != b.begin ? a.begin < b.begin : a.end < b.end;
+  std::vector<const Entry*> by_offset;
+  for (const auto& e : h.entries) by_offset.push_back(&e);
+  std::stable_sort(by_offset.begin(), by_offset.end(), [](const Entry* a, const Entry* b) {
+    return a->begin != b->begin ? a->begin < b->begin : a->end < b->end;
   });
   uint64_t pos = 0;
-  for (const auto& e : h.entries) {
-    if (e.begin != pos) {
-      bad_file(src, "tensor '", e.name, "' starts at byte ", e.begin, " of the data, expected ",
+  for (const Entry* e : by_offset) {
+    if (e->begin != pos) {
+      bad_file(src, "tensor '", e->name, "' starts at byte ", e->begin, " of the data, expected ",
                pos, " (tensors overlap or leave a gap)");
     }
-    pos = e.end;
+    pos = e->end;
   }
   if (pos != buffer) {
     bad_file(src, "the tensors cover ", pos, " bytes but the data holds ", buffer);
@@ -195,10 +196,19 @@ Tensor copy_tensor(const Entry& e, const uint8_t* bytes) {
   return t;
 }
 
+// The data layout: tensors by decreasing element size (stable), so that each one starts aligned
+// for its dtype when the data does (as Python's safetensors orders them); the header keeps the
+// caller's order.
+std::vector<const StateDict::Item*> data_order(const StateDict& tensors) {
+  std::vector<const StateDict::Item*> order;
+  for (const auto& item : tensors) order.push_back(&item);
+  std::stable_sort(order.begin(), order.end(), [](const auto* a, const auto* b) {
+    return a->value().element_size() > b->value().element_size();
+  });
+  return order;
+}
+
 Json header_json(const StateDict& tensors, const Metadata& metadata) {
-  Json header = Json::object();
-  if (!metadata.empty()) header["__metadata__"] = metadata;
-  uint64_t offset = 0;
   for (const auto& item : tensors) {
     const auto& name = item.key();
     const Tensor& t = item.value();
@@ -206,17 +216,62 @@ Json header_json(const StateDict& tensors, const Metadata& metadata) {
                       "[safetensors] '__metadata__' is reserved and cannot name a tensor");
     EMBER_CHECK_VALUE(t.defined(), "[safetensors] tensor '", name, "' is undefined");
     EMBER_CHECK_VALUE(t.device().is_cpu(), "[safetensors] tensor '", name, "' is not on the CPU");
-    const std::string code = dtype_code(t.dtype());
+    (void)dtype_code(t.dtype());
+  }
+  std::unordered_map<std::string, std::pair<uint64_t, uint64_t>> offsets;
+  uint64_t offset = 0;
+  for (const auto* item : data_order(tensors)) {
+    const Tensor& t = item->value();
     const uint64_t nbytes =
         static_cast<uint64_t>(t.numel()) * static_cast<uint64_t>(t.element_size());
-    header[name] = {
-        {"dtype", code}, {"shape", t.sizes()}, {"data_offsets", {offset, offset + nbytes}}};
+    offsets[item->key()] = {offset, offset + nbytes};
     offset += nbytes;
+  }
+  Json header = Json::object();
+  if (!metadata.empty()) header["__metadata__"] = metadata;
+  for (const auto& item : tensors) {
+    const Tensor& t = item.value();
+    const auto [begin, end] = offsets.at(item.key());
+    header[item.key()] = {
+        {"dtype", dtype_code(t.dtype())}, {"shape", t.sizes()}, {"data_offsets", {begin, end}}};
   }
   return header;
 }
 
 using Sink = std::function<void(const void*, size_t)>;
+
+// Writes a tensor's elements in row-major order, byte for byte (no conversion, so NaN payloads
+// and every bit pattern survive), gathering strided views in chunks.
+void write_elements(const Tensor& t, const Sink& sink) {
+  const auto esize = static_cast<size_t>(t.element_size());
+  const auto* base = static_cast<const uint8_t*>(t.data_ptr());
+  if (t.is_contiguous()) {
+    sink(base, static_cast<size_t>(t.numel()) * esize);
+    return;
+  }
+  const auto& sizes = t.sizes();
+  const auto& strides = t.strides();
+  const size_t nd = sizes.size();
+  std::vector<int64_t> index(nd, 0);
+  std::vector<uint8_t> chunk;
+  constexpr size_t kChunk = 1 << 16;
+  chunk.reserve(kChunk + esize);
+  for (int64_t n = 0; n < t.numel(); ++n) {
+    int64_t off = 0;
+    for (size_t d = 0; d < nd; ++d) off += index[d] * strides[d];
+    const uint8_t* p = base + off * static_cast<int64_t>(esize);
+    chunk.insert(chunk.end(), p, p + esize);
+    if (chunk.size() >= kChunk) {
+      sink(chunk.data(), chunk.size());
+      chunk.clear();
+    }
+    for (size_t d = nd; d-- > 0;) {
+      if (++index[d] < sizes[d]) break;
+      index[d] = 0;
+    }
+  }
+  if (!chunk.empty()) sink(chunk.data(), chunk.size());
+}
 
 void write_safetensors(const StateDict& tensors, const Metadata& metadata, const Sink& sink) {
   std::string header;
@@ -230,12 +285,8 @@ void write_safetensors(const StateDict& tensors, const Metadata& metadata, const
   const uint64_t n = header.size();
   sink(&n, 8);
   sink(header.data(), header.size());
-  NoGradGuard no_grad;
-  for (const auto& item : tensors) {
-    const Tensor& t = item.value();
-    if (t.numel() == 0) continue;
-    Tensor c = t.contiguous();
-    sink(c.data_ptr(), static_cast<size_t>(c.numel() * c.element_size()));
+  for (const auto* item : data_order(tensors)) {
+    if (item->value().numel() > 0) write_elements(item->value(), sink);
   }
 }
 

@@ -115,7 +115,7 @@ TEST(Safetensors, ReadsAForeignLayout) {
   std::string data(reinterpret_cast<const char*>(&i), 4);
   data.append(reinterpret_cast<const char*>(w), 8);
   StateDict sd = safetensors::deserialize(make_file(json, data));
-  ASSERT_EQ(sd.keys(), (std::vector<std::string>{"i", "w"}));  // data order
+  ASSERT_EQ(sd.keys(), (std::vector<std::string>{"w", "i"}));  // header order
   EXPECT_EQ(test::values(sd["i"]), std::vector<double>{-7});
   EXPECT_EQ(sd["w"].sizes(), (std::vector<int64_t>{1, 2}));
   EXPECT_EQ(test::values(sd["w"]), (std::vector<double>{0.5, -1.5}));
@@ -146,12 +146,26 @@ TEST(Safetensors, HalfAndBFloat16AreBitExact) {
   std::vector<uint16_t> bits = {0x0000, 0x8000, 0x0001, 0x03ff, 0x7bff, 0x7c00, 0xfc00,
                                 0x7e01, 0xfd55, 0x3c00, 0x7f80, 0xff81, 0x7fc3, 0x0080};
   for (auto dt : {kFloat16, kBFloat16}) {
-    Tensor t = ember::from_blob(bits.data(), {static_cast<int64_t>(bits.size())}, dt).clone();
+    const auto n = static_cast<int64_t>(bits.size());
+    Tensor t = ember::from_blob(bits.data(), {n}, dt);
     StateDict sd;
     sd.insert("x", t);
+    // A strided view: every other element of a wider buffer.
+    Tensor wide = ember::empty({n, 2}, dt);
+    Tensor col = wide.select(1, 1);
+    std::vector<uint16_t> buf(static_cast<size_t>(2 * n), 0x1234);
+    for (size_t i = 0; i < bits.size(); ++i) buf[2 * i + 1] = bits[i];
+    std::memcpy(wide.data_ptr(), buf.data(), buf.size() * 2);
+    sd.insert("strided", col);
     StateDict back = safetensors::deserialize(safetensors::serialize(sd));
-    std::string expected(reinterpret_cast<const char*>(bits.data()), bits.size() * 2);
-    EXPECT_EQ(raw(back["x"]), expected) << dtype_name(dt);
+    const std::string expected(reinterpret_cast<const char*>(bits.data()), bits.size() * 2);
+    auto bytes = [](const Tensor& x) {
+      return std::string(static_cast<const char*>(x.data_ptr()),
+                         static_cast<size_t>(x.numel() * x.element_size()));
+    };
+    ASSERT_TRUE(back["x"].is_contiguous());
+    EXPECT_EQ(bytes(back["x"]), expected) << dtype_name(dt);
+    EXPECT_EQ(bytes(back["strided"]), expected) << dtype_name(dt);
   }
 }
 
@@ -169,6 +183,12 @@ TEST(Safetensors, SafeOpenSharesTheMappingAndOutlivesIt) {
     for (const auto& k : f.keys()) {
       Tensor t = f.get_tensor(k);
       EXPECT_EQ(raw(t), raw(sd[k])) << k;
+    }
+    // Every dtype lands aligned in the file, so nothing is copied.
+    for (const auto& k : f.keys()) {
+      if (sd[k].numel() > 0) {
+        EXPECT_FALSE(f.get_tensor(k).unsafeGetTensorImpl()->storage()->owned()) << k;
+      }
     }
     kept = f.get_tensor("t_float32");
     // Zero-copy: the storage is the mapping, not memory from Ember's allocator.
