@@ -380,7 +380,7 @@ int64_t one_cycle_total_steps(const OneCycleLROptions& o) {
 }  // namespace
 
 OneCycleLR::OneCycleLR(Optimizer& optimizer, const OneCycleLROptions& o)
-    : LRScheduler(optimizer, o.last_epoch() == -1 ? -1 : o.last_epoch(), "OneCycleLR"),
+    : LRScheduler(optimizer, o.last_epoch(), "OneCycleLR"),
       total_steps_(one_cycle_total_steps(o)),
       cos_(o.anneal_strategy() == "cos"),
       cycle_momentum_(o.cycle_momentum()) {

@@ -271,6 +271,27 @@ TEST(Optimizers, ParamGroupsUseTheirOwnOptions) {
   EXPECT_TRUE(test::close(z, {2}, {0.99, 1.99}, 1e-15, 1e-15));
 }
 
+TEST(Optimizers, AddParametersJoinsTheFirstGroup) {
+  Tensor p = ember::zeros({2}, kFloat64).requires_grad_();
+  Tensor q = ember::zeros({3}, kFloat64).requires_grad_();
+  SGD opt({p}, SGDOptions(0.1));
+  opt.add_parameters({q});
+  ASSERT_EQ(opt.param_groups().size(), 1u);
+  EXPECT_EQ(opt.param_groups()[0].params().size(), 2u);
+  EXPECT_EQ(opt.parameters().size(), 2u);
+  expect_errors<ValueError>({{"again", [&] { opt.add_parameters({p}); },
+                              "some parameters appear in more than one parameter group"}});
+  EXPECT_EQ(opt.size(), 2u);
+  q.mutable_grad() = ember::ones({3}, kFloat64);
+  opt.step();
+  EXPECT_TRUE(test::close(q, {3}, {-0.1, -0.1, -0.1}, 1e-15, 1e-15));
+}
+
+// Optimizers and schedulers save with ember::save(object, path).
+static_assert(Stateful<SGD> && Stateful<Adam> && Stateful<AdamW> && Stateful<RMSprop> &&
+              Stateful<Adagrad>);
+static_assert(Stateful<StepLR> && Stateful<SequentialLR> && Stateful<ReduceLROnPlateau>);
+
 TEST(Optimizers, ParametersWithoutGradAreSkipped) {
   Problem pb;
   auto ps = make_params(pb, kFloat64);

@@ -240,6 +240,8 @@ class ReduceLROnPlateau {
  public:
   explicit ReduceLROnPlateau(Optimizer& optimizer, const ReduceLROnPlateauOptions& options = {});
   void step(double metrics);
+  /// A 0-d (or one-element) tensor metric, as PyTorch's float(metrics).
+  void step(const Tensor& metrics) { step(metrics.item<double>()); }
   const std::vector<double>& get_last_lr() const { return last_lr_; }
   int64_t last_epoch() const { return last_epoch_; }
   double best() const { return best_; }
