@@ -23,7 +23,9 @@
 #include "ember/ops/shape.h"
 #include "ember/ops/sort.h"
 #include "ember/nn.h"
+#include "ember/optim.h"
 #include "ember/profiler.h"
+#include "ember/serialize.h"
 #include "ember/testing.h"
 
 namespace ember {

@@ -1,0 +1,30 @@
+#pragma once
+// Helpers shared by the optimizers' sources.
+#include <vector>
+
+#include "ember/optim/optimizer.h"
+
+namespace ember::optim::detail {
+
+/// One group holding `params`, or none when the list is empty (so that the base reports PyTorch's
+/// "optimizer got an empty parameter list").
+inline std::vector<OptimizerParamGroup> single_group(std::vector<Tensor> params) {
+  std::vector<OptimizerParamGroup> groups;
+  if (!params.empty()) groups.emplace_back(std::move(params));
+  return groups;
+}
+
+/// The state of `p` as T, created by `init` on first use.
+template <typename T, typename Init>
+T& state_of(std::unordered_map<void*, std::unique_ptr<OptimizerParamState>>& state, const Tensor& p,
+            Init&& init) {
+  auto& slot = state[p.unsafeGetTensorImpl()];
+  if (!slot) {
+    auto st = std::make_unique<T>();
+    init(*st);
+    slot = std::move(st);
+  }
+  return static_cast<T&>(*slot);
+}
+
+}  // namespace ember::optim::detail
