@@ -11,6 +11,7 @@
 #include "ember/core/scalar.h"
 #include "ember/core/symint.h"
 #include "ember/core/tensor.h"
+#include "ember/nn/functional.h"
 #include "ember/ops/compare.h"
 #include "ember/ops/elementwise.h"
 #include "ember/ops/factory.h"
