@@ -117,9 +117,10 @@ inline AvgWindow avg_window(int64_t oh, int64_t ow, const Planes& s, const Pool2
   return {h0, h1, w0, w1, div};
 }
 
+// int64 averages in int64 and truncates, as PyTorch's CPU kernel.
 template <typename T>
 void avg_forward(const T* x, T* y, const Planes& s, const Pool2dParams& p) {
-  using C = conv_compute_t<T>;
+  using C = std::conditional_t<std::is_integral_v<T>, T, conv_compute_t<T>>;
   parallel_for(0, s.planes, plane_grain(s.Ho * s.Wo * p.kernel_h * p.kernel_w),
                [&](int64_t b, int64_t e) {
     for (int64_t pl = b; pl < e; ++pl) {
@@ -261,6 +262,10 @@ void Pooling::eval_cpu(const std::vector<Tensor>& inputs, std::vector<Tensor>& o
   cpu::Planes s{x.size(0) * x.size(1), x.size(2), x.size(3), y.size(2), y.size(3)};
   if (out.numel() == 0) return;
   const char* kernel = op_ == PoolOp::MaxForward ? "max_pool2d" : name_;
+  if (op_ == PoolOp::AvgForward && out.dtype() == kInt64) {
+    cpu::avg_forward(in.data_ptr<int64_t>(), out.data_ptr<int64_t>(), s, p_);
+    return;
+  }
   if ((op_ == PoolOp::MaxForward || op_ == PoolOp::AdaptiveMaxForward) &&
       is_integral(out.dtype(), /*include_bool=*/false)) {
     visit_dtype(out.dtype(), name_, [&](auto* tag) {

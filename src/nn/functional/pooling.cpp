@@ -94,9 +94,11 @@ Pool2dParams to_params(const PoolArgs& a) {
   return p;
 }
 
-void check_dtype(const Tensor& t, const char* op, const char* kernel, bool integers) {
+// integers: 0 none, 1 int64 only (average pooling), 2 every integer type (max pooling).
+void check_dtype(const Tensor& t, const char* op, const char* kernel, int integers) {
   const ScalarType dt = t.dtype();
-  EMBER_CHECK_TYPE(is_floating_point(dt) || (integers && is_integral(dt, false)), "[", op, "] \"",
+  const bool int_ok = integers == 2 ? is_integral(dt, false) : (integers == 1 && dt == kInt64);
+  EMBER_CHECK_TYPE(is_floating_point(dt) || int_ok, "[", op, "] \"",
                    kernel, "\" not implemented for '", scalar_type_name(dt), "' (dtype ",
                    dtype_name(dt), ")");
 }
@@ -105,7 +107,7 @@ std::tuple<Tensor, Tensor> max_pool(const Tensor& input, int64_t D, const PoolAr
                                     const char* op) {
   std::vector<int64_t> out;
   Tensor x = pool_input(input, D, a, op, out);
-  check_dtype(x, op, "max_pool2d", true);
+  check_dtype(x, op, "max_pool2d", 2);
   const std::vector<int64_t> shape{x.size(0), x.size(1), D == 1 ? 1 : out[0], out.back()};
   Tensor y = ops::empty_tensor(shape, x.dtype(), op);
   Tensor idx = ops::empty_tensor(shape, kInt64, op);
@@ -117,7 +119,7 @@ Tensor avg_pool(const Tensor& input, int64_t D, const PoolArgs& a, bool count_in
                 std::optional<int64_t> divisor, const char* op) {
   std::vector<int64_t> out;
   Tensor x = pool_input(input, D, a, op, out);
-  check_dtype(x, op, op, false);
+  check_dtype(x, op, op, 1);
   EMBER_CHECK(!divisor || *divisor != 0, "[", op, "] divisor must be not zero");
   Pool2dParams p = to_params(a);
   p.count_include_pad = count_include_pad;
@@ -155,7 +157,7 @@ Tensor adaptive_avg(const Tensor& input, int64_t D, const std::vector<std::optio
                     const char* op) {
   std::vector<int64_t> out;
   Tensor x = adaptive_input(input, D, os, op, out);
-  check_dtype(x, op, "adaptive_avg_pool2d", false);
+  check_dtype(x, op, "adaptive_avg_pool2d", 0);
   Tensor y = ops::empty_tensor({x.size(0), x.size(1), D == 1 ? 1 : out[0], out.back()}, x.dtype(),
                                op);
   dispatch(Pooling(op, PoolOp::AdaptiveAvgForward), {x}, {y});
@@ -167,7 +169,7 @@ std::tuple<Tensor, Tensor> adaptive_max(const Tensor& input, int64_t D,
                                         const char* op) {
   std::vector<int64_t> out;
   Tensor x = adaptive_input(input, D, os, op, out);
-  check_dtype(x, op, "adaptive_max_pool2d", true);
+  check_dtype(x, op, "adaptive_max_pool2d", 2);
   const std::vector<int64_t> shape{x.size(0), x.size(1), D == 1 ? 1 : out[0], out.back()};
   Tensor y = ops::empty_tensor(shape, x.dtype(), op);
   Tensor idx = ops::empty_tensor(shape, kInt64, op);
@@ -197,7 +199,7 @@ void check_grad(const Tensor& g, const std::vector<int64_t>& input_size, const c
   EMBER_CHECK(g.size(0) == input_size[0] && g.size(1) == input_size[1], "[", name,
               "] grad_output ", shape_str(g.sizes()), " does not match input_size ",
               shape_str(input_size));
-  check_dtype(g, name, name, false);
+  check_dtype(g, name, name, 0);
 }
 }  // namespace
 
