@@ -17,10 +17,11 @@ namespace ember::nn::detail {
 Tensor conv2d_forward(const Tensor& x, const Tensor& w, const Tensor& bias, const Conv2dParams& p,
                       const char* name = "conv2d");
 /// Gradient of conv2d_forward with respect to x (input_size is x's 4-D shape). It is also the
-/// forward of conv_transpose2d without bias.
+/// forward of conv_transpose2d, whose bias (undefined here by default) is added in the kernel.
 Tensor conv2d_backward_input(const Tensor& grad_output, const Tensor& weight,
                              const std::vector<int64_t>& input_size, const Conv2dParams& p,
-                             const char* name = "conv2d_backward_input");
+                             const char* name = "conv2d_backward_input",
+                             const Tensor& bias = Tensor());
 /// Gradient of conv2d_forward with respect to w (weight_size is w's 4-D shape).
 Tensor conv2d_backward_weight(const Tensor& grad_output, const Tensor& input,
                               const std::vector<int64_t>& weight_size, const Conv2dParams& p,

@@ -25,7 +25,8 @@ struct Conv2dParams {
 enum class ConvOp {
   /// inputs {x [N, C, H, W], w [O, C / groups, kH, kW], optional bias [O]} -> {y [N, O, Ho, Wo]}
   Forward,
-  /// inputs {grad_y [N, O, Ho, Wo], w} -> {grad_x [N, C, H, W]} (H, W from the output)
+  /// inputs {grad_y [N, O, Ho, Wo], w, optional bias [C]} -> {grad_x [N, C, H, W]} (H, W from
+  /// the output); the bias (conv_transpose's) is added before 16-bit results are rounded.
   BackwardInput,
   /// inputs {grad_y [N, O, Ho, Wo], x [N, C, H, W]} -> {grad_w [O, C / groups, kH, kW]}
   BackwardWeight,

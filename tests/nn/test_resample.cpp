@@ -174,7 +174,8 @@ Reference pad_ref(const Tensor& x, const PadCase& c) {
       }
       src = src * in + s;
     }
-    out[e] = fill ? c.value : xv[src];
+    // Integer tensors store the fill value truncated, as fill_ does.
+    out[e] = fill ? (is_floating_point(x.dtype()) ? c.value : std::trunc(c.value)) : xv[src];
     for (int64_t d = nd - 1; d >= 0; --d) {
       if (++idx[d] < out_shape[d]) break;
       idx[d] = 0;
@@ -366,6 +367,8 @@ TEST(NnResampleErrors, PyTorchMessages) {
        "[interpolate]"},
       {"non-constant 1-D input", [&] { F::pad(mk({5}, kFloat32, 1), F::PadFuncOptions({1, 1}).mode(kReflect)); },
        "[pad] Only 2D, 3D, 4D, 5D padding with non-constant padding are supported for now"},
+      {"one pair on 4-D", [&] { F::pad(x, F::PadFuncOptions({1, 1}).mode(kReplicate)); },
+       "[pad] Only 2D, 3D, 4D, 5D padding"},
   });
   test::expect_errors<RuntimeError>({
       {"zero output", [&] { F::interpolate(x, F::InterpolateFuncOptions().scale_factor(std::vector<double>{0.1})); },
@@ -376,10 +379,10 @@ TEST(NnResampleErrors, PyTorchMessages) {
       {"pad too long", [&] { F::pad(mk({3}, kFloat32, 1), F::PadFuncOptions({1, 1, 1, 1})); },
        "[pad] Padding length should be less than or equal to two times the input dimension but "
        "got padding length 4 and input of dimension 1"},
-      {"reflect too large", [&] { F::pad(x, F::PadFuncOptions({5, 0}).mode(kReflect)); },
+      {"reflect too large", [&] { F::pad(x, F::PadFuncOptions({5, 0, 0, 0}).mode(kReflect)); },
        "[pad] Argument #4: Padding size should be less than the corresponding input dimension, "
        "but got: padding (5, 0) at dimension 3 of input [2, 3, 4, 5]"},
-      {"circular wraps twice", [&] { F::pad(x, F::PadFuncOptions({6, 0}).mode(kCircular)); },
+      {"circular wraps twice", [&] { F::pad(x, F::PadFuncOptions({6, 0, 0, 0}).mode(kCircular)); },
        "[pad] Padding value causes wrapping around more than once."},
       {"negative size", [&] { F::pad(x, F::PadFuncOptions({-3, -3})); },
        "[pad] The input size 5, plus negative padding -3 and -3 resulted in a negative output "

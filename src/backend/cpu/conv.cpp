@@ -152,14 +152,17 @@ void forward(const Tensor& x, const Tensor& w, const Tensor* bias, Tensor& y, co
   });
 }
 
+// With a bias (conv_transpose), bias[c] is added to every grad_x[n, c] before rounding.
 template <typename T>
-void backward_input(const Tensor& gy, const Tensor& w, Tensor& gx, const Geom& g) {
+void backward_input(const Tensor& gy, const Tensor& w, const Tensor* bias, Tensor& gx,
+                    const Geom& g) {
   using C = conv_compute_t<T>;
   constexpr bool same = std::is_same_v<T, C>;
   const T* gyp = gy.data_ptr<T>();
   T* gxp = gx.data_ptr<T>();
-  std::vector<C> wbuf;
+  std::vector<C> wbuf, bbuf;
   const C* wc = as_compute<C>(w.data_ptr<T>(), w.numel(), wbuf);
+  const C* bc = bias ? as_compute<C>(bias->data_ptr<T>(), g.C, bbuf) : nullptr;
   const int64_t K = g.K(), L = g.L(), Og = g.Og(), Cg = g.Cg(), HW = g.H * g.W;
   const bool direct = same && g.direct();
   parallel_for(0, g.N, sample_grain(g), [&](int64_t n0, int64_t n1) {
@@ -177,6 +180,12 @@ void backward_input(const Tensor& gy, const Tensor& w, Tensor& gx, const Geom& g
                dst, L);
         }
         if (!direct) col2im(cols.data(), Cg, g, gxc + grp * Cg * HW);
+      }
+      if (bc) {
+        for (int64_t c = 0; c < g.C; ++c) {
+          C* r = gxc + c * HW;
+          for (int64_t i = 0; i < HW; ++i) r[i] += bc[c];
+        }
       }
       if constexpr (!same) store_rounded(gxc, g.C * HW, gxp + n * g.C * HW);
     }
@@ -246,9 +255,13 @@ void Convolution::eval_cpu(const std::vector<Tensor>& inputs, std::vector<Tensor
     if (op_ == ConvOp::Forward) {
       cpu::forward<T>(a, b, inputs.size() > 2 ? &inputs[2] : nullptr, out, g);
     } else if (g.L() == 0) {
-      std::fill(out.data_ptr<T>(), out.data_ptr<T>() + out.numel(), T(0.0f));
+      // No grad_y positions: zero, plus the bias of conv_transpose.
+      T* op = out.data_ptr<T>();
+      const T* bp = inputs.size() > 2 ? inputs[2].data_ptr<T>() : nullptr;
+      const int64_t HW = g.H * g.W;
+      for (int64_t i = 0; i < out.numel(); ++i) op[i] = bp ? bp[(i / HW) % g.C] : T(0.0f);
     } else {
-      cpu::backward_input<T>(a, b, out, g);
+      cpu::backward_input<T>(a, b, inputs.size() > 2 ? &inputs[2] : nullptr, out, g);
     }
   });
 }

@@ -231,7 +231,7 @@ void adaptive_max(const T* x, T* y, int64_t* idx, const Planes& s) {
 }
 
 template <typename T>
-void max_backward(const T* gy, const int64_t* idx, T* gx, const Planes& s) {
+void max_backward(const T* gy, const int64_t* idx, T* gx, const Planes& s, const char* name) {
   using C = conv_compute_t<T>;
   const int64_t HW = s.H * s.W, L = s.Ho * s.Wo;
   parallel_for(0, s.planes, plane_grain(HW + L), [&](int64_t b, int64_t e) {
@@ -240,7 +240,7 @@ void max_backward(const T* gy, const int64_t* idx, T* gx, const Planes& s) {
       std::fill(acc.begin(), acc.end(), C(0));
       for (int64_t o = 0; o < L; ++o) {
         const int64_t i = idx[pl * L + o];
-        EMBER_CHECK(i >= 0 && i < HW, "[max_pool2d_backward] index ", i,
+        EMBER_CHECK(i >= 0 && i < HW, "[", name, "] index ", i,
                     " is out of bounds for an input plane of ", HW, " elements");
         acc[i] += static_cast<C>(gy[pl * L + o]);
       }
@@ -308,7 +308,7 @@ void Pooling::eval_cpu(const std::vector<Tensor>& inputs, std::vector<Tensor>& o
         cpu::adaptive_max(ip, op, outputs[1].data_ptr<int64_t>(), s);
         break;
       case PoolOp::MaxBackward:
-        cpu::max_backward(ip, inputs[1].data_ptr<int64_t>(), op, s);
+        cpu::max_backward(ip, inputs[1].data_ptr<int64_t>(), op, s, name_);
         break;
     }
   });

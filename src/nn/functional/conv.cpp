@@ -6,7 +6,6 @@
 #include <sstream>
 
 #include "ember/nn/functional/padding.h"
-#include "ember/ops/elementwise.h"
 #include "ember/ops/shape.h"
 #include "nn/conv_internal.h"
 #include "ops/util.h"
@@ -212,8 +211,7 @@ Tensor conv_transpose_nd(const char* op, int64_t D, const Tensor& input, const T
   full.insert(full.end(), out_size.begin(), out_size.end());
   Tensor y = nn::detail::conv2d_backward_input(as4d(x, D).contiguous(),
                                                as4d(weight, D).contiguous(), full, to_params(a),
-                                               op);
-  if (bias.defined()) y = add(y, bias.view({1, out_channels, 1, 1}));
+                                               op, bias);
   return unbatchify(from4d(y, D), batched);
 }
 
@@ -245,15 +243,18 @@ Tensor conv2d_forward(const Tensor& x, const Tensor& w, const Tensor& bias, cons
 
 Tensor conv2d_backward_input(const Tensor& grad_output, const Tensor& weight,
                              const std::vector<int64_t>& input_size, const Conv2dParams& p,
-                             const char* name) {
+                             const char* name, const Tensor& bias) {
   check_4d(grad_output, "grad_output", name);
   check_4d(weight, "weight", name);
   EMBER_CHECK(input_size.size() == 4, "[", name, "] expected a 4-D input_size");
   check_floating(grad_output, name, "slow_conv2d_cpu");
   check_same_dtype(grad_output, weight, "weight", name);
+  EMBER_CHECK(!bias.defined() || (bias.dim() == 1 && bias.size(0) == input_size[1]), "[", name,
+              "] expected a bias of ", input_size[1], " elements");
   Tensor out = ops::empty_tensor(input_size, grad_output.dtype(), name);
-  dispatch(Convolution(name, ConvOp::BackwardInput, p),
-           {grad_output.contiguous(), weight.contiguous()}, {out});
+  std::vector<Tensor> inputs{grad_output.contiguous(), weight.contiguous()};
+  if (bias.defined()) inputs.push_back(bias.contiguous());
+  dispatch(Convolution(name, ConvOp::BackwardInput, p), inputs, {out});
   return out;
 }
 

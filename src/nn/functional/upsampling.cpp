@@ -91,8 +91,9 @@ Tensor interpolate(const Tensor& input, const InterpolateFuncOptions& o) {
   std::optional<std::vector<int64_t>> out_size;
   std::optional<std::vector<double>> scales;
   if (o.size()) {
+    // One value acts as Python's int: the same size for every spatial dim.
     std::vector<int64_t> s = *o.size();
-    if (s.size() == 1 && dim > 1) s.assign(dim, s[0]);
+    if (s.size() == 1 && dim != 1) s.assign(std::max<int64_t>(dim, 0), s[0]);
     EMBER_CHECK_VALUE(static_cast<int64_t>(s.size()) == dim, "[interpolate] Input and output must "
                       "have the same number of spatial dimensions, but got input with spatial "
                       "dimensions of ", shape_str(spatial), " and output size of ", shape_str(s),
@@ -103,7 +104,7 @@ Tensor interpolate(const Tensor& input, const InterpolateFuncOptions& o) {
                       "recompute_scale_factor is not meaningful with an explicit size.");
   } else {
     std::vector<double> s = *o.scale_factor();
-    if (s.size() == 1 && dim > 1) s.assign(dim, s[0]);
+    if (s.size() == 1 && dim != 1) s.assign(std::max<int64_t>(dim, 0), s[0]);
     EMBER_CHECK_VALUE(static_cast<int64_t>(s.size()) == dim, "[interpolate] Input and "
                       "scale_factor must have the same number of spatial dimensions, but got "
                       "input with spatial dimensions of ", shape_str(spatial),
