@@ -6,12 +6,12 @@
 #include <variant>
 
 #ifndef EMBER_ENUM_TAG
-#define EMBER_ENUM_TAG(name)                                  \
-  namespace enumtype {                                        \
-  struct k##name {                                            \
-    k##name() = default;                                      \
-  };                                                          \
-  }                                                           \
+#define EMBER_ENUM_TAG(name) \
+  namespace enumtype {       \
+  struct k##name {           \
+    k##name() = default;     \
+  };                         \
+  }                          \
   inline constexpr enumtype::k##name k##name{};
 #endif
 

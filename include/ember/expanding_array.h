@@ -19,7 +19,7 @@ class ExpandingArray {
  public:
   /// One value for every dimension: ExpandingArray<2>(3) is {3, 3}.
   ExpandingArray(T single) { values_.fill(single); }  // NOLINT: implicit by design
-  ExpandingArray(std::initializer_list<T> list)      // NOLINT
+  ExpandingArray(std::initializer_list<T> list)       // NOLINT
       : ExpandingArray(std::vector<T>(list)) {}
   ExpandingArray(const std::vector<T>& values) {  // NOLINT
     EMBER_CHECK(values.size() == D, "Expected ", D, " values, but instead got ", values.size());
@@ -55,14 +55,14 @@ class ExpandingArrayWithOptional : public ExpandingArray<D, std::optional<int64_
 
  public:
   ExpandingArrayWithOptional(int64_t single) : Base(std::optional<int64_t>(single)) {}  // NOLINT
-  ExpandingArrayWithOptional(std::initializer_list<int64_t> list)                        // NOLINT
+  ExpandingArrayWithOptional(std::initializer_list<int64_t> list)                       // NOLINT
       : Base(std::vector<std::optional<int64_t>>(list.begin(), list.end())) {}
   ExpandingArrayWithOptional(const std::vector<int64_t>& v)  // NOLINT
       : Base(std::vector<std::optional<int64_t>>(v.begin(), v.end())) {}
   ExpandingArrayWithOptional(std::initializer_list<std::optional<int64_t>> list)  // NOLINT
       : Base(std::vector<std::optional<int64_t>>(list)) {}
   ExpandingArrayWithOptional(const std::vector<std::optional<int64_t>>& v) : Base(v) {}  // NOLINT
-  ExpandingArrayWithOptional(const ExpandingArray<D>& a)  // NOLINT
+  ExpandingArrayWithOptional(const ExpandingArray<D>& a)                                 // NOLINT
       : Base(std::vector<std::optional<int64_t>>(a->begin(), a->end())) {}
 };
 

@@ -44,8 +44,8 @@ Tensor adaptive_avg_pool2d_backward(const Tensor& grad_output,
 
 /// Resampling of 4-D x to out_hw, and its gradient (input_size: x's 4-D shape).
 Tensor upsample2d(const Tensor& x, ResampleOp op, const std::vector<int64_t>& out_hw,
-                  bool align_corners, std::optional<double> scale_h,
-                  std::optional<double> scale_w, const char* name);
+                  bool align_corners, std::optional<double> scale_h, std::optional<double> scale_w,
+                  const char* name);
 Tensor upsample2d_backward(const Tensor& grad_output, ResampleOp op,
                            const std::vector<int64_t>& input_size, bool align_corners,
                            std::optional<double> scale_h, std::optional<double> scale_w);

@@ -28,7 +28,7 @@ struct ConvCase {
   int64_t D, N, C, H, W, O, kh, kw;
   int64_t sh = 1, sw = 1, ph = 0, pw = 0, dh = 1, dw = 1, groups = 1;
   bool bias = true;
-  bool same = false;       // padding=kSame (stride 1)
+  bool same = false;         // padding=kSame (stride 1)
   int64_t oph = 0, opw = 0;  // transposed only
 };
 
@@ -232,9 +232,7 @@ std::vector<ConvCase> transpose_cases() {
   return v;
 }
 
-double tol_for(const ConvCase& c) {
-  return std::sqrt(static_cast<double>(c.C * c.kh * c.kw + 1));
-}
+double tol_for(const ConvCase& c) { return std::sqrt(static_cast<double>(c.C * c.kh * c.kw + 1)); }
 
 std::vector<OpInfo> conv_ops() {
   std::vector<OpInfo> ops;
@@ -340,10 +338,11 @@ std::vector<OpInfo> fold_ops() {
     info.name = "unfold";
     info.dtypes = kFloats;
     info.samples = [](ScalarType dt) {
-      return std::vector<Sample>{{{mk({2, 3, 6, 7}, dt, 1)}, "batched"},
-                                 {{test::make_noncontiguous(mk({2, 3, 6, 7}, dt, 2))}, "non-contiguous"},
-                                 {{mk({3, 5, 5}, dt, 3)}, "unbatched"},
-                                 {{mk({0, 3, 5, 5}, dt, 4)}, "empty-batch"}};
+      return std::vector<Sample>{
+          {{mk({2, 3, 6, 7}, dt, 1)}, "batched"},
+          {{test::make_noncontiguous(mk({2, 3, 6, 7}, dt, 2))}, "non-contiguous"},
+          {{mk({3, 5, 5}, dt, 3)}, "unbatched"},
+          {{mk({0, 3, 5, 5}, dt, 4)}, "empty-batch"}};
     };
     info.op = [w](const std::vector<Tensor>& in) {
       return F::unfold(in[0], F::UnfoldFuncOptions({w.kh, w.kw})
@@ -361,10 +360,11 @@ std::vector<OpInfo> fold_ops() {
     info.name = "fold";
     info.dtypes = kFloats;
     info.samples = [](ScalarType dt) {
-      return std::vector<Sample>{{{mk({2, 12, 10}, dt, 1)}, "batched"},
-                                 {{test::make_noncontiguous(mk({2, 12, 10}, dt, 2))}, "non-contiguous"},
-                                 {{mk({6, 10}, dt, 3)}, "unbatched"},
-                                 {{mk({0, 6, 10}, dt, 4)}, "empty-batch"}};
+      return std::vector<Sample>{
+          {{mk({2, 12, 10}, dt, 1)}, "batched"},
+          {{test::make_noncontiguous(mk({2, 12, 10}, dt, 2))}, "non-contiguous"},
+          {{mk({6, 10}, dt, 3)}, "unbatched"},
+          {{mk({0, 6, 10}, dt, 4)}, "empty-batch"}};
     };
     info.op = [w](const std::vector<Tensor>& in) {
       return F::fold(in[0], F::FoldFuncOptions({5, 6}, {w.kh, w.kw})
@@ -425,10 +425,10 @@ TEST(NnConvBackward, Float32AndHalfMatchFloat64) {
   Tensor gw = nn::detail::conv2d_backward_weight(gy, x, w.sizes(), p);
   for (ScalarType dt : {kFloat32, kBFloat16}) {
     Tensor xd = x.to(dt), wd = w.to(dt), gyd = gy.to(dt);
-    Tensor gx_ref = nn::detail::conv2d_backward_input(gyd.to(kFloat64), wd.to(kFloat64),
-                                                      x.sizes(), p);
-    Tensor gw_ref = nn::detail::conv2d_backward_weight(gyd.to(kFloat64), xd.to(kFloat64),
-                                                       w.sizes(), p);
+    Tensor gx_ref =
+        nn::detail::conv2d_backward_input(gyd.to(kFloat64), wd.to(kFloat64), x.sizes(), p);
+    Tensor gw_ref =
+        nn::detail::conv2d_backward_weight(gyd.to(kFloat64), xd.to(kFloat64), w.sizes(), p);
     const double rtol = dt == kFloat32 ? 1e-5 : 2e-2;
     EXPECT_TRUE(test::close(nn::detail::conv2d_backward_input(gyd, wd, x.sizes(), p), x.sizes(),
                             test::values(gx_ref), rtol, 1e-4));
@@ -459,8 +459,8 @@ TEST(NnFoldBackward, FoldIsTheAdjointOfUnfold) {
   const auto o = F::UnfoldFuncOptions({2, 3}).padding(1).stride({1, 2}).dilation({2, 1});
   Tensor cols = F::unfold(x, o);
   Tensor c = mk(cols.sizes(), kFloat64, 2);
-  Tensor folded = F::fold(c, F::FoldFuncOptions({5, 6}, {2, 3}).padding(1).stride({1, 2})
-                                 .dilation({2, 1}));
+  Tensor folded =
+      F::fold(c, F::FoldFuncOptions({5, 6}, {2, 3}).padding(1).stride({1, 2}).dilation({2, 1}));
   const auto xv = test::values(x), cv = test::values(c), uv = test::values(cols),
              fv = test::values(folded);
   double lhs = 0, rhs = 0;
@@ -499,30 +499,56 @@ TEST(NnConvApi, LargeBatchUsesSeveralThreadsAndMatchesSmall) {
 TEST(NnConvErrors, PyTorchMessages) {
   Tensor x = mk({2, 3, 5, 5}, kFloat32, 1), w = mk({4, 3, 3, 3}, kFloat32, 2);
   test::expect_errors<RuntimeError>({
-      {"2-D input", [&] { F::conv2d(mk({3, 5}, kFloat32, 1), w); },
+      {"2-D input",
+       [&] {
+         F::conv2d(mk({3, 5}, kFloat32, 1), w);
+       },
        "[conv2d] Expected 3D (unbatched) or 4D (batched) input to conv2d, but got input of size: "
        "[3, 5]"},
-      {"5-D input", [&] { F::conv2d(mk({1, 2, 3, 5, 5}, kFloat32, 1), w); }, "[conv2d] Expected"},
-      {"conv1d 4-D input", [&] { F::conv1d(x, mk({4, 3, 3}, kFloat32, 1)); },
+      {"5-D input",
+       [&] {
+         F::conv2d(mk({1, 2, 3, 5, 5}, kFloat32, 1), w);
+       },
+       "[conv2d] Expected"},
+      {"conv1d 4-D input",
+       [&] {
+         F::conv1d(x, mk({4, 3, 3}, kFloat32, 1));
+       },
        "[conv1d] Expected 2D (unbatched) or 3D (batched) input to conv1d"},
-      {"weight dims", [&] { F::conv2d(x, mk({4, 3, 3}, kFloat32, 1)); },
+      {"weight dims",
+       [&] {
+         F::conv2d(x, mk({4, 3, 3}, kFloat32, 1));
+       },
        "[conv2d] Expected 3-dimensional input for 3-dimensional weight"},
-      {"channels", [&] { F::conv2d(x, mk({4, 2, 3, 3}, kFloat32, 1)); },
+      {"channels",
+       [&] {
+         F::conv2d(x, mk({4, 2, 3, 3}, kFloat32, 1));
+       },
        "[conv2d] Given groups=1, weight of size [4, 2, 3, 3], expected input[2, 3, 5, 5] to have 2 "
        "channels, but got 3 channels instead"},
-      {"groups divide weight", [&] { F::conv2d(mk({1, 4, 5, 5}, kFloat32, 1), mk({3, 2, 3, 3}, kFloat32, 2), F::Conv2dFuncOptions().groups(2)); },
+      {"groups divide weight",
+       [&] {
+         F::conv2d(mk({1, 4, 5, 5}, kFloat32, 1), mk({3, 2, 3, 3}, kFloat32, 2),
+                   F::Conv2dFuncOptions().groups(2));
+       },
        "[conv2d] Given groups=2, expected weight to be divisible by 2 at dimension 0"},
       {"zero groups", [&] { F::conv2d(x, w, F::Conv2dFuncOptions().groups(0)); },
        "[conv2d] non-positive groups is not supported"},
       {"zero stride", [&] { F::conv2d(x, w, F::Conv2dFuncOptions().stride(0)); },
        "[conv2d] non-positive stride is not supported"},
-      {"negative stride", [&] { F::conv2d(x, w, F::Conv2dFuncOptions().stride({1, -1})); },
+      {"negative stride",
+       [&] {
+         F::conv2d(x, w, F::Conv2dFuncOptions().stride({1, -1}));
+       },
        "[conv2d] non-positive stride is not supported"},
       {"negative padding", [&] { F::conv2d(x, w, F::Conv2dFuncOptions().padding(-1)); },
        "[conv2d] negative padding is not supported"},
       {"zero dilation", [&] { F::conv2d(x, w, F::Conv2dFuncOptions().dilation(0)); },
        "[conv2d] dilation should be greater than zero"},
-      {"kernel too large", [&] { F::conv2d(mk({1, 3, 2, 2}, kFloat32, 1), w); },
+      {"kernel too large",
+       [&] {
+         F::conv2d(mk({1, 3, 2, 2}, kFloat32, 1), w);
+       },
        "[conv2d] Calculated padded input size per channel: (2 x 2). Kernel size: (3 x 3). Kernel "
        "size can't be greater than actual input size"},
       {"dilated kernel too large", [&] { F::conv2d(x, w, F::Conv2dFuncOptions().dilation(3)); },
@@ -530,18 +556,30 @@ TEST(NnConvErrors, PyTorchMessages) {
       {"bias size", [&] { F::conv2d(x, w, F::Conv2dFuncOptions().bias(mk({3}, kFloat32, 1))); },
        "[conv2d] Given weight of size [4, 3, 3, 3], expected bias to be 1-dimensional with 4 "
        "elements, but got bias of size [3] instead"},
-      {"same with stride", [&] { F::conv2d(x, w, F::Conv2dFuncOptions().padding(kSame).stride(2)); },
+      {"same with stride",
+       [&] { F::conv2d(x, w, F::Conv2dFuncOptions().padding(kSame).stride(2)); },
        "[conv2d] padding='same' is not supported for strided convolutions"},
       {"dtype mismatch", [&] { F::conv2d(x, w.to(kFloat64)); },
        "[conv2d] Input type (float32) and weight type (float64) should be the same"},
       {"bias dtype", [&] { F::conv2d(x, w, F::Conv2dFuncOptions().bias(mk({4}, kFloat64, 1))); },
        "and bias type (float64)"},
-      {"transpose channels", [&] { F::conv_transpose2d(x, mk({4, 2, 3, 3}, kFloat32, 1)); },
+      {"transpose channels",
+       [&] {
+         F::conv_transpose2d(x, mk({4, 2, 3, 3}, kFloat32, 1));
+       },
        "[conv_transpose2d] Given transposed=1, weight of size [4, 2, 3, 3], expected input[2, 3, "
        "5, 5] to have 4 channels, but got 3 channels instead"},
-      {"output_padding", [&] { F::conv_transpose2d(x, mk({3, 2, 3, 3}, kFloat32, 1), F::ConvTranspose2dFuncOptions().output_padding(1)); },
+      {"output_padding",
+       [&] {
+         F::conv_transpose2d(x, mk({3, 2, 3, 3}, kFloat32, 1),
+                             F::ConvTranspose2dFuncOptions().output_padding(1));
+       },
        "[conv_transpose2d] output padding must be smaller than either stride or dilation"},
-      {"transpose too small", [&] { F::conv_transpose2d(mk({1, 3, 1, 1}, kFloat32, 1), mk({3, 2, 1, 1}, kFloat32, 1), F::ConvTranspose2dFuncOptions().padding(1)); },
+      {"transpose too small",
+       [&] {
+         F::conv_transpose2d(mk({1, 3, 1, 1}, kFloat32, 1), mk({3, 2, 1, 1}, kFloat32, 1),
+                             F::ConvTranspose2dFuncOptions().padding(1));
+       },
        "[conv_transpose2d] Given input size per channel: (1 x 1). Calculated output size per "
        "channel: (-1 x -1). Output size is too small"},
       {"undefined weight", [&] { F::conv2d(x, Tensor()); }, "[conv2d]"},
@@ -551,15 +589,50 @@ TEST(NnConvErrors, PyTorchMessages) {
        "[unfold] stride should be greater than zero"},
       {"unfold too big", [&] { F::unfold(x, F::UnfoldFuncOptions(6)); },
        "[unfold] Given input with spatial size (5, 5), kernel_size=(6, 6)"},
-      {"fold divisible", [&] { F::fold(mk({1, 5, 4}, kFloat32, 1), F::FoldFuncOptions(3, 2)); },
+      {"fold divisible",
+       [&] {
+         F::fold(mk({1, 5, 4}, kFloat32, 1), F::FoldFuncOptions(3, 2));
+       },
        "[fold] Expected size of input's dimension 1 to be divisible by the product of kernel_size"},
-      {"fold blocks", [&] { F::fold(mk({1, 4, 5}, kFloat32, 1), F::FoldFuncOptions(3, 2)); },
+      {"fold blocks",
+       [&] {
+         F::fold(mk({1, 4, 5}, kFloat32, 1), F::FoldFuncOptions(3, 2));
+       },
        "[fold] Given output_size=(3, 3), kernel_size=(2, 2), dilation=(1, 1), padding=(0, 0), "
        "stride=(1, 1), expected size of input's dimension 2 to match the calculated number of "
        "sliding blocks 2 * 2 = 4, but got input.size(2)=5."},
   });
+  // The internal backward ops validate what a vjp passes them.
+  const Conv2dParams p1;
+  test::expect_errors<RuntimeError>({
+      {"backward_input weight mismatch",
+       [&] {
+         nn::detail::conv2d_backward_input(mk({2, 4, 3, 3}, kFloat32, 1), w, {2, 5, 5, 5}, p1);
+       },
+       "[conv2d_backward_input] shapes do not match"},
+      {"backward_weight grad channels",
+       [&] {
+         nn::detail::conv2d_backward_weight(mk({2, 5, 3, 3}, kFloat32, 1), x, {4, 3, 3, 3}, p1);
+       },
+       "[conv2d_backward_weight] shapes do not match"},
+      {"backward zero stride",
+       [&] {
+         Conv2dParams p0;
+         p0.stride_h = 0;
+         nn::detail::conv2d_backward_input(mk({2, 4, 3, 3}, kFloat32, 1), w, {2, 3, 5, 5}, p0);
+       },
+       "[conv2d_backward_input] invalid convolution parameters"},
+      {"col2im blocks",
+       [&] {
+         nn::detail::col2im(mk({1, 4, 5}, kFloat32, 1), {3, 3}, 2, 2, p1);
+       },
+       "[col2im] columns [1, 4, 5] do not match the sliding blocks"},
+  });
   test::expect_errors<NotImplementedError>({
-      {"unfold 2-D", [&] { F::unfold(mk({3, 3}, kFloat32, 1), F::UnfoldFuncOptions(2)); },
+      {"unfold 2-D",
+       [&] {
+         F::unfold(mk({3, 3}, kFloat32, 1), F::UnfoldFuncOptions(2));
+       },
        "[unfold] Input Error: Only 3D or 4D input Tensors are supported (got 2D)"},
       {"fold 4-D", [&] { F::fold(x, F::FoldFuncOptions(3, 2)); }, "[fold] Input Error"},
   });

@@ -130,8 +130,8 @@ std::vector<Sample> pool_samples(const PoolCase& c, ScalarType dt) {
 
 Tensor run_max(const Tensor& x, const PoolCase& c, bool indices) {
   if (c.D == 1) {
-    auto o = F::MaxPool1dFuncOptions(c.kw).stride(c.sw).padding(c.pw).dilation(c.dw).ceil_mode(
-        c.ceil);
+    auto o =
+        F::MaxPool1dFuncOptions(c.kw).stride(c.sw).padding(c.pw).dilation(c.dw).ceil_mode(c.ceil);
     return indices ? std::get<1>(F::max_pool1d_with_indices(x, o)) : F::max_pool1d(x, o);
   }
   auto o = F::MaxPool2dFuncOptions({c.kh, c.kw})
@@ -144,8 +144,11 @@ Tensor run_max(const Tensor& x, const PoolCase& c, bool indices) {
 
 Tensor run_avg(const Tensor& x, const PoolCase& c) {
   if (c.D == 1) {
-    return F::avg_pool1d(x, F::AvgPool1dFuncOptions(c.kw).stride(c.sw).padding(c.pw).ceil_mode(
-                                c.ceil).count_include_pad(c.include_pad));
+    return F::avg_pool1d(x, F::AvgPool1dFuncOptions(c.kw)
+                                .stride(c.sw)
+                                .padding(c.pw)
+                                .ceil_mode(c.ceil)
+                                .count_include_pad(c.include_pad));
   }
   return F::avg_pool2d(x, F::AvgPool2dFuncOptions({c.kh, c.kw})
                               .stride({c.sh, c.sw})
@@ -259,13 +262,13 @@ std::vector<OpInfo> pool_ops() {
     };
     info.op = [a](const std::vector<Tensor>& in) -> Tensor {
       if (a.kind == 0) {
-        return a.D == 1 ? F::adaptive_avg_pool1d(in[0], F::AdaptiveAvgPool1dFuncOptions(a.Wo))
-                        : F::adaptive_avg_pool2d(in[0],
-                                                 F::AdaptiveAvgPool2dFuncOptions({a.Ho, a.Wo}));
+        return a.D == 1
+                   ? F::adaptive_avg_pool1d(in[0], F::AdaptiveAvgPool1dFuncOptions(a.Wo))
+                   : F::adaptive_avg_pool2d(in[0], F::AdaptiveAvgPool2dFuncOptions({a.Ho, a.Wo}));
       }
       if (a.D == 1) return F::adaptive_max_pool1d(in[0], F::AdaptiveMaxPool1dFuncOptions(a.Wo));
-      auto r = F::adaptive_max_pool2d_with_indices(in[0],
-                                                   F::AdaptiveMaxPool2dFuncOptions({a.Ho, a.Wo}));
+      auto r =
+          F::adaptive_max_pool2d_with_indices(in[0], F::AdaptiveMaxPool2dFuncOptions({a.Ho, a.Wo}));
       return a.kind == 1 ? std::get<0>(r) : std::get<1>(r);
     };
     info.reference = [a](const std::vector<Tensor>& in) {
@@ -299,11 +302,14 @@ TEST(NnPool, MaxPoolPropagatesNaN) {
 
 TEST(NnPool, PlainArgumentOverloads) {
   Tensor x = mk({2, 3, 7, 7}, kFloat32, 1);
-  EXPECT_TRUE(F::max_pool2d(x, 3, 2, 1).equal(
-      F::max_pool2d(x, F::MaxPool2dFuncOptions(3).stride(2).padding(1))));
+  EXPECT_TRUE(F::max_pool2d(x, 3, 2, 1)
+                  .equal(F::max_pool2d(x, F::MaxPool2dFuncOptions(3).stride(2).padding(1))));
   EXPECT_TRUE(F::max_pool2d(x, {2, 3}).equal(F::max_pool2d(x, F::MaxPool2dFuncOptions({2, 3}))));
-  EXPECT_TRUE(F::avg_pool2d(x, 3, 2, 1, true, false).equal(F::avg_pool2d(
-      x, F::AvgPool2dFuncOptions(3).stride(2).padding(1).ceil_mode(true).count_include_pad(false))));
+  EXPECT_TRUE(
+      F::avg_pool2d(x, 3, 2, 1, true, false)
+          .equal(F::avg_pool2d(
+              x, F::AvgPool2dFuncOptions(3).stride(2).padding(1).ceil_mode(true).count_include_pad(
+                     false))));
   EXPECT_EQ(F::avg_pool1d(mk({3, 8}, kFloat32, 2), 2).sizes(), (std::vector<int64_t>{3, 4}));
   EXPECT_EQ(F::max_pool1d(mk({3, 8}, kFloat32, 2), 3, 1).sizes(), (std::vector<int64_t>{3, 6}));
 }
@@ -312,12 +318,14 @@ TEST(NnPool, PlainArgumentOverloads) {
 
 TEST(NnPoolBackward, MaxPoolFromIndices) {
   Tensor x = mk({2, 2, 7, 6}, kFloat64, 1);
-  const auto o = F::MaxPool2dFuncOptions({3, 2}).stride({2, 1}).padding({1, 1}).dilation({1, 2})
-                     .ceil_mode(true);
+  const auto o =
+      F::MaxPool2dFuncOptions({3, 2}).stride({2, 1}).padding({1, 1}).dilation({1, 2}).ceil_mode(
+          true);
   auto [y, idx] = F::max_pool2d_with_indices(x, o);
   Tensor gy = mk(y.sizes(), kFloat64, 2);
   Tensor gx = nn::detail::max_pool2d_backward(gy, idx, x.sizes());
-  test::expect_matches_fd(x, [&](const Tensor& v) { return F::max_pool2d(v, o); }, gy, gx);
+  test::expect_matches_fd(
+      x, [&](const Tensor& v) { return F::max_pool2d(v, o); }, gy, gx);
 }
 
 TEST(NnPoolBackward, AdaptiveMaxPoolFromIndices) {
@@ -326,8 +334,8 @@ TEST(NnPoolBackward, AdaptiveMaxPoolFromIndices) {
   auto [y, idx] = F::adaptive_max_pool2d_with_indices(x, o);
   Tensor gy = mk(y.sizes(), kFloat64, 2);
   Tensor gx = nn::detail::max_pool2d_backward(gy, idx, x.sizes(), "adaptive_max_pool2d_backward");
-  test::expect_matches_fd(x, [&](const Tensor& v) { return F::adaptive_max_pool2d(v, o); }, gy,
-                          gx);
+  test::expect_matches_fd(
+      x, [&](const Tensor& v) { return F::adaptive_max_pool2d(v, o); }, gy, gx);
 }
 
 TEST(NnPoolBackward, AvgPool) {
@@ -343,7 +351,8 @@ TEST(NnPoolBackward, AvgPool) {
     Tensor y = F::avg_pool2d(x, o);
     Tensor gy = mk(y.sizes(), kFloat64, 2);
     Tensor gx = nn::detail::avg_pool2d_backward(gy, x.sizes(), p);
-    test::expect_matches_fd(x, [&](const Tensor& v) { return F::avg_pool2d(v, o); }, gy, gx);
+    test::expect_matches_fd(
+        x, [&](const Tensor& v) { return F::avg_pool2d(v, o); }, gy, gx);
   }
 }
 
@@ -354,8 +363,8 @@ TEST(NnPoolBackward, AdaptiveAvgPool) {
     Tensor y = F::adaptive_avg_pool2d(x, o);
     Tensor gy = mk(y.sizes(), kFloat64, 2);
     Tensor gx = nn::detail::adaptive_avg_pool2d_backward(gy, x.sizes());
-    test::expect_matches_fd(x, [&](const Tensor& v) { return F::adaptive_avg_pool2d(v, o); }, gy,
-                            gx);
+    test::expect_matches_fd(
+        x, [&](const Tensor& v) { return F::adaptive_avg_pool2d(v, o); }, gy, gx);
   }
 }
 
@@ -379,40 +388,66 @@ TEST(NnPoolErrors, PyTorchMessages) {
        "[max_pool2d] kernel size should be greater than zero"},
       {"zero dilation", [&] { F::max_pool2d(x, F::MaxPool2dFuncOptions(2).dilation(0)); },
        "[max_pool2d] dilation should be greater than zero"},
-      {"2-D input", [&] { F::max_pool2d(mk({5, 5}, kFloat32, 1), F::MaxPool2dFuncOptions(2)); },
+      {"2-D input",
+       [&] {
+         F::max_pool2d(mk({5, 5}, kFloat32, 1), F::MaxPool2dFuncOptions(2));
+       },
        "[max_pool2d] Expected 3D or 4D (batch mode) tensor with optional 0 dim batch size for "
        "input, but got:[5, 5]"},
-      {"empty channel", [&] { F::max_pool2d(mk({2, 0, 5, 5}, kFloat32, 1), F::MaxPool2dFuncOptions(2)); },
+      {"empty channel",
+       [&] {
+         F::max_pool2d(mk({2, 0, 5, 5}, kFloat32, 1), F::MaxPool2dFuncOptions(2));
+       },
        "[max_pool2d] Expected 3D or 4D"},
-      {"kernel larger than input", [&] { F::max_pool2d(mk({1, 2, 2}, kFloat32, 1), F::MaxPool2dFuncOptions(3)); },
-       "[max_pool2d] Given input size: (1x2x2). Calculated output size: (1x0x0). Output size is too "
+      {"kernel larger than input",
+       [&] {
+         F::max_pool2d(mk({1, 2, 2}, kFloat32, 1), F::MaxPool2dFuncOptions(3));
+       },
+       "[max_pool2d] Given input size: (1x2x2). Calculated output size: (1x0x0). Output size is "
+       "too "
        "small"},
       {"max_pool1d 4-D", [&] { F::max_pool1d(x, F::MaxPool1dFuncOptions(2)); },
        "[max_pool1d] Expected 2D or 3D"},
       {"divisor zero", [&] { F::avg_pool2d(x, F::AvgPool2dFuncOptions(2).divisor_override(0)); },
        "[avg_pool2d] divisor must be not zero"},
-      {"adaptive 2-D", [&] { F::adaptive_avg_pool2d(mk({5, 5}, kFloat32, 1), F::AdaptiveAvgPool2dFuncOptions(2)); },
+      {"adaptive 2-D",
+       [&] {
+         F::adaptive_avg_pool2d(mk({5, 5}, kFloat32, 1), F::AdaptiveAvgPool2dFuncOptions(2));
+       },
        "[adaptive_avg_pool2d] adaptive_avg_pool2d(): Expected 3D or 4D tensor, but got [5, 5]"},
-      {"adaptive empty dim", [&] { F::adaptive_avg_pool2d(mk({2, 3, 0, 5}, kFloat32, 1), F::AdaptiveAvgPool2dFuncOptions(2)); },
+      {"adaptive empty dim",
+       [&] {
+         F::adaptive_avg_pool2d(mk({2, 3, 0, 5}, kFloat32, 1), F::AdaptiveAvgPool2dFuncOptions(2));
+       },
        "adaptive_avg_pool2d(): Expected input to have non-zero size for non-batch dimensions, but "
        "input has sizes [2, 3, 0, 5] with dimension 2 being empty"},
-      {"adaptive negative", [&] { F::adaptive_avg_pool2d(x, F::AdaptiveAvgPool2dFuncOptions({-1, 2})); },
+      {"adaptive negative",
+       [&] {
+         F::adaptive_avg_pool2d(x, F::AdaptiveAvgPool2dFuncOptions({-1, 2}));
+       },
        "[adaptive_avg_pool2d] adaptive_avg_pool2d: elements of output_size must be greater than "
        "or equal to 0"},
-      {"adaptive max 5-D", [&] { F::adaptive_max_pool2d(mk({1, 1, 2, 3, 3}, kFloat32, 1), F::AdaptiveMaxPool2dFuncOptions(2)); },
+      {"adaptive max 5-D",
+       [&] {
+         F::adaptive_max_pool2d(mk({1, 1, 2, 3, 3}, kFloat32, 1),
+                                F::AdaptiveMaxPool2dFuncOptions(2));
+       },
        "[adaptive_max_pool2d] adaptive_max_pool2d(): Expected 3D or 4D tensor"},
       {"undefined", [&] { F::max_pool2d(Tensor(), F::MaxPool2dFuncOptions(2)); }, "[max_pool2d]"},
-      {"backward bad indices", [&] {
+      {"backward bad indices",
+       [&] {
          nn::detail::max_pool2d_backward(mk({1, 1, 2, 2}, kFloat32, 1),
                                          ember::full({1, 1, 2, 2}, 99, kInt64), {1, 1, 4, 4});
-       }, "[max_pool2d_with_indices_backward] index 99 is out of bounds"},
+       },
+       "[max_pool2d_with_indices_backward] index 99 is out of bounds"},
   });
   test::expect_errors<TypeError>({
       {"bool max", [&] { F::max_pool2d(x.to(kBool), F::MaxPool2dFuncOptions(2)); },
        "[max_pool2d] \"max_pool2d\" not implemented for 'Bool'"},
       {"int32 avg", [&] { F::avg_pool2d(x.to(kInt32), F::AvgPool2dFuncOptions(2)); },
        "[avg_pool2d] \"avg_pool2d\" not implemented for 'Int'"},
-      {"int adaptive avg", [&] { F::adaptive_avg_pool2d(x.to(kInt64), F::AdaptiveAvgPool2dFuncOptions(2)); },
+      {"int adaptive avg",
+       [&] { F::adaptive_avg_pool2d(x.to(kInt64), F::AdaptiveAvgPool2dFuncOptions(2)); },
        "[adaptive_avg_pool2d] \"adaptive_avg_pool2d\" not implemented for 'Long'"},
   });
 }

@@ -33,10 +33,10 @@ std::vector<Sample> image_samples(const std::vector<int64_t>& shape, ScalarType 
 
 struct Interp {
   std::string name;
-  std::vector<int64_t> shape;        // [N, C, (H,) W]
-  std::vector<int64_t> size;         // or empty
-  std::vector<double> scale;         // or empty
-  int mode;                          // 0 nearest, 1 (bi)linear, 2 area
+  std::vector<int64_t> shape;  // [N, C, (H,) W]
+  std::vector<int64_t> size;   // or empty
+  std::vector<double> scale;   // or empty
+  int mode;                    // 0 nearest, 1 (bi)linear, 2 area
   bool align = false;
 };
 
@@ -62,7 +62,8 @@ Reference interp_ref(const Tensor& x, const Interp& c) {
       for (int64_t ow = 0; ow < Wo; ++ow) {
         auto at = [&](int64_t h, int64_t w) { return xv[(p * H + h) * W + w]; };
         if (c.mode == 0) {
-          const double rh = sh > 0 ? 1.0 / sh : double(H) / Ho, rw = sw > 0 ? 1.0 / sw : double(W) / Wo;
+          const double rh = sh > 0 ? 1.0 / sh : double(H) / Ho,
+                       rw = sw > 0 ? 1.0 / sw : double(W) / Wo;
           const int64_t h = std::min<int64_t>(int64_t(std::floor(oh * rh)), H - 1);
           const int64_t w = std::min<int64_t>(int64_t(std::floor(ow * rw)), W - 1);
           out.push_back(at(h, w));
@@ -273,10 +274,10 @@ std::vector<OpInfo> shuffle_ops() {
     info.name = inverse ? "pixel_unshuffle" : "pixel_shuffle";
     info.dtypes = test::all_dtypes();
     info.samples = [inverse](ScalarType dt) {
-      const std::vector<int64_t> s4 = inverse ? std::vector<int64_t>{2, 3, 4, 6}
-                                              : std::vector<int64_t>{2, 8, 3, 2};
-      const std::vector<int64_t> s5 = inverse ? std::vector<int64_t>{2, 1, 2, 2, 4}
-                                              : std::vector<int64_t>{2, 1, 4, 2, 3};
+      const std::vector<int64_t> s4 =
+          inverse ? std::vector<int64_t>{2, 3, 4, 6} : std::vector<int64_t>{2, 8, 3, 2};
+      const std::vector<int64_t> s5 =
+          inverse ? std::vector<int64_t>{2, 1, 2, 2, 4} : std::vector<int64_t>{2, 1, 4, 2, 3};
       return std::vector<Sample>{{{mk(s4, dt, 1)}, "4-d"},
                                  {{test::make_noncontiguous(mk(s4, dt, 2))}, "non-contiguous"},
                                  {{mk(s5, dt, 3)}, "5-d"},
@@ -346,50 +347,113 @@ TEST(NnResampleBackward, PadMatchesFiniteDifferences) {
 TEST(NnResampleErrors, PyTorchMessages) {
   Tensor x = mk({2, 3, 4, 5}, kFloat32, 1);
   test::expect_errors<ValueError>({
-      {"size and scale", [&] { F::interpolate(x, F::InterpolateFuncOptions().size(std::vector<int64_t>{2, 2}).scale_factor(std::vector<double>{2})); },
+      {"nan scale",
+       [&] {
+         F::interpolate(x, F::InterpolateFuncOptions().scale_factor(std::vector<double>{NAN}));
+       },
+       "[interpolate] scale_factor must be finite"},
+      {"size and scale",
+       [&] {
+         F::interpolate(x, F::InterpolateFuncOptions()
+                               .size(std::vector<int64_t>{2, 2})
+                               .scale_factor(std::vector<double>{2}));
+       },
        "[interpolate] only one of size or scale_factor should be defined"},
       {"neither", [&] { F::interpolate(x, F::InterpolateFuncOptions()); },
        "[interpolate] either size or scale_factor should be defined"},
-      {"size rank", [&] { F::interpolate(x, F::InterpolateFuncOptions().size(std::vector<int64_t>{2, 2, 2})); },
+      {"size rank",
+       [&] {
+         F::interpolate(x, F::InterpolateFuncOptions().size(std::vector<int64_t>{2, 2, 2}));
+       },
        "[interpolate] Input and output must have the same number of spatial dimensions, but got "
        "input with spatial dimensions of [4, 5] and output size of [2, 2, 2]"},
-      {"align nearest", [&] { F::interpolate(x, F::InterpolateFuncOptions().size(std::vector<int64_t>{2, 2}).align_corners(true)); },
+      {"align nearest",
+       [&] {
+         F::interpolate(
+             x, F::InterpolateFuncOptions().size(std::vector<int64_t>{2, 2}).align_corners(true));
+       },
        "[interpolate] align_corners option can only be set with the interpolating modes"},
   });
   test::expect_errors<NotImplementedError>({
-      {"linear on 4-D", [&] { F::interpolate(x, F::InterpolateFuncOptions().size(std::vector<int64_t>{2, 2}).mode(kLinear)); },
+      {"linear on 4-D",
+       [&] {
+         F::interpolate(x,
+                        F::InterpolateFuncOptions().size(std::vector<int64_t>{2, 2}).mode(kLinear));
+       },
        "[interpolate] Got 4D input, but linear mode needs 3D input"},
-      {"bilinear on 3-D", [&] { F::interpolate(mk({2, 3, 4}, kFloat32, 1), F::InterpolateFuncOptions().size(std::vector<int64_t>{2}).mode(kBilinear)); },
+      {"bilinear on 3-D",
+       [&] {
+         F::interpolate(mk({2, 3, 4}, kFloat32, 1),
+                        F::InterpolateFuncOptions().size(std::vector<int64_t>{2}).mode(kBilinear));
+       },
        "[interpolate] Got 3D input, but bilinear mode needs 4D input"},
-      {"2-D input", [&] { F::interpolate(mk({3, 4}, kFloat32, 1), F::InterpolateFuncOptions().scale_factor(std::vector<double>{2})); },
+      {"2-D input",
+       [&] {
+         F::interpolate(mk({3, 4}, kFloat32, 1),
+                        F::InterpolateFuncOptions().scale_factor(std::vector<double>{2}));
+       },
        "[interpolate] Input Error: Only 3D, 4D and 5D input Tensors supported (got 2D)"},
-      {"bicubic", [&] { F::interpolate(x, F::InterpolateFuncOptions().size(std::vector<int64_t>{8, 8}).mode(kBicubic)); },
+      {"bicubic",
+       [&] {
+         F::interpolate(
+             x, F::InterpolateFuncOptions().size(std::vector<int64_t>{8, 8}).mode(kBicubic));
+       },
        "[interpolate]"},
-      {"non-constant 1-D input", [&] { F::pad(mk({5}, kFloat32, 1), F::PadFuncOptions({1, 1}).mode(kReflect)); },
+      {"non-constant 1-D input",
+       [&] {
+         F::pad(mk({5}, kFloat32, 1), F::PadFuncOptions({1, 1}).mode(kReflect));
+       },
        "[pad] Only 2D, 3D, 4D, 5D padding with non-constant padding are supported for now"},
-      {"one pair on 4-D", [&] { F::pad(x, F::PadFuncOptions({1, 1}).mode(kReplicate)); },
+      {"one pair on 4-D",
+       [&] {
+         F::pad(x, F::PadFuncOptions({1, 1}).mode(kReplicate));
+       },
        "[pad] Only 2D, 3D, 4D, 5D padding"},
   });
   test::expect_errors<RuntimeError>({
-      {"zero output", [&] { F::interpolate(x, F::InterpolateFuncOptions().scale_factor(std::vector<double>{0.1})); },
+      {"zero output",
+       [&] {
+         F::interpolate(x, F::InterpolateFuncOptions().scale_factor(std::vector<double>{0.1}));
+       },
        "[upsample_nearest2d] Input and output sizes should be greater than 0, but got input (H: "
        "4, W: 5) output (H: 0, W: 0)"},
-      {"odd pad", [&] { F::pad(x, F::PadFuncOptions({1, 2, 3})); },
+      {"odd pad",
+       [&] {
+         F::pad(x, F::PadFuncOptions({1, 2, 3}));
+       },
        "[pad] Padding length must be divisible by 2"},
-      {"pad too long", [&] { F::pad(mk({3}, kFloat32, 1), F::PadFuncOptions({1, 1, 1, 1})); },
+      {"pad too long",
+       [&] {
+         F::pad(mk({3}, kFloat32, 1), F::PadFuncOptions({1, 1, 1, 1}));
+       },
        "[pad] Padding length should be less than or equal to two times the input dimension but "
        "got padding length 4 and input of dimension 1"},
-      {"reflect too large", [&] { F::pad(x, F::PadFuncOptions({5, 0, 0, 0}).mode(kReflect)); },
+      {"reflect too large",
+       [&] {
+         F::pad(x, F::PadFuncOptions({5, 0, 0, 0}).mode(kReflect));
+       },
        "[pad] Argument #4: Padding size should be less than the corresponding input dimension, "
        "but got: padding (5, 0) at dimension 3 of input [2, 3, 4, 5]"},
-      {"circular wraps twice", [&] { F::pad(x, F::PadFuncOptions({6, 0, 0, 0}).mode(kCircular)); },
+      {"circular wraps twice",
+       [&] {
+         F::pad(x, F::PadFuncOptions({6, 0, 0, 0}).mode(kCircular));
+       },
        "[pad] Padding value causes wrapping around more than once."},
-      {"negative size", [&] { F::pad(x, F::PadFuncOptions({-3, -3})); },
+      {"negative size",
+       [&] {
+         F::pad(x, F::PadFuncOptions({-3, -3}));
+       },
        "[pad] The input size 5, plus negative padding -3 and -3 resulted in a negative output "
        "size, which is invalid. Check dimension 3 of your input."},
-      {"value with reflect", [&] { F::pad(x, F::PadFuncOptions({1, 1}).mode(kReflect).value(1)); },
+      {"value with reflect",
+       [&] {
+         F::pad(x, F::PadFuncOptions({1, 1}).mode(kReflect).value(1));
+       },
        "[pad] Padding mode \"reflect\" doesn't take in value argument"},
-      {"shuffle dims", [&] { F::pixel_shuffle(mk({4, 4}, kFloat32, 1), 2); },
+      {"shuffle dims",
+       [&] {
+         F::pixel_shuffle(mk({4, 4}, kFloat32, 1), 2);
+       },
        "[pixel_shuffle] pixel_shuffle expects input to have at least 3 dimensions, but got input "
        "with 2 dimension(s)"},
       {"shuffle factor", [&] { F::pixel_shuffle(x, 0); },
@@ -401,8 +465,31 @@ TEST(NnResampleErrors, PyTorchMessages) {
        "[pixel_unshuffle] pixel_unshuffle expects width to be divisible by downscale_factor, but "
        "input.size(-1)=5 is not divisible by 2"},
   });
+  test::expect_errors<RuntimeError>({
+      {"upsample backward empty",
+       [&] {
+         nn::detail::upsample2d_backward(mk({1, 1, 2, 2}, kFloat32, 1), ResampleOp::Bilinear,
+                                         {1, 1, 0, 3}, false, std::nullopt, std::nullopt);
+       },
+       "[upsample_bilinear2d_backward] Input and output sizes should be greater than 0"},
+      {"pad backward reflect",
+       [&] {
+         nn::detail::pad_backward(mk({1, 9}, kFloat32, 1), PadMode::Reflect, {3, 3}, {1, 3});
+       },
+       "[pad_backward] padding (3, 3) is invalid for dimension 1 of size 3"},
+      {"huge scale",
+       [&] {
+         F::interpolate(x, F::InterpolateFuncOptions().scale_factor(std::vector<double>{1e300}));
+       },
+       "[interpolate] output size"},
+  });
   test::expect_errors<TypeError>({
-      {"bilinear int", [&] { F::interpolate(x.to(kInt64), F::InterpolateFuncOptions().size(std::vector<int64_t>{8, 8}).mode(kBilinear)); },
+      {"bilinear int",
+       [&] {
+         F::interpolate(
+             x.to(kInt64),
+             F::InterpolateFuncOptions().size(std::vector<int64_t>{8, 8}).mode(kBilinear));
+       },
        "[upsample_bilinear2d] \"upsample_bilinear2d_out_frame\" not implemented for 'Long'"},
   });
 }

@@ -1,13 +1,14 @@
 // Convolution kernels: im2col + GEMM (Note [GEMM providers]) per sample and group; 1x1 kernels
 // with unit stride and no padding multiply the input directly. Samples run in parallel, each
 // with its own column buffer. 16-bit floats compute in float32 and round once.
+#include "primitives/conv.h"
+
 #include <mutex>
 #include <sstream>
 
 #include "backend/cpu/conv_util.h"
 #include "backend/cpu/gemm.h"
 #include "backend/cpu/parallel.h"
-#include "primitives/conv.h"
 
 namespace ember {
 
@@ -34,8 +35,7 @@ struct Geom {
   int64_t K() const { return Cg() * kh * kw; }
   int64_t L() const { return Ho * Wo; }
   bool direct() const {
-    return kh == 1 && kw == 1 && p.stride_h == 1 && p.stride_w == 1 && p.pad_h == 0 &&
-           p.pad_w == 0;
+    return kh == 1 && kw == 1 && p.stride_h == 1 && p.stride_w == 1 && p.pad_h == 0 && p.pad_w == 0;
   }
 };
 
@@ -176,8 +176,8 @@ void backward_input(const Tensor& gy, const Tensor& w, const Tensor* bias, Tenso
         if (Og == 0) {
           std::fill(dst, dst + K * L, C(0));
         } else {
-          gemm(true, false, K, L, Og, C(1), wc + grp * Og * K, K, gyc + grp * Og * L, L, C(0),
-               dst, L);
+          gemm(true, false, K, L, Og, C(1), wc + grp * Og * K, K, gyc + grp * Og * L, L, C(0), dst,
+               L);
         }
         if (!direct) col2im(cols.data(), Cg, g, gxc + grp * Cg * HW);
       }
@@ -266,7 +266,8 @@ void Convolution::eval_cpu(const std::vector<Tensor>& inputs, std::vector<Tensor
   });
 }
 
-void SlidingWindow::eval_cpu(const std::vector<Tensor>& inputs, std::vector<Tensor>& outputs) const {
+void SlidingWindow::eval_cpu(const std::vector<Tensor>& inputs,
+                             std::vector<Tensor>& outputs) const {
   const Tensor& in = inputs[0];
   Tensor& out = outputs[0];
   const Tensor& x = to_columns_ ? in : out;

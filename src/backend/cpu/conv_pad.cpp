@@ -49,8 +49,8 @@ std::vector<int64_t> source_table(PadMode mode, int64_t in, int64_t left, int64_
 // The padded tensor seen as [outer, o_1, ..., o_m] over input [outer, i_1, ..., i_m].
 struct PadGeom {
   int64_t outer = 1, in_block = 1, out_block = 1;
-  std::vector<int64_t> in_sizes, out_sizes;       // padded dims only
-  std::vector<std::vector<int64_t>> tables;       // per padded dim
+  std::vector<int64_t> in_sizes, out_sizes;  // padded dims only
+  std::vector<std::vector<int64_t>> tables;  // per padded dim
 };
 
 PadGeom pad_geom(const Tensor& x, const Tensor& y, PadMode mode, const std::vector<int64_t>& pad) {

@@ -2,13 +2,14 @@
 // max pooling starts each window at its first in-bounds tap and lets NaN win; average pooling
 // clips windows to the padded input for the divisor (count_include_pad) and to the input for the
 // sum; adaptive windows are [floor(o * I / O), ceil((o + 1) * I / O)).
+#include "primitives/pool.h"
+
 #include <cmath>
 #include <limits>
 #include <sstream>
 
 #include "backend/cpu/conv_util.h"
 #include "backend/cpu/parallel.h"
-#include "primitives/pool.h"
 
 namespace ember {
 
@@ -69,34 +70,34 @@ void max_forward(const T* x, T* y, int64_t* idx, const Planes& s, const Pool2dPa
   using C = max_value_t<T>;
   parallel_for(0, s.planes, plane_grain(s.Ho * s.Wo * p.kernel_h * p.kernel_w),
                [&](int64_t b, int64_t e) {
-    for (int64_t pl = b; pl < e; ++pl) {
-      const T* xs = x + pl * s.H * s.W;
-      for (int64_t oh = 0; oh < s.Ho; ++oh) {
-        int64_t h0 = oh * p.stride_h - p.pad_h;
-        const int64_t h1 = std::min(h0 + (p.kernel_h - 1) * p.dilation_h + 1, s.H);
-        while (h0 < 0) h0 += p.dilation_h;
-        for (int64_t ow = 0; ow < s.Wo; ++ow) {
-          int64_t w0 = ow * p.stride_w - p.pad_w;
-          const int64_t w1 = std::min(w0 + (p.kernel_w - 1) * p.dilation_w + 1, s.W);
-          while (w0 < 0) w0 += p.dilation_w;
-          int64_t best_i = h0 * s.W + w0;
-          C best = lowest<C>();
-          for (int64_t ih = h0; ih < h1; ih += p.dilation_h) {
-            for (int64_t iw = w0; iw < w1; iw += p.dilation_w) {
-              const C v = static_cast<C>(xs[ih * s.W + iw]);
-              if (v > best || is_nan(v)) {
-                best = v;
-                best_i = ih * s.W + iw;
-              }
-            }
-          }
-          const int64_t o = (pl * s.Ho + oh) * s.Wo + ow;
-          y[o] = static_cast<T>(best);
-          idx[o] = best_i;
-        }
-      }
-    }
-  });
+                 for (int64_t pl = b; pl < e; ++pl) {
+                   const T* xs = x + pl * s.H * s.W;
+                   for (int64_t oh = 0; oh < s.Ho; ++oh) {
+                     int64_t h0 = oh * p.stride_h - p.pad_h;
+                     const int64_t h1 = std::min(h0 + (p.kernel_h - 1) * p.dilation_h + 1, s.H);
+                     while (h0 < 0) h0 += p.dilation_h;
+                     for (int64_t ow = 0; ow < s.Wo; ++ow) {
+                       int64_t w0 = ow * p.stride_w - p.pad_w;
+                       const int64_t w1 = std::min(w0 + (p.kernel_w - 1) * p.dilation_w + 1, s.W);
+                       while (w0 < 0) w0 += p.dilation_w;
+                       int64_t best_i = h0 * s.W + w0;
+                       C best = lowest<C>();
+                       for (int64_t ih = h0; ih < h1; ih += p.dilation_h) {
+                         for (int64_t iw = w0; iw < w1; iw += p.dilation_w) {
+                           const C v = static_cast<C>(xs[ih * s.W + iw]);
+                           if (v > best || is_nan(v)) {
+                             best = v;
+                             best_i = ih * s.W + iw;
+                           }
+                         }
+                       }
+                       const int64_t o = (pl * s.Ho + oh) * s.Wo + ow;
+                       y[o] = static_cast<T>(best);
+                       idx[o] = best_i;
+                     }
+                   }
+                 }
+               });
 }
 
 // The window of output (oh, ow) for average pooling: [h0, h1) x [w0, w1) clipped to the input,
@@ -111,7 +112,7 @@ inline AvgWindow avg_window(int64_t oh, int64_t ow, const Planes& s, const Pool2
   const int64_t pool_size = (h1 - h0) * (w1 - w0);
   h0 = std::max<int64_t>(h0, 0), w0 = std::max<int64_t>(w0, 0);
   h1 = std::min(h1, s.H), w1 = std::min(w1, s.W);
-  int64_t div = p.divisor_override ? *p.divisor_override
+  int64_t div = p.divisor_override    ? *p.divisor_override
                 : p.count_include_pad ? pool_size
                                       : (h1 - h0) * (w1 - w0);
   return {h0, h1, w0, w1, div};
@@ -123,46 +124,48 @@ void avg_forward(const T* x, T* y, const Planes& s, const Pool2dParams& p) {
   using C = std::conditional_t<std::is_integral_v<T>, T, conv_compute_t<T>>;
   parallel_for(0, s.planes, plane_grain(s.Ho * s.Wo * p.kernel_h * p.kernel_w),
                [&](int64_t b, int64_t e) {
-    for (int64_t pl = b; pl < e; ++pl) {
-      const T* xs = x + pl * s.H * s.W;
-      for (int64_t oh = 0; oh < s.Ho; ++oh) {
-        for (int64_t ow = 0; ow < s.Wo; ++ow) {
-          const AvgWindow win = avg_window(oh, ow, s, p);
-          C sum = 0;
-          if (win.h0 < win.h1 && win.w0 < win.w1) {
-            for (int64_t ih = win.h0; ih < win.h1; ++ih) {
-              for (int64_t iw = win.w0; iw < win.w1; ++iw) sum += static_cast<C>(xs[ih * s.W + iw]);
-            }
-            sum /= static_cast<C>(win.divisor);
-          }
-          y[(pl * s.Ho + oh) * s.Wo + ow] = static_cast<T>(sum);
-        }
-      }
-    }
-  });
+                 for (int64_t pl = b; pl < e; ++pl) {
+                   const T* xs = x + pl * s.H * s.W;
+                   for (int64_t oh = 0; oh < s.Ho; ++oh) {
+                     for (int64_t ow = 0; ow < s.Wo; ++ow) {
+                       const AvgWindow win = avg_window(oh, ow, s, p);
+                       C sum = 0;
+                       if (win.h0 < win.h1 && win.w0 < win.w1) {
+                         for (int64_t ih = win.h0; ih < win.h1; ++ih) {
+                           for (int64_t iw = win.w0; iw < win.w1; ++iw)
+                             sum += static_cast<C>(xs[ih * s.W + iw]);
+                         }
+                         sum /= static_cast<C>(win.divisor);
+                       }
+                       y[(pl * s.Ho + oh) * s.Wo + ow] = static_cast<T>(sum);
+                     }
+                   }
+                 }
+               });
 }
 
 template <typename T>
 void avg_backward(const T* gy, T* gx, const Planes& s, const Pool2dParams& p) {
   using C = conv_compute_t<T>;
-  parallel_for(0, s.planes, plane_grain(s.Ho * s.Wo * p.kernel_h * p.kernel_w),
-               [&](int64_t b, int64_t e) {
-    std::vector<C> acc(s.H * s.W);
-    for (int64_t pl = b; pl < e; ++pl) {
-      std::fill(acc.begin(), acc.end(), C(0));
-      for (int64_t oh = 0; oh < s.Ho; ++oh) {
-        for (int64_t ow = 0; ow < s.Wo; ++ow) {
-          const AvgWindow win = avg_window(oh, ow, s, p);
-          if (!(win.h0 < win.h1 && win.w0 < win.w1)) continue;
-          const C g = static_cast<C>(gy[(pl * s.Ho + oh) * s.Wo + ow]) / static_cast<C>(win.divisor);
-          for (int64_t ih = win.h0; ih < win.h1; ++ih) {
-            for (int64_t iw = win.w0; iw < win.w1; ++iw) acc[ih * s.W + iw] += g;
+  parallel_for(
+      0, s.planes, plane_grain(s.Ho * s.Wo * p.kernel_h * p.kernel_w), [&](int64_t b, int64_t e) {
+        std::vector<C> acc(s.H * s.W);
+        for (int64_t pl = b; pl < e; ++pl) {
+          std::fill(acc.begin(), acc.end(), C(0));
+          for (int64_t oh = 0; oh < s.Ho; ++oh) {
+            for (int64_t ow = 0; ow < s.Wo; ++ow) {
+              const AvgWindow win = avg_window(oh, ow, s, p);
+              if (!(win.h0 < win.h1 && win.w0 < win.w1)) continue;
+              const C g =
+                  static_cast<C>(gy[(pl * s.Ho + oh) * s.Wo + ow]) / static_cast<C>(win.divisor);
+              for (int64_t ih = win.h0; ih < win.h1; ++ih) {
+                for (int64_t iw = win.w0; iw < win.w1; ++iw) acc[ih * s.W + iw] += g;
+              }
+            }
           }
+          store_rounded(acc.data(), s.H * s.W, gx + pl * s.H * s.W);
         }
-      }
-      store_rounded(acc.data(), s.H * s.W, gx + pl * s.H * s.W);
-    }
-  });
+      });
 }
 
 template <typename T>
@@ -272,7 +275,8 @@ void Pooling::eval_cpu(const std::vector<Tensor>& inputs, std::vector<Tensor>& o
       using T = std::remove_pointer_t<decltype(tag)>;
       if constexpr (!std::is_same_v<T, bool>) {
         if (op_ == PoolOp::MaxForward) {
-          cpu::max_forward(in.data_ptr<T>(), out.data_ptr<T>(), outputs[1].data_ptr<int64_t>(), s, p_);
+          cpu::max_forward(in.data_ptr<T>(), out.data_ptr<T>(), outputs[1].data_ptr<int64_t>(), s,
+                           p_);
         } else {
           cpu::adaptive_max(in.data_ptr<T>(), out.data_ptr<T>(), outputs[1].data_ptr<int64_t>(), s);
         }

@@ -58,8 +58,8 @@ Linear1d<C> linear_weights(int64_t in, int64_t out, bool align, std::optional<do
   const C s = align ? (out > 1 ? static_cast<C>(in - 1) / static_cast<C>(out - 1) : C(0))
                     : scales_value<C>(scale, in, out);
   for (int64_t o = 0; o < out; ++o) {
-    C src = align ? s * static_cast<C>(o)
-                  : std::max(s * (static_cast<C>(o) + C(0.5)) - C(0.5), C(0));
+    C src =
+        align ? s * static_cast<C>(o) : std::max(s * (static_cast<C>(o) + C(0.5)) - C(0.5), C(0));
     const int64_t i0 = std::min(static_cast<int64_t>(src), in - 1);
     r.i0[o] = i0;
     r.off[o] = i0 < in - 1 ? 1 : 0;
@@ -70,18 +70,18 @@ Linear1d<C> linear_weights(int64_t in, int64_t out, bool align, std::optional<do
 }
 
 template <typename T>
-void nearest_forward(const T* x, T* y, int64_t planes, int64_t H, int64_t W, int64_t Ho,
-                     int64_t Wo, const std::vector<int64_t>& ih, const std::vector<int64_t>& iw) {
+void nearest_forward(const T* x, T* y, int64_t planes, int64_t H, int64_t W, int64_t Ho, int64_t Wo,
+                     const std::vector<int64_t>& ih, const std::vector<int64_t>& iw) {
   parallel_for(0, planes, std::max<int64_t>(1, kGrainSize / std::max<int64_t>(1, Ho * Wo)),
                [&](int64_t b, int64_t e) {
-    for (int64_t pl = b; pl < e; ++pl) {
-      for (int64_t oh = 0; oh < Ho; ++oh) {
-        const T* xr = x + (pl * H + ih[oh]) * W;
-        T* yr = y + (pl * Ho + oh) * Wo;
-        for (int64_t ow = 0; ow < Wo; ++ow) yr[ow] = xr[iw[ow]];
-      }
-    }
-  });
+                 for (int64_t pl = b; pl < e; ++pl) {
+                   for (int64_t oh = 0; oh < Ho; ++oh) {
+                     const T* xr = x + (pl * H + ih[oh]) * W;
+                     T* yr = y + (pl * Ho + oh) * Wo;
+                     for (int64_t ow = 0; ow < Wo; ++ow) yr[ow] = xr[iw[ow]];
+                   }
+                 }
+               });
 }
 
 template <typename T>
@@ -90,17 +90,17 @@ void nearest_backward(const T* gy, T* gx, int64_t planes, int64_t H, int64_t W, 
   using C = conv_compute_t<T>;
   parallel_for(0, planes, std::max<int64_t>(1, kGrainSize / std::max<int64_t>(1, Ho * Wo)),
                [&](int64_t b, int64_t e) {
-    std::vector<C> acc(H * W);
-    for (int64_t pl = b; pl < e; ++pl) {
-      std::fill(acc.begin(), acc.end(), C(0));
-      for (int64_t oh = 0; oh < Ho; ++oh) {
-        const T* gr = gy + (pl * Ho + oh) * Wo;
-        C* ar = acc.data() + ih[oh] * W;
-        for (int64_t ow = 0; ow < Wo; ++ow) ar[iw[ow]] += static_cast<C>(gr[ow]);
-      }
-      store_rounded(acc.data(), H * W, gx + pl * H * W);
-    }
-  });
+                 std::vector<C> acc(H * W);
+                 for (int64_t pl = b; pl < e; ++pl) {
+                   std::fill(acc.begin(), acc.end(), C(0));
+                   for (int64_t oh = 0; oh < Ho; ++oh) {
+                     const T* gr = gy + (pl * Ho + oh) * Wo;
+                     C* ar = acc.data() + ih[oh] * W;
+                     for (int64_t ow = 0; ow < Wo; ++ow) ar[iw[ow]] += static_cast<C>(gr[ow]);
+                   }
+                   store_rounded(acc.data(), H * W, gx + pl * H * W);
+                 }
+               });
 }
 
 template <typename T>
@@ -109,35 +109,37 @@ void bilinear(const T* in, T* out, int64_t planes, int64_t H, int64_t W, int64_t
   using C = conv_compute_t<T>;
   const Linear1d<C> lh = linear_weights<C>(H, Ho, align, sh);
   const Linear1d<C> lw = linear_weights<C>(W, Wo, align, sw);
-  parallel_for(0, planes, std::max<int64_t>(1, kGrainSize / std::max<int64_t>(1, 4 * Ho * Wo)),
-               [&](int64_t b, int64_t e) {
-    std::vector<C> acc(backward ? H * W : 0);
-    for (int64_t pl = b; pl < e; ++pl) {
-      if (backward) std::fill(acc.begin(), acc.end(), C(0));
-      for (int64_t oh = 0; oh < Ho; ++oh) {
-        const int64_t r0 = lh.i0[oh] * W, r1 = (lh.i0[oh] + lh.off[oh]) * W;
-        const C h0 = lh.l0[oh], h1 = lh.l1[oh];
-        for (int64_t ow = 0; ow < Wo; ++ow) {
-          const int64_t c0 = lw.i0[ow], c1 = lw.i0[ow] + lw.off[ow];
-          const C w0 = lw.l0[ow], w1 = lw.l1[ow];
-          const int64_t o = (pl * Ho + oh) * Wo + ow;
-          if (backward) {
-            const C g = static_cast<C>(in[o]);
-            acc[r0 + c0] += h0 * w0 * g;
-            acc[r0 + c1] += h0 * w1 * g;
-            acc[r1 + c0] += h1 * w0 * g;
-            acc[r1 + c1] += h1 * w1 * g;
-          } else {
-            const T* xs = in + pl * H * W;
-            const C v = h0 * (w0 * static_cast<C>(xs[r0 + c0]) + w1 * static_cast<C>(xs[r0 + c1])) +
-                        h1 * (w0 * static_cast<C>(xs[r1 + c0]) + w1 * static_cast<C>(xs[r1 + c1]));
-            out[o] = static_cast<T>(v);
+  parallel_for(
+      0, planes, std::max<int64_t>(1, kGrainSize / std::max<int64_t>(1, 4 * Ho * Wo)),
+      [&](int64_t b, int64_t e) {
+        std::vector<C> acc(backward ? H * W : 0);
+        for (int64_t pl = b; pl < e; ++pl) {
+          if (backward) std::fill(acc.begin(), acc.end(), C(0));
+          for (int64_t oh = 0; oh < Ho; ++oh) {
+            const int64_t r0 = lh.i0[oh] * W, r1 = (lh.i0[oh] + lh.off[oh]) * W;
+            const C h0 = lh.l0[oh], h1 = lh.l1[oh];
+            for (int64_t ow = 0; ow < Wo; ++ow) {
+              const int64_t c0 = lw.i0[ow], c1 = lw.i0[ow] + lw.off[ow];
+              const C w0 = lw.l0[ow], w1 = lw.l1[ow];
+              const int64_t o = (pl * Ho + oh) * Wo + ow;
+              if (backward) {
+                const C g = static_cast<C>(in[o]);
+                acc[r0 + c0] += h0 * w0 * g;
+                acc[r0 + c1] += h0 * w1 * g;
+                acc[r1 + c0] += h1 * w0 * g;
+                acc[r1 + c1] += h1 * w1 * g;
+              } else {
+                const T* xs = in + pl * H * W;
+                const C v =
+                    h0 * (w0 * static_cast<C>(xs[r0 + c0]) + w1 * static_cast<C>(xs[r0 + c1])) +
+                    h1 * (w0 * static_cast<C>(xs[r1 + c0]) + w1 * static_cast<C>(xs[r1 + c1]));
+                out[o] = static_cast<T>(v);
+              }
+            }
           }
+          if (backward) store_rounded(acc.data(), H * W, out + pl * H * W);
         }
-      }
-      if (backward) store_rounded(acc.data(), H * W, out + pl * H * W);
-    }
-  });
+      });
 }
 
 }  // namespace

@@ -142,8 +142,7 @@ Tensor conv_nd(const char* op, int64_t D, const Tensor& input, const Tensor& wei
               " at dimension 0, but got weight of size ", shape_str(ws), " instead");
   EMBER_CHECK(x.size(1) == ws[1] * a.groups, "[", op, "] Given groups=", a.groups,
               ", weight of size ", shape_str(ws), ", expected input", shape_str(x.sizes()),
-              " to have ", ws[1] * a.groups, " channels, but got ", x.size(1),
-              " channels instead");
+              " to have ", ws[1] * a.groups, " channels, but got ", x.size(1), " channels instead");
   EMBER_CHECK(!bias.defined() || (bias.dim() == 1 && bias.size(0) == ws[0]), "[", op,
               "] Given weight of size ", shape_str(ws), ", expected bias to be 1-dimensional with ",
               ws[0], " elements, but got bias of size ", shape_str(bias.sizes()), " instead");
@@ -164,8 +163,9 @@ Tensor conv_nd(const char* op, int64_t D, const Tensor& input, const Tensor& wei
   EMBER_CHECK(!too_big, "[", op, "] Calculated padded input size per channel: (",
               join(padded, " x "), "). Kernel size: (", join(kernel, " x "),
               "). Kernel size can't be greater than actual input size");
-  Tensor y = nn::detail::conv2d_forward(as4d(x, D).contiguous(), as4d(weight, D).contiguous(),
-                                        bias.defined() ? bias.contiguous() : bias, to_params(a), op);
+  Tensor y =
+      nn::detail::conv2d_forward(as4d(x, D).contiguous(), as4d(weight, D).contiguous(),
+                                 bias.defined() ? bias.contiguous() : bias, to_params(a), op);
   return unbatchify(from4d(y, D), batched);
 }
 
@@ -180,8 +180,8 @@ Tensor conv_transpose_nd(const char* op, int64_t D, const Tensor& input, const T
               ", expected weight to be divisible by ", a.groups,
               " at dimension 0, but got weight of size ", shape_str(ws), " instead");
   EMBER_CHECK(x.size(1) == ws[0], "[", op, "] Given transposed=1, weight of size ", shape_str(ws),
-              ", expected input", shape_str(x.sizes()), " to have ", ws[0],
-              " channels, but got ", x.size(1), " channels instead");
+              ", expected input", shape_str(x.sizes()), " to have ", ws[0], " channels, but got ",
+              x.size(1), " channels instead");
   const int64_t out_channels = ws[1] * a.groups;
   EMBER_CHECK(!bias.defined() || (bias.dim() == 1 && bias.size(0) == out_channels), "[", op,
               "] Given transposed=1, weight of size ", shape_str(ws),
@@ -209,9 +209,8 @@ Tensor conv_transpose_nd(const char* op, int64_t D, const Tensor& input, const T
   std::vector<int64_t> full{x.size(0), out_channels};
   if (D == 1) full.push_back(1);
   full.insert(full.end(), out_size.begin(), out_size.end());
-  Tensor y = nn::detail::conv2d_backward_input(as4d(x, D).contiguous(),
-                                               as4d(weight, D).contiguous(), full, to_params(a),
-                                               op, bias);
+  Tensor y = nn::detail::conv2d_backward_input(
+      as4d(x, D).contiguous(), as4d(weight, D).contiguous(), full, to_params(a), op, bias);
   return unbatchify(from4d(y, D), batched);
 }
 
@@ -220,11 +219,30 @@ Tensor conv_transpose_nd(const char* op, int64_t D, const Tensor& input, const T
 namespace detail {
 
 namespace {
-// The [N, O, Ho, Wo] output of a convolution over x [N, C, H, W] with w [O, ., kH, kW].
 void check_4d(const Tensor& t, const char* what, const char* name) {
   EMBER_CHECK(t.defined() && t.dim() == 4, "[", name, "] expected ", what,
               " to be a 4-D tensor, but got ",
               t.defined() ? shape_str(t.sizes()) : std::string("an undefined tensor"));
+}
+
+// What the kernels rely on for memory safety: x [N, C, H, W], w [O, C / groups, kH, kW] and
+// y [N, O, Ho, Wo] agree, and the hyper-parameters are in range.
+void check_geometry(const std::vector<int64_t>& x, const std::vector<int64_t>& w,
+                    const std::vector<int64_t>& y, const Conv2dParams& p, const char* name) {
+  EMBER_CHECK(p.groups > 0 && p.stride_h > 0 && p.stride_w > 0 && p.dilation_h > 0 &&
+                  p.dilation_w > 0 && p.pad_h >= 0 && p.pad_w >= 0,
+              "[", name, "] invalid convolution parameters: ", p.str());
+  EMBER_CHECK(x[1] % p.groups == 0 && w[0] % p.groups == 0 && w[1] == x[1] / p.groups &&
+                  y[0] == x[0] && y[1] == w[0],
+              "[", name, "] shapes do not match: input ", shape_str(x), ", weight ", shape_str(w),
+              ", output ", shape_str(y), ", groups=", p.groups);
+}
+
+void check_bias(const Tensor& bias, const Tensor& like, int64_t n, const char* name) {
+  if (!bias.defined()) return;
+  check_same_dtype(like, bias, "bias", name);
+  EMBER_CHECK(bias.dim() == 1 && bias.size(0) == n, "[", name, "] expected a bias of ", n,
+              " elements, but got bias of size ", shape_str(bias.sizes()));
 }
 }  // namespace
 
@@ -232,9 +250,18 @@ Tensor conv2d_forward(const Tensor& x, const Tensor& w, const Tensor& bias, cons
                       const char* name) {
   check_4d(x, "input", name);
   check_4d(w, "weight", name);
-  const int64_t Ho = (x.size(2) + 2 * p.pad_h - p.dilation_h * (w.size(2) - 1) - 1) / p.stride_h + 1;
-  const int64_t Wo = (x.size(3) + 2 * p.pad_w - p.dilation_w * (w.size(3) - 1) - 1) / p.stride_w + 1;
-  Tensor out = ops::empty_tensor({x.size(0), w.size(0), Ho, Wo}, x.dtype(), name);
+  check_floating(x, name, "slow_conv2d_cpu");
+  check_same_dtype(x, w, "weight", name);
+  check_bias(bias, x, w.size(0), name);
+  EMBER_CHECK(p.stride_h > 0 && p.stride_w > 0, "[", name,
+              "] non-positive stride is not supported");
+  const int64_t Ho =
+      (x.size(2) + 2 * p.pad_h - p.dilation_h * (w.size(2) - 1) - 1) / p.stride_h + 1;
+  const int64_t Wo =
+      (x.size(3) + 2 * p.pad_w - p.dilation_w * (w.size(3) - 1) - 1) / p.stride_w + 1;
+  const std::vector<int64_t> y{x.size(0), w.size(0), Ho, Wo};
+  check_geometry(x.sizes(), w.sizes(), y, p, name);
+  Tensor out = ops::empty_tensor(y, x.dtype(), name);
   std::vector<Tensor> inputs{x.contiguous(), w.contiguous()};
   if (bias.defined()) inputs.push_back(bias.contiguous());
   dispatch(Convolution(name, ConvOp::Forward, p), inputs, {out});
@@ -249,8 +276,8 @@ Tensor conv2d_backward_input(const Tensor& grad_output, const Tensor& weight,
   EMBER_CHECK(input_size.size() == 4, "[", name, "] expected a 4-D input_size");
   check_floating(grad_output, name, "slow_conv2d_cpu");
   check_same_dtype(grad_output, weight, "weight", name);
-  EMBER_CHECK(!bias.defined() || (bias.dim() == 1 && bias.size(0) == input_size[1]), "[", name,
-              "] expected a bias of ", input_size[1], " elements");
+  check_geometry(input_size, weight.sizes(), grad_output.sizes(), p, name);
+  check_bias(bias, grad_output, input_size[1], name);
   Tensor out = ops::empty_tensor(input_size, grad_output.dtype(), name);
   std::vector<Tensor> inputs{grad_output.contiguous(), weight.contiguous()};
   if (bias.defined()) inputs.push_back(bias.contiguous());
@@ -266,13 +293,30 @@ Tensor conv2d_backward_weight(const Tensor& grad_output, const Tensor& input,
   EMBER_CHECK(weight_size.size() == 4, "[", name, "] expected a 4-D weight_size");
   check_floating(grad_output, name, "slow_conv2d_cpu");
   check_same_dtype(grad_output, input, "input", name);
+  check_geometry(input.sizes(), weight_size, grad_output.sizes(), p, name);
   Tensor out = ops::empty_tensor(weight_size, grad_output.dtype(), name);
   dispatch(Convolution(name, ConvOp::BackwardWeight, p),
            {grad_output.contiguous(), input.contiguous()}, {out});
   return out;
 }
 
+namespace {
+// Output blocks of a sliding window over H x W; RuntimeError on parameters the kernels cannot use.
+std::pair<int64_t, int64_t> blocks(int64_t H, int64_t W, int64_t kh, int64_t kw,
+                                   const Conv2dParams& p, const char* name) {
+  EMBER_CHECK(kh > 0 && kw > 0 && p.stride_h > 0 && p.stride_w > 0 && p.dilation_h > 0 &&
+                  p.dilation_w > 0 && p.pad_h >= 0 && p.pad_w >= 0,
+              "[", name, "] invalid sliding-window parameters");
+  const int64_t eh = H + 2 * p.pad_h - p.dilation_h * (kh - 1) - 1;
+  const int64_t ew = W + 2 * p.pad_w - p.dilation_w * (kw - 1) - 1;
+  EMBER_CHECK(eh >= 0 && ew >= 0, "[", name, "] kernel larger than the padded input");
+  return {eh / p.stride_h + 1, ew / p.stride_w + 1};
+}
+}  // namespace
+
 Tensor im2col(const Tensor& x, int64_t kernel_h, int64_t kernel_w, const Conv2dParams& p) {
+  check_4d(x, "input", "im2col");
+  blocks(x.size(2), x.size(3), kernel_h, kernel_w, p, "im2col");
   const int64_t Ho = (x.size(2) + 2 * p.pad_h - p.dilation_h * (kernel_h - 1) - 1) / p.stride_h + 1;
   const int64_t Wo = (x.size(3) + 2 * p.pad_w - p.dilation_w * (kernel_w - 1) - 1) / p.stride_w + 1;
   Tensor out =
@@ -283,6 +327,14 @@ Tensor im2col(const Tensor& x, int64_t kernel_h, int64_t kernel_w, const Conv2dP
 
 Tensor col2im(const Tensor& cols, const std::vector<int64_t>& output_hw, int64_t kernel_h,
               int64_t kernel_w, const Conv2dParams& p) {
+  EMBER_CHECK(cols.defined() && cols.dim() == 3 && output_hw.size() == 2,
+              "[col2im] expected 3-D "
+              "columns and a 2-element output size");
+  const auto [bh, bw] = blocks(output_hw[0], output_hw[1], kernel_h, kernel_w, p, "col2im");
+  EMBER_CHECK(cols.size(1) % (kernel_h * kernel_w) == 0 && cols.size(2) == bh * bw,
+              "[col2im] "
+              "columns ",
+              shape_str(cols.sizes()), " do not match the sliding blocks");
   Tensor out = ops::empty_tensor(
       {cols.size(0), cols.size(1) / (kernel_h * kernel_w), output_hw[0], output_hw[1]},
       cols.dtype(), "fold");
@@ -307,17 +359,19 @@ Tensor conv2d(const Tensor& input, const Tensor& weight, const Conv2dFuncOptions
 Tensor conv1d(const Tensor& input, const Tensor& weight, const Tensor& bias,
               ExpandingArray<1> stride, const Conv1dFuncOptions::padding_t& padding,
               ExpandingArray<1> dilation, int64_t groups) {
-  return conv1d(input, weight,
-                Conv1dFuncOptions().bias(bias).stride(stride).padding(padding).dilation(dilation)
-                    .groups(groups));
+  return conv1d(
+      input, weight,
+      Conv1dFuncOptions().bias(bias).stride(stride).padding(padding).dilation(dilation).groups(
+          groups));
 }
 
 Tensor conv2d(const Tensor& input, const Tensor& weight, const Tensor& bias,
               ExpandingArray<2> stride, const Conv2dFuncOptions::padding_t& padding,
               ExpandingArray<2> dilation, int64_t groups) {
-  return conv2d(input, weight,
-                Conv2dFuncOptions().bias(bias).stride(stride).padding(padding).dilation(dilation)
-                    .groups(groups));
+  return conv2d(
+      input, weight,
+      Conv2dFuncOptions().bias(bias).stride(stride).padding(padding).dilation(dilation).groups(
+          groups));
 }
 
 Tensor conv_transpose1d(const Tensor& input, const Tensor& weight,
@@ -375,16 +429,20 @@ Conv2dParams window_params(const ExpandingArray<2>& d, const ExpandingArray<2>& 
 Tensor unfold(const Tensor& input, const UnfoldFuncOptions& o) {
   const char* op = "unfold";
   EMBER_CHECK(input.defined(), "[unfold] argument 'input' is an undefined tensor");
-  EMBER_CHECK_NOT_IMPL(input.dim() == 3 || input.dim() == 4, "[unfold] Input Error: Only 3D or 4D "
-                       "input Tensors are supported (got ", input.dim(), "D)");
+  EMBER_CHECK_NOT_IMPL(input.dim() == 3 || input.dim() == 4,
+                       "[unfold] Input Error: Only 3D or 4D "
+                       "input Tensors are supported (got ",
+                       input.dim(), "D)");
   check_floating(input, op, "im2col");
   const auto &k = o.kernel_size(), &d = o.dilation(), &p = o.padding(), &s = o.stride();
   check_window(op, k, d, p, s);
   const bool batched = input.dim() == 4;
   Tensor x = batched ? input : input.unsqueeze(0);
-  EMBER_CHECK(x.size(1) > 0 && x.size(2) > 0 && x.size(3) > 0, "[unfold] Expected 3D or 4D (batch "
+  EMBER_CHECK(x.size(1) > 0 && x.size(2) > 0 && x.size(3) > 0,
+              "[unfold] Expected 3D or 4D (batch "
               "mode) tensor with possibly 0 batch size and other non-zero dimensions for input, "
-              "but got: ", shape_str(input.sizes()));
+              "but got: ",
+              shape_str(input.sizes()));
   const int64_t H = x.size(2), W = x.size(3);
   const int64_t Ho = (H + 2 * p[0] - (d[0] * (k[0] - 1) + 1)) / s[0] + 1;
   const int64_t Wo = (W + 2 * p[1] - (d[1] * (k[1] - 1) + 1)) / s[1] + 1;
@@ -403,31 +461,38 @@ Tensor unfold(const Tensor& input, const UnfoldFuncOptions& o) {
 Tensor fold(const Tensor& input, const FoldFuncOptions& o) {
   const char* op = "fold";
   EMBER_CHECK(input.defined(), "[fold] argument 'input' is an undefined tensor");
-  EMBER_CHECK_NOT_IMPL(input.dim() == 2 || input.dim() == 3, "[fold] Input Error: Only unbatched "
-                       "(2D) or batched (3D) input Tensors are supported (got ", input.dim(), "D)");
+  EMBER_CHECK_NOT_IMPL(input.dim() == 2 || input.dim() == 3,
+                       "[fold] Input Error: Only unbatched "
+                       "(2D) or batched (3D) input Tensors are supported (got ",
+                       input.dim(), "D)");
   check_floating(input, op, "col2im");
   const auto &os = o.output_size(), &k = o.kernel_size(), &d = o.dilation(), &p = o.padding(),
              &s = o.stride();
   check_window(op, k, d, p, s);
-  EMBER_CHECK(os[0] > 0 && os[1] > 0, "[fold] Expected output spatial size to be positive, but "
-              "got: output_size=(", os[0], ", ", os[1], ").");
+  EMBER_CHECK(os[0] > 0 && os[1] > 0,
+              "[fold] Expected output spatial size to be positive, but "
+              "got: output_size=(",
+              os[0], ", ", os[1], ").");
   const bool batched = input.dim() == 3;
   Tensor x = batched ? input : input.unsqueeze(0);
-  EMBER_CHECK(x.size(1) > 0 && x.size(2) > 0, "[fold] Expected 2D or 3D (batch mode) tensor for "
+  EMBER_CHECK(x.size(1) > 0 && x.size(2) > 0,
+              "[fold] Expected 2D or 3D (batch mode) tensor for "
               "input with possibly 0 batch size and non-zero dimensions for input, but got: ",
               shape_str(input.sizes()));
-  EMBER_CHECK(x.size(1) % (k[0] * k[1]) == 0, "[fold] Expected size of input's dimension 1 to be "
-              "divisible by the product of kernel_size, but got input.size(1)=", x.size(1),
-              " and kernel_size=(", k[0], ", ", k[1], ").");
+  EMBER_CHECK(x.size(1) % (k[0] * k[1]) == 0,
+              "[fold] Expected size of input's dimension 1 to be "
+              "divisible by the product of kernel_size, but got input.size(1)=",
+              x.size(1), " and kernel_size=(", k[0], ", ", k[1], ").");
   const int64_t bh = (os[0] + 2 * p[0] - (d[0] * (k[0] - 1) + 1)) / s[0] + 1;
   const int64_t bw = (os[1] + 2 * p[1] - (d[1] * (k[1] - 1) + 1)) / s[1] + 1;
-  const bool bad = os[0] + 2 * p[0] < d[0] * (k[0] - 1) + 1 ||
-                   os[1] + 2 * p[1] < d[1] * (k[1] - 1) + 1;
+  const bool bad =
+      os[0] + 2 * p[0] < d[0] * (k[0] - 1) + 1 || os[1] + 2 * p[1] < d[1] * (k[1] - 1) + 1;
   EMBER_CHECK(!bad && bh >= 1 && bw >= 1 && x.size(2) == bh * bw, "[fold] Given output_size=(",
-              os[0], ", ", os[1], "), kernel_size=(", k[0], ", ", k[1], "), dilation=(", d[0],
-              ", ", d[1], "), padding=(", p[0], ", ", p[1], "), stride=(", s[0], ", ", s[1],
+              os[0], ", ", os[1], "), kernel_size=(", k[0], ", ", k[1], "), dilation=(", d[0], ", ",
+              d[1], "), padding=(", p[0], ", ", p[1], "), stride=(", s[0], ", ", s[1],
               "), expected size of input's dimension 2 to match the calculated number of sliding "
-              "blocks ", bh, " * ", bw, " = ", bh * bw, ", but got input.size(2)=", x.size(2), ".");
+              "blocks ",
+              bh, " * ", bw, " = ", bh * bw, ", but got input.size(2)=", x.size(2), ".");
   Tensor y = nn::detail::col2im(x, {os[0], os[1]}, k[0], k[1], window_params(d, p, s));
   return batched ? y : y.squeeze(0);
 }

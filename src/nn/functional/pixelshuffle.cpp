@@ -25,14 +25,17 @@ SymIntList to_sym(const std::vector<int64_t>& v) {
 Tensor pixel_shuffle(const Tensor& input, const PixelShuffleFuncOptions& o) {
   EMBER_CHECK(input.defined(), "[pixel_shuffle] argument 'input' is an undefined tensor");
   const int64_t r = o.upscale_factor();
-  EMBER_CHECK(input.dim() >= 3, "[pixel_shuffle] pixel_shuffle expects input to have at least 3 "
-              "dimensions, but got input with ", input.dim(), " dimension(s)");
+  EMBER_CHECK(input.dim() >= 3,
+              "[pixel_shuffle] pixel_shuffle expects input to have at least 3 "
+              "dimensions, but got input with ",
+              input.dim(), " dimension(s)");
   EMBER_CHECK(r > 0, "[pixel_shuffle] pixel_shuffle expects a positive upscale_factor, but got ",
               r);
   const int64_t c = input.size(-3), h = input.size(-2), w = input.size(-1);
-  EMBER_CHECK(c % (r * r) == 0, "[pixel_shuffle] pixel_shuffle expects its input's 'channel' "
-              "dimension to be divisible by the square of upscale_factor, but input.size(-3)=", c,
-              " is not divisible by ", r * r);
+  EMBER_CHECK(c % (r * r) == 0,
+              "[pixel_shuffle] pixel_shuffle expects its input's 'channel' "
+              "dimension to be divisible by the square of upscale_factor, but input.size(-3)=",
+              c, " is not divisible by ", r * r);
   const int64_t oc = c / (r * r);
   std::vector<int64_t> b = batch_dims(input), s1 = b, s2 = b;
   s1.insert(s1.end(), {oc, r, r, h, w});
@@ -44,15 +47,23 @@ Tensor pixel_shuffle(const Tensor& input, const PixelShuffleFuncOptions& o) {
 Tensor pixel_unshuffle(const Tensor& input, const PixelUnshuffleFuncOptions& o) {
   EMBER_CHECK(input.defined(), "[pixel_unshuffle] argument 'input' is an undefined tensor");
   const int64_t r = o.downscale_factor();
-  EMBER_CHECK(input.dim() >= 3, "[pixel_unshuffle] pixel_unshuffle expects input to have at least "
-              "3 dimensions, but got input with ", input.dim(), " dimension(s)");
-  EMBER_CHECK(r > 0, "[pixel_unshuffle] pixel_unshuffle expects a positive downscale_factor, but "
-              "got ", r);
+  EMBER_CHECK(input.dim() >= 3,
+              "[pixel_unshuffle] pixel_unshuffle expects input to have at least "
+              "3 dimensions, but got input with ",
+              input.dim(), " dimension(s)");
+  EMBER_CHECK(r > 0,
+              "[pixel_unshuffle] pixel_unshuffle expects a positive downscale_factor, but "
+              "got ",
+              r);
   const int64_t c = input.size(-3), h = input.size(-2), w = input.size(-1);
-  EMBER_CHECK(h % r == 0, "[pixel_unshuffle] pixel_unshuffle expects height to be divisible by "
-              "downscale_factor, but input.size(-2)=", h, " is not divisible by ", r);
-  EMBER_CHECK(w % r == 0, "[pixel_unshuffle] pixel_unshuffle expects width to be divisible by "
-              "downscale_factor, but input.size(-1)=", w, " is not divisible by ", r);
+  EMBER_CHECK(h % r == 0,
+              "[pixel_unshuffle] pixel_unshuffle expects height to be divisible by "
+              "downscale_factor, but input.size(-2)=",
+              h, " is not divisible by ", r);
+  EMBER_CHECK(w % r == 0,
+              "[pixel_unshuffle] pixel_unshuffle expects width to be divisible by "
+              "downscale_factor, but input.size(-1)=",
+              w, " is not divisible by ", r);
   std::vector<int64_t> b = batch_dims(input), s1 = b, s2 = b;
   s1.insert(s1.end(), {c, h / r, r, w / r, r});
   s2.insert(s2.end(), {c * r * r, h / r, w / r});

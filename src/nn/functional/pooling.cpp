@@ -46,12 +46,12 @@ Tensor pool_input(const Tensor& input, int64_t D, const PoolArgs& a, const char*
   }
   for (int64_t s : a.stride) {
     EMBER_CHECK(s != 0, "[", op, "] stride should not be zero");
-    EMBER_CHECK(s > 0, "[", op, "] stride should be greater than zero, but got stride=",
-                shape_str(a.stride));
+    EMBER_CHECK(s > 0, "[", op,
+                "] stride should be greater than zero, but got stride=", shape_str(a.stride));
   }
   for (int64_t d : a.dilation) {
-    EMBER_CHECK(d > 0, "[", op, "] dilation should be greater than zero, but got dilation=",
-                shape_str(a.dilation));
+    EMBER_CHECK(d > 0, "[", op,
+                "] dilation should be greater than zero, but got dilation=", shape_str(a.dilation));
   }
   const int64_t nd = input.dim();
   bool ok = nd == D + 1 || nd == D + 2;
@@ -98,9 +98,9 @@ Pool2dParams to_params(const PoolArgs& a) {
 void check_dtype(const Tensor& t, const char* op, const char* kernel, int integers) {
   const ScalarType dt = t.dtype();
   const bool int_ok = integers == 2 ? is_integral(dt, false) : (integers == 1 && dt == kInt64);
-  EMBER_CHECK_TYPE(is_floating_point(dt) || int_ok, "[", op, "] \"",
-                   kernel, "\" not implemented for '", scalar_type_name(dt), "' (dtype ",
-                   dtype_name(dt), ")");
+  EMBER_CHECK_TYPE(is_floating_point(dt) || int_ok, "[", op, "] \"", kernel,
+                   "\" not implemented for '", scalar_type_name(dt), "' (dtype ", dtype_name(dt),
+                   ")");
 }
 
 std::tuple<Tensor, Tensor> max_pool(const Tensor& input, int64_t D, const PoolArgs& a,
@@ -124,8 +124,8 @@ Tensor avg_pool(const Tensor& input, int64_t D, const PoolArgs& a, bool count_in
   Pool2dParams p = to_params(a);
   p.count_include_pad = count_include_pad;
   p.divisor_override = divisor;
-  Tensor y = ops::empty_tensor({x.size(0), x.size(1), D == 1 ? 1 : out[0], out.back()}, x.dtype(),
-                               op);
+  Tensor y =
+      ops::empty_tensor({x.size(0), x.size(1), D == 1 ? 1 : out[0], out.back()}, x.dtype(), op);
   dispatch(Pooling(op, PoolOp::AvgForward, p), {x}, {y});
   return pool_output(y, input, D);
 }
@@ -135,12 +135,13 @@ Tensor adaptive_input(const Tensor& input, int64_t D, const std::vector<std::opt
                       const char* op, std::vector<int64_t>& out) {
   EMBER_CHECK(input.defined(), "[", op, "] argument 'input' is an undefined tensor");
   const int64_t nd = input.dim();
-  EMBER_CHECK(nd == D + 1 || nd == D + 2, "[", op, "] ", op, "(): Expected ", D + 1, "D or ",
-              D + 2, "D tensor, but got ", shape_str(input.sizes()));
+  EMBER_CHECK(nd == D + 1 || nd == D + 2, "[", op, "] ", op, "(): Expected ", D + 1, "D or ", D + 2,
+              "D tensor, but got ", shape_str(input.sizes()));
   for (int64_t i = nd == D + 2 ? 1 : 0; i < nd; ++i) {
     EMBER_CHECK(input.size(i) > 0, "[", op, "] ", op,
                 "(): Expected input to have non-zero size for non-batch dimensions, but input "
-                "has sizes ", shape_str(input.sizes()), " with dimension ", i, " being empty");
+                "has sizes ",
+                shape_str(input.sizes()), " with dimension ", i, " being empty");
   }
   for (int64_t i = 0; i < D; ++i) {
     const int64_t v = os[i].value_or(input.size(nd - D + i));
@@ -158,8 +159,8 @@ Tensor adaptive_avg(const Tensor& input, int64_t D, const std::vector<std::optio
   std::vector<int64_t> out;
   Tensor x = adaptive_input(input, D, os, op, out);
   check_dtype(x, op, "adaptive_avg_pool2d", 0);
-  Tensor y = ops::empty_tensor({x.size(0), x.size(1), D == 1 ? 1 : out[0], out.back()}, x.dtype(),
-                               op);
+  Tensor y =
+      ops::empty_tensor({x.size(0), x.size(1), D == 1 ? 1 : out[0], out.back()}, x.dtype(), op);
   dispatch(Pooling(op, PoolOp::AdaptiveAvgForward), {x}, {y});
   return pool_output(y, input, D);
 }
@@ -196,9 +197,8 @@ namespace {
 void check_grad(const Tensor& g, const std::vector<int64_t>& input_size, const char* name) {
   EMBER_CHECK(g.defined() && g.dim() == 4 && input_size.size() == 4, "[", name,
               "] expected a 4-D grad_output and input_size");
-  EMBER_CHECK(g.size(0) == input_size[0] && g.size(1) == input_size[1], "[", name,
-              "] grad_output ", shape_str(g.sizes()), " does not match input_size ",
-              shape_str(input_size));
+  EMBER_CHECK(g.size(0) == input_size[0] && g.size(1) == input_size[1], "[", name, "] grad_output ",
+              shape_str(g.sizes()), " does not match input_size ", shape_str(input_size));
   check_dtype(g, name, name, 0);
 }
 }  // namespace
@@ -206,9 +206,9 @@ void check_grad(const Tensor& g, const std::vector<int64_t>& input_size, const c
 Tensor max_pool2d_backward(const Tensor& grad_output, const Tensor& indices,
                            const std::vector<int64_t>& input_size, const char* name) {
   check_grad(grad_output, input_size, name);
-  EMBER_CHECK(indices.defined() && indices.dtype() == kInt64 &&
-                  indices.sizes() == grad_output.sizes(),
-              "[", name, "] expected int64 indices of the grad_output's shape");
+  EMBER_CHECK(
+      indices.defined() && indices.dtype() == kInt64 && indices.sizes() == grad_output.sizes(), "[",
+      name, "] expected int64 indices of the grad_output's shape");
   Tensor out = ops::empty_tensor(input_size, grad_output.dtype(), name);
   dispatch(Pooling(name, PoolOp::MaxBackward), {grad_output.contiguous(), indices.contiguous()},
            {out});
@@ -219,6 +219,9 @@ Tensor avg_pool2d_backward(const Tensor& grad_output, const std::vector<int64_t>
                            const Pool2dParams& p) {
   const char* name = "avg_pool2d_backward";
   check_grad(grad_output, input_size, name);
+  EMBER_CHECK(p.kernel_h > 0 && p.kernel_w > 0 && p.stride_h > 0 && p.stride_w > 0 &&
+                  p.pad_h >= 0 && p.pad_w >= 0 && (!p.divisor_override || *p.divisor_override != 0),
+              "[", name, "] invalid pooling parameters: ", p.str());
   Tensor out = ops::empty_tensor(input_size, grad_output.dtype(), name);
   dispatch(Pooling(name, PoolOp::AvgBackward, p), {grad_output.contiguous()}, {out});
   return out;
@@ -228,6 +231,7 @@ Tensor adaptive_avg_pool2d_backward(const Tensor& grad_output,
                                     const std::vector<int64_t>& input_size) {
   const char* name = "adaptive_avg_pool2d_backward";
   check_grad(grad_output, input_size, name);
+  EMBER_CHECK(input_size[2] > 0 && input_size[3] > 0, "[", name, "] empty input planes");
   Tensor out = ops::empty_tensor(input_size, grad_output.dtype(), name);
   dispatch(Pooling(name, PoolOp::AdaptiveAvgBackward), {grad_output.contiguous()}, {out});
   return out;
@@ -274,8 +278,7 @@ Tensor avg_pool1d(const Tensor& input, const AvgPool1dFuncOptions& o) {
   return avg_pool(input, 1, avg_args(o), o.count_include_pad(), std::nullopt, "avg_pool1d");
 }
 Tensor avg_pool2d(const Tensor& input, const AvgPool2dFuncOptions& o) {
-  return avg_pool(input, 2, avg_args(o), o.count_include_pad(), o.divisor_override(),
-                  "avg_pool2d");
+  return avg_pool(input, 2, avg_args(o), o.count_include_pad(), o.divisor_override(), "avg_pool2d");
 }
 Tensor avg_pool1d(const Tensor& input, ExpandingArray<1> kernel_size,
                   std::optional<ExpandingArray<1>> stride, ExpandingArray<1> padding,
@@ -303,12 +306,12 @@ Tensor adaptive_avg_pool1d(const Tensor& input, const AdaptiveAvgPool1dFuncOptio
 Tensor adaptive_avg_pool2d(const Tensor& input, const AdaptiveAvgPool2dFuncOptions& o) {
   return adaptive_avg(input, 2, o.output_size().vec(), "adaptive_avg_pool2d");
 }
-std::tuple<Tensor, Tensor> adaptive_max_pool1d_with_indices(
-    const Tensor& input, const AdaptiveMaxPool1dFuncOptions& o) {
+std::tuple<Tensor, Tensor> adaptive_max_pool1d_with_indices(const Tensor& input,
+                                                            const AdaptiveMaxPool1dFuncOptions& o) {
   return adaptive_max(input, 1, {o.output_size()[0]}, "adaptive_max_pool1d");
 }
-std::tuple<Tensor, Tensor> adaptive_max_pool2d_with_indices(
-    const Tensor& input, const AdaptiveMaxPool2dFuncOptions& o) {
+std::tuple<Tensor, Tensor> adaptive_max_pool2d_with_indices(const Tensor& input,
+                                                            const AdaptiveMaxPool2dFuncOptions& o) {
   return adaptive_max(input, 2, o.output_size().vec(), "adaptive_max_pool2d");
 }
 Tensor adaptive_max_pool1d(const Tensor& input, const AdaptiveMaxPool1dFuncOptions& o) {

@@ -24,11 +24,17 @@ std::string list_str(const std::vector<double>& v) {
 void check_resample_dtype(const Tensor& t, ResampleOp op, const char* name) {
   const ScalarType dt = t.dtype();
   const bool ok = is_floating_point(dt) || (op == ResampleOp::Nearest && dt == kUInt8);
-  EMBER_CHECK_TYPE(ok, "[", name, "] \"",
-                   op == ResampleOp::Nearest ? "upsample_nearest2d_out_frame"
-                                             : "upsample_bilinear2d_out_frame",
-                   "\" not implemented for '", scalar_type_name(dt), "' (dtype ", dtype_name(dt),
-                   ")");
+  EMBER_CHECK_TYPE(
+      ok, "[", name, "] \"",
+      op == ResampleOp::Nearest ? "upsample_nearest2d_out_frame" : "upsample_bilinear2d_out_frame",
+      "\" not implemented for '", scalar_type_name(dt), "' (dtype ", dtype_name(dt), ")");
+}
+
+// floor(size * scale), rejecting results outside int64 (a cast there would be undefined).
+int64_t scaled_size(int64_t size, double scale) {
+  const double v = std::floor(static_cast<double>(size) * scale);
+  EMBER_CHECK(std::abs(v) < 9.0e18, "[interpolate] output size ", v, " is too large");
+  return static_cast<int64_t>(v);
 }
 
 }  // namespace
@@ -36,8 +42,8 @@ void check_resample_dtype(const Tensor& t, ResampleOp op, const char* name) {
 namespace detail {
 
 Tensor upsample2d(const Tensor& x, ResampleOp op, const std::vector<int64_t>& out_hw,
-                  bool align_corners, std::optional<double> scale_h,
-                  std::optional<double> scale_w, const char* name) {
+                  bool align_corners, std::optional<double> scale_h, std::optional<double> scale_w,
+                  const char* name) {
   EMBER_CHECK(x.defined() && x.dim() == 4 && out_hw.size() == 2, "[", name,
               "] expected a 4-D input and two output sizes");
   check_resample_dtype(x, op, name);
@@ -52,12 +58,18 @@ Tensor upsample2d(const Tensor& x, ResampleOp op, const std::vector<int64_t>& ou
 Tensor upsample2d_backward(const Tensor& grad_output, ResampleOp op,
                            const std::vector<int64_t>& input_size, bool align_corners,
                            std::optional<double> scale_h, std::optional<double> scale_w) {
-  const char* name = op == ResampleOp::Nearest ? "upsample_nearest2d_backward"
-                                               : "upsample_bilinear2d_backward";
+  const char* name =
+      op == ResampleOp::Nearest ? "upsample_nearest2d_backward" : "upsample_bilinear2d_backward";
   EMBER_CHECK(grad_output.defined() && grad_output.dim() == 4 && input_size.size() == 4 &&
                   grad_output.size(0) == input_size[0] && grad_output.size(1) == input_size[1],
               "[", name, "] expected a 4-D grad_output matching input_size ",
               shape_str(input_size));
+  EMBER_CHECK(
+      input_size[2] > 0 && input_size[3] > 0 && grad_output.size(2) > 0 && grad_output.size(3) > 0,
+      "[", name,
+      "] Input and output sizes should be greater than 0, but got input (H: ", input_size[2],
+      ", W: ", input_size[3], ") output (H: ", grad_output.size(2), ", W: ", grad_output.size(3),
+      ")");
   EMBER_CHECK_TYPE(is_floating_point(grad_output.dtype()), "[", name, "] \"", name,
                    "\" not implemented for '", scalar_type_name(grad_output.dtype()), "' (dtype ",
                    dtype_name(grad_output.dtype()), ")");
@@ -94,26 +106,35 @@ Tensor interpolate(const Tensor& input, const InterpolateFuncOptions& o) {
     // One value acts as Python's int: the same size for every spatial dim.
     std::vector<int64_t> s = *o.size();
     if (s.size() == 1 && dim != 1) s.assign(std::max<int64_t>(dim, 0), s[0]);
-    EMBER_CHECK_VALUE(static_cast<int64_t>(s.size()) == dim, "[interpolate] Input and output must "
+    EMBER_CHECK_VALUE(static_cast<int64_t>(s.size()) == dim,
+                      "[interpolate] Input and output must "
                       "have the same number of spatial dimensions, but got input with spatial "
-                      "dimensions of ", shape_str(spatial), " and output size of ", shape_str(s),
+                      "dimensions of ",
+                      shape_str(spatial), " and output size of ", shape_str(s),
                       ". Please provide input tensor in (N, C, d1, d2, ...,dK) format and output "
                       "size in (o1, o2, ...,oK) format.");
     out_size = s;
-    EMBER_CHECK_VALUE(!o.recompute_scale_factor().value_or(false), "[interpolate] "
+    EMBER_CHECK_VALUE(!o.recompute_scale_factor().value_or(false),
+                      "[interpolate] "
                       "recompute_scale_factor is not meaningful with an explicit size.");
   } else {
     std::vector<double> s = *o.scale_factor();
     if (s.size() == 1 && dim != 1) s.assign(std::max<int64_t>(dim, 0), s[0]);
-    EMBER_CHECK_VALUE(static_cast<int64_t>(s.size()) == dim, "[interpolate] Input and "
+    EMBER_CHECK_VALUE(static_cast<int64_t>(s.size()) == dim,
+                      "[interpolate] Input and "
                       "scale_factor must have the same number of spatial dimensions, but got "
-                      "input with spatial dimensions of ", shape_str(spatial),
-                      " and scale_factor of shape ", list_str(s), ". Please provide input tensor "
+                      "input with spatial dimensions of ",
+                      shape_str(spatial), " and scale_factor of shape ", list_str(s),
+                      ". Please provide input tensor "
                       "in (N, C, d1, d2, ...,dK) format and scale_factor in (s1, s2, ...,sK) "
                       "format.");
+    for (double v : s) {
+      EMBER_CHECK_VALUE(std::isfinite(v), "[interpolate] scale_factor must be finite, but got ", v);
+    }
     scales = s;
   }
-  EMBER_CHECK_VALUE(!(o.align_corners() && !linear_mode), "[interpolate] align_corners option can "
+  EMBER_CHECK_VALUE(!(o.align_corners() && !linear_mode),
+                    "[interpolate] align_corners option can "
                     "only be set with the interpolating modes: linear | bilinear | bicubic | "
                     "trilinear");
   const bool align = o.align_corners().value_or(false);
@@ -126,7 +147,7 @@ Tensor interpolate(const Tensor& input, const InterpolateFuncOptions& o) {
   if (scales && (o.recompute_scale_factor().value_or(false) || is_area)) {
     std::vector<int64_t> s;
     for (int64_t i = 0; i < dim; ++i) {
-      s.push_back(static_cast<int64_t>(std::floor(static_cast<double>(spatial[i]) * (*scales)[i])));
+      s.push_back(scaled_size(spatial[i], (*scales)[i]));
     }
     out_size = s;
     scales.reset();
@@ -134,26 +155,32 @@ Tensor interpolate(const Tensor& input, const InterpolateFuncOptions& o) {
   if (!out_size) {
     std::vector<int64_t> s;
     for (int64_t i = 0; i < dim; ++i) {
-      s.push_back(static_cast<int64_t>(static_cast<double>(spatial[i]) * (*scales)[i]));
+      s.push_back(scaled_size(spatial[i], (*scales)[i]));
     }
     out_size = s;
   }
   const bool linear = std::holds_alternative<enumtype::kLinear>(o.mode());
   const bool bilinear = std::holds_alternative<enumtype::kBilinear>(o.mode());
   if (input.dim() == 3 || input.dim() == 4) {
-    EMBER_CHECK_NOT_IMPL(!(bilinear && input.dim() == 3), "[interpolate] Got 3D input, but "
+    EMBER_CHECK_NOT_IMPL(!(bilinear && input.dim() == 3),
+                         "[interpolate] Got 3D input, but "
                          "bilinear mode needs 4D input");
-    EMBER_CHECK_NOT_IMPL(!(linear && input.dim() == 4), "[interpolate] Got 4D input, but linear "
+    EMBER_CHECK_NOT_IMPL(!(linear && input.dim() == 4),
+                         "[interpolate] Got 4D input, but linear "
                          "mode needs 3D input");
-    EMBER_CHECK_NOT_IMPL(!std::holds_alternative<enumtype::kTrilinear>(o.mode()), "[interpolate] "
-                         "Got ", input.dim(), "D input, but trilinear mode needs 5D input");
+    EMBER_CHECK_NOT_IMPL(!std::holds_alternative<enumtype::kTrilinear>(o.mode()),
+                         "[interpolate] "
+                         "Got ",
+                         input.dim(), "D input, but trilinear mode needs 5D input");
   }
-  EMBER_CHECK_NOT_IMPL((input.dim() == 3 || input.dim() == 4) && (is_nearest || is_area || linear ||
-                                                                  bilinear),
-                       "[interpolate] Input Error: Only 3D, 4D and 5D input Tensors supported (got ",
-                       input.dim(), "D) for the modes: nearest | linear | bilinear | bicubic | "
-                       "trilinear | area | nearest-exact (got ", mode, "); Ember implements "
-                       "nearest, linear, bilinear and area on 3D and 4D inputs");
+  EMBER_CHECK_NOT_IMPL(
+      (input.dim() == 3 || input.dim() == 4) && (is_nearest || is_area || linear || bilinear),
+      "[interpolate] Input Error: Only 3D, 4D and 5D input Tensors supported (got ", input.dim(),
+      "D) for the modes: nearest | linear | bilinear | bicubic | "
+      "trilinear | area | nearest-exact (got ",
+      mode,
+      "); Ember implements "
+      "nearest, linear, bilinear and area on 3D and 4D inputs");
   if (is_area) {
     if (dim == 1) return adaptive_avg_pool1d(input, AdaptiveAvgPool1dFuncOptions((*out_size)[0]));
     return adaptive_avg_pool2d(input,
