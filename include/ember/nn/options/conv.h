@@ -6,9 +6,9 @@
 #include <variant>
 #include <vector>
 
-#include "ember/arg.h"
+#include "ember/nn/arg.h"
 #include "ember/core/tensor.h"
-#include "ember/enum.h"
+#include "ember/nn/enum_conv.h"
 #include "ember/expanding_array.h"
 
 namespace ember::nn {

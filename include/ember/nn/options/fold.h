@@ -1,6 +1,6 @@
 #pragma once
 // Options of F::fold / F::unfold (torch/nn/options/fold.h).
-#include "ember/arg.h"
+#include "ember/nn/arg.h"
 #include "ember/expanding_array.h"
 
 namespace ember::nn {

@@ -2,7 +2,7 @@
 // Options of F::pixel_shuffle / F::pixel_unshuffle (torch/nn/options/pixelshuffle.h).
 #include <cstdint>
 
-#include "ember/arg.h"
+#include "ember/nn/arg.h"
 
 namespace ember::nn {
 

@@ -3,7 +3,7 @@
 //   F::max_pool2d(x, F::MaxPool2dFuncOptions(3).stride(2).padding(1))
 #include <optional>
 
-#include "ember/arg.h"
+#include "ember/nn/arg.h"
 #include "ember/expanding_array.h"
 
 namespace ember::nn {

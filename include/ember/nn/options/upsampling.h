@@ -6,8 +6,8 @@
 #include <variant>
 #include <vector>
 
-#include "ember/arg.h"
-#include "ember/enum.h"
+#include "ember/nn/arg.h"
+#include "ember/nn/enum_conv.h"
 
 namespace ember::nn::functional {
 

@@ -1,7 +1,7 @@
 #pragma once
-// EMBER_ARG(T, name): libtorch's TORCH_ARG. Declares a private member `name_` with a chainable
-// setter `name(value)` and a getter `name()`, as the options structs use it:
-//   Conv2dFuncOptions().stride(2).padding(1)
+// EMBER_ARG: an option field with libtorch's fluent accessors (TORCH_ARG's role).
+//   struct DropoutFuncOptions { EMBER_ARG(double, p) = 0.5; };
+//   DropoutFuncOptions().p(0.2).p();  // 0.2
 #include <utility>
 
 #ifndef EMBER_ARG

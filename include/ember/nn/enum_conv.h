@@ -1,5 +1,6 @@
 #pragma once
-// libtorch's enum tags (torch/enum.h): each value is an empty struct type so that options can
+// libtorch's enum tags (torch/enum.h) for convolution, padding and interpolation; the nn::functional
+// losses keep theirs in ember/nn/enum.h. Each value is an empty struct type so that options can
 // hold a std::variant of the allowed ones, e.g. padding_t = variant<ExpandingArray<2>, kValid,
 // kSame>. Use them as ember::kSame, ember::kReflect, ember::kBilinear, ...
 #include <string>
