@@ -14,9 +14,9 @@
 //   std::cout << p.key_averages().table("self_cpu_time_total", 10);
 //   p.export_chrome_trace("trace.json");       // chrome://tracing, ui.perfetto.dev
 //
-// Events are kept from every thread. Subsystems that do not exist yet hook in through
-// record_function: the autograd engine (record_function::backward_node), optimizers
-// (record_function::optimizer_step) and data loaders (record_function::data_loader_next).
+// Events are kept from every thread. Other subsystems hook in through record_function: the
+// autograd engine (record_function::backward_node), optimizers (record_function::optimizer_step)
+// and data loaders (record_function::data_loader_next).
 #include <atomic>
 #include <cstdint>
 #include <functional>
@@ -309,12 +309,12 @@ class record_function {
   }
 
   /// The autograd engine's scope for one backward node: "autograd::engine::evaluate_function:
-  /// MulBackward0" (an op event, as in PyTorch). The autograd engine does not exist yet.
+  /// MulBackward0" (an op event, as in PyTorch).
   static record_function backward_node(std::string_view node_name) {
     return record_function(Composed{}, "autograd::engine::evaluate_function: ", node_name, {},
                            EventCategory::Op);
   }
-  /// An optimizer step: "Optimizer.step#SGD.step". Optimizers do not exist yet.
+  /// An optimizer step: "Optimizer.step#SGD.step".
   static record_function optimizer_step(std::string_view optimizer_class) {
     return record_function(Composed{}, "Optimizer.step#", optimizer_class, ".step",
                            EventCategory::UserAnnotation);

@@ -7,6 +7,7 @@
 #include "autograd/functions.h"
 #include "ember/autograd.h"
 #include "ember/ops/factory.h"
+#include "ember/profiler.h"
 #include "ops/util.h"
 
 namespace ember::autograd {
@@ -116,6 +117,7 @@ std::vector<Tensor> run_backward(const std::vector<Edge>& roots,
     for (const auto& g : grads) any |= g.defined();
     std::vector<Tensor> outs;
     if (run && any) {
+      auto profile = profiler::record_function::backward_node(n->name());
       outs = n->apply(std::move(grads));
       if (!keep_graph) n->release_variables();
     }

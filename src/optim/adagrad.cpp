@@ -1,4 +1,5 @@
 #include "ember/optim/adagrad.h"
+#include "ember/profiler.h"
 
 #include "ember/autograd.h"
 #include "ember/ops/factory.h"
@@ -56,6 +57,7 @@ void Adagrad::init_state() {
 
 Tensor Adagrad::step(LossClosure closure) {
   NoGradGuard no_grad;
+  auto profile = profiler::record_function::optimizer_step(name());
   Tensor loss = run_closure(closure);
   init_state();  // groups added after construction
   for (auto& group : param_groups_) {

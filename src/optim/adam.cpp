@@ -1,5 +1,6 @@
 // Adam and AdamW: one update, with the weight decay coupled (L2 in the gradient) or decoupled.
 #include "ember/optim/adam.h"
+#include "ember/profiler.h"
 
 #include <cmath>
 
@@ -130,6 +131,7 @@ Adam::Adam(std::vector<Tensor> params, AdamOptions defaults)
 
 Tensor Adam::step(LossClosure closure) {
   NoGradGuard no_grad;
+  auto profile = profiler::record_function::optimizer_step(name());
   Tensor loss = run_closure(closure);
   adam_step<AdamParamState>(
       param_groups_, state_, [this](const Tensor& p) { return grad_of(p); }, false);
@@ -150,6 +152,7 @@ AdamW::AdamW(std::vector<Tensor> params, AdamWOptions defaults)
 
 Tensor AdamW::step(LossClosure closure) {
   NoGradGuard no_grad;
+  auto profile = profiler::record_function::optimizer_step(name());
   Tensor loss = run_closure(closure);
   adam_step<AdamWParamState>(
       param_groups_, state_, [this](const Tensor& p) { return grad_of(p); }, true);

@@ -1,4 +1,5 @@
 #include "ember/optim/optimizer.h"
+#include "ember/profiler.h"
 
 #include <charconv>
 #include <map>
@@ -94,6 +95,7 @@ void Optimizer::add_parameters(const std::vector<Tensor>& parameters) {
 }
 
 void Optimizer::zero_grad(bool set_to_none) {
+  auto profile = profiler::record_function::optimizer_zero_grad(name());
   for (auto& group : param_groups_) {
     for (auto& p : group.params()) {
       if (!p.grad().defined()) continue;

@@ -1,4 +1,5 @@
 #include "ember/optim/rmsprop.h"
+#include "ember/profiler.h"
 
 #include "ember/autograd.h"
 #include "ember/ops/factory.h"
@@ -43,6 +44,7 @@ RMSprop::RMSprop(std::vector<Tensor> params, RMSpropOptions defaults)
 
 Tensor RMSprop::step(LossClosure closure) {
   NoGradGuard no_grad;
+  auto profile = profiler::record_function::optimizer_step(name());
   Tensor loss = run_closure(closure);
   for (auto& group : param_groups_) {
     const auto& o = static_cast<const RMSpropOptions&>(group.options());

@@ -1,4 +1,5 @@
 #include "ember/optim/sgd.h"
+#include "ember/profiler.h"
 
 #include "ember/autograd.h"
 #include "optim/util.h"
@@ -34,6 +35,7 @@ SGD::SGD(std::vector<Tensor> params, SGDOptions defaults)
 
 Tensor SGD::step(LossClosure closure) {
   NoGradGuard no_grad;
+  auto profile = profiler::record_function::optimizer_step(name());
   Tensor loss = run_closure(closure);
   for (auto& group : param_groups_) {
     const auto& o = static_cast<const SGDOptions&>(group.options());

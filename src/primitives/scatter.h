@@ -19,6 +19,9 @@ namespace ember {
 /// outputs[0] = inputs[0].index_select(dim, inputs[1]) (index int64 or int32, 1-D or 0-d).
 class IndexSelect : public Primitive {
  public:
+  EMBER_PRIMITIVE_CLONE(IndexSelect)
+  std::vector<Tensor> vjp(const VjpContext& ctx) const override;
+  bool saves_input(size_t i) const override { return i == 1; }
   explicit IndexSelect(int64_t dim) : dim_(dim) {}
   const char* name() const override { return "index_select"; }
   void eval_cpu(const std::vector<Tensor>& inputs, std::vector<Tensor>& outputs) const override;
@@ -32,6 +35,9 @@ class IndexSelect : public Primitive {
 /// outputs[0] (index's shape) = inputs[0] gathered along dim by inputs[1] (int64).
 class Gather : public Primitive {
  public:
+  EMBER_PRIMITIVE_CLONE(Gather)
+  std::vector<Tensor> vjp(const VjpContext& ctx) const override;
+  bool saves_input(size_t i) const override { return i == 1; }
   explicit Gather(int64_t dim) : dim_(dim) {}
   const char* name() const override { return "gather"; }
   void eval_cpu(const std::vector<Tensor>& inputs, std::vector<Tensor>& outputs) const override;

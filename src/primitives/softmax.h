@@ -12,6 +12,10 @@ namespace ember {
 
 class Softmax : public Primitive {
  public:
+  EMBER_PRIMITIVE_CLONE(Softmax)
+  std::vector<Tensor> vjp(const VjpContext& ctx) const override;
+  bool saves_input(size_t) const override { return false; }
+  bool saves_output(size_t) const override { return true; }
   Softmax(int64_t dim, bool log) : dim_(dim), log_(log) {}
   const char* name() const override { return log_ ? "log_softmax" : "softmax"; }
   void eval_cpu(const std::vector<Tensor>& inputs, std::vector<Tensor>& outputs) const override;

@@ -863,3 +863,25 @@ TEST(Profiler, Errors) {
 
 }  // namespace
 }  // namespace ember
+
+namespace ember {
+namespace {
+
+// Autograd, optimizers and data loaders report through record_function.
+TEST(Profiler, BackwardNodesAndOptimizerSteps) {
+  Tensor w = test::make_tensor({3}, kFloat32).requires_grad_();
+  optim::SGD opt({w}, optim::SGDOptions(0.1));
+  prof::profile p;
+  p.start();
+  (w * w).sum().backward();
+  opt.step();
+  opt.zero_grad();
+  p.stop();
+  EXPECT_EQ(named(p, "autograd::engine::evaluate_function: MulBackward0").size(), 1u);
+  EXPECT_EQ(named(p, "autograd::engine::evaluate_function: SumBackward0").size(), 1u);
+  EXPECT_EQ(named(p, "Optimizer.step#SGD.step").size(), 1u);
+  EXPECT_EQ(named(p, "Optimizer.zero_grad#SGD.zero_grad").size(), 1u);
+}
+
+}  // namespace
+}  // namespace ember

@@ -1,0 +1,74 @@
+// F::pixel_shuffle / F::pixel_unshuffle: composites of reshape and permute (their gradients come
+// with those ops), with aten/src/ATen/native/PixelShuffle.cpp's checks.
+#include "ember/nn/functional/pixelshuffle.h"
+
+#include "ember/ops/shape.h"
+#include "ops/util.h"
+
+namespace ember::nn::functional {
+
+namespace {
+std::vector<int64_t> batch_dims(const Tensor& x) {
+  return std::vector<int64_t>(x.sizes().begin(), x.sizes().end() - 3);
+}
+std::vector<int64_t> permutation(int64_t nb, std::initializer_list<int64_t> tail) {
+  std::vector<int64_t> perm;
+  for (int64_t i = 0; i < nb; ++i) perm.push_back(i);
+  for (int64_t t : tail) perm.push_back(nb + t);
+  return perm;
+}
+SymIntList to_sym(const std::vector<int64_t>& v) {
+  return SymIntList(std::vector<SymInt>(v.begin(), v.end()));
+}
+}  // namespace
+
+Tensor pixel_shuffle(const Tensor& input, const PixelShuffleFuncOptions& o) {
+  EMBER_CHECK(input.defined(), "[pixel_shuffle] argument 'input' is an undefined tensor");
+  const int64_t r = o.upscale_factor();
+  EMBER_CHECK(input.dim() >= 3,
+              "[pixel_shuffle] pixel_shuffle expects input to have at least 3 "
+              "dimensions, but got input with ",
+              input.dim(), " dimension(s)");
+  EMBER_CHECK(r > 0, "[pixel_shuffle] pixel_shuffle expects a positive upscale_factor, but got ",
+              r);
+  const int64_t c = input.size(-3), h = input.size(-2), w = input.size(-1);
+  EMBER_CHECK(c % (r * r) == 0,
+              "[pixel_shuffle] pixel_shuffle expects its input's 'channel' "
+              "dimension to be divisible by the square of upscale_factor, but input.size(-3)=",
+              c, " is not divisible by ", r * r);
+  const int64_t oc = c / (r * r);
+  std::vector<int64_t> b = batch_dims(input), s1 = b, s2 = b;
+  s1.insert(s1.end(), {oc, r, r, h, w});
+  s2.insert(s2.end(), {oc, h * r, w * r});
+  const int64_t nb = static_cast<int64_t>(b.size());
+  return input.reshape(to_sym(s1)).permute(permutation(nb, {0, 3, 1, 4, 2})).reshape(to_sym(s2));
+}
+
+Tensor pixel_unshuffle(const Tensor& input, const PixelUnshuffleFuncOptions& o) {
+  EMBER_CHECK(input.defined(), "[pixel_unshuffle] argument 'input' is an undefined tensor");
+  const int64_t r = o.downscale_factor();
+  EMBER_CHECK(input.dim() >= 3,
+              "[pixel_unshuffle] pixel_unshuffle expects input to have at least "
+              "3 dimensions, but got input with ",
+              input.dim(), " dimension(s)");
+  EMBER_CHECK(r > 0,
+              "[pixel_unshuffle] pixel_unshuffle expects a positive downscale_factor, but "
+              "got ",
+              r);
+  const int64_t c = input.size(-3), h = input.size(-2), w = input.size(-1);
+  EMBER_CHECK(h % r == 0,
+              "[pixel_unshuffle] pixel_unshuffle expects height to be divisible by "
+              "downscale_factor, but input.size(-2)=",
+              h, " is not divisible by ", r);
+  EMBER_CHECK(w % r == 0,
+              "[pixel_unshuffle] pixel_unshuffle expects width to be divisible by "
+              "downscale_factor, but input.size(-1)=",
+              w, " is not divisible by ", r);
+  std::vector<int64_t> b = batch_dims(input), s1 = b, s2 = b;
+  s1.insert(s1.end(), {c, h / r, r, w / r, r});
+  s2.insert(s2.end(), {c * r * r, h / r, w / r});
+  const int64_t nb = static_cast<int64_t>(b.size());
+  return input.reshape(to_sym(s1)).permute(permutation(nb, {0, 2, 4, 1, 3})).reshape(to_sym(s2));
+}
+
+}  // namespace ember::nn::functional
