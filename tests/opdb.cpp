@@ -295,6 +295,8 @@ TEST_P(OpTest, Gradcheck) {
     bool tie_op = false;
     for (const char* t : kTieOps) tie_op |= info.name.rfind(t, 0) == 0;
     if (tie_op && s.desc.find("expanded") != std::string::npos) continue;
+    // A clamp at eps = 1e-12 is a kink far inside the finite-difference step.
+    if (s.desc.find("clamps at eps") != std::string::npos) continue;
     Tensor out = fn(inputs)[0];
     // Only float64 results are precise enough for finite differences.
     if (out.dtype() != kFloat64 || out.numel() == 0 || out.numel() > 48) continue;

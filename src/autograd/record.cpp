@@ -55,6 +55,10 @@ class PrimitiveNode : public Node {
     for (const auto& v : saved_outputs_) has_saved_ |= v.defined();
   }
 
+  /// The op writes into a target that is not one of its inputs and keeps some of its previous
+  /// values: that dependence (the last next edge) has no derivative yet.
+  void set_unknown_target_grad() { unknown_target_grad_ = true; }
+
   void release_variables() override {
     if (!has_saved_) return;
     for (auto& v : saved_inputs_) v.reset();
@@ -68,6 +72,10 @@ class PrimitiveNode : public Node {
     bool any = false;
     for (size_t i = 0; i < edges.size(); ++i) any |= (needs[i] = edges[i].is_valid());
     if (!any) return std::vector<Tensor>(edges.size());
+    EMBER_CHECK_NOT_IMPL(!unknown_target_grad_ || !edges.back().is_valid(), "[", op_,
+                         "] the derivative for '", op_,
+                         "' with respect to the tensor it "
+                         "modifies in place is not implemented.");
     EMBER_CHECK_NOT_IMPL(prim_ != nullptr, "[", op_, "] the derivative for '", op_,
                          "' is not implemented.");
     EMBER_CHECK(!released_,
@@ -109,7 +117,7 @@ class PrimitiveNode : public Node {
   std::vector<std::vector<int64_t>> input_sizes_;
   std::vector<ScalarType> input_dtypes_;
   std::vector<SavedVariable> saved_inputs_, saved_outputs_;
-  bool has_saved_ = false, released_ = false;
+  bool has_saved_ = false, released_ = false, unknown_target_grad_ = false;
 };
 
 // The backward of a view: the view's gradient written into its place in the base.
@@ -423,6 +431,11 @@ void record(OpCall& call, const std::function<void(OpCall&)>& run) {
     // A value the op overwrites is saved as it was before.
     saved_in[i] =
         SavedVariable(target.defined() && t.is_alias_of(target) ? t.clone() : t, std::nullopt);
+  }
+  if (target.defined() && target_input < 0 && !prim.overwrites_target()) {
+    node->mutable_next_edges().push_back(requires_grad_now(target) ? gradient_edge(target)
+                                                                   : Edge{});
+    node->set_unknown_target_grad();
   }
   run(call);
   std::vector<SavedVariable> saved_out(call.outputs.size());

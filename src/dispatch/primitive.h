@@ -53,6 +53,11 @@ class Primitive {
   /// without invalidating the graph).
   virtual bool saves_input(size_t /*i*/) const { return true; }
   virtual bool saves_output(size_t /*i*/) const { return false; }
+  /// For an in-place op whose target is not among its inputs: whether it overwrites every element
+  /// (copy_, fill_, random fills), so the target's previous values get no gradient. Otherwise
+  /// (and unless the target is passed as an input) differentiating through the previous values
+  /// raises NotImplementedError.
+  virtual bool overwrites_target() const { return false; }
 };
 
 #define EMBER_PRIMITIVE_CLONE(Class)                                \

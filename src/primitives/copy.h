@@ -8,6 +8,7 @@ namespace ember {
 /// outputs[0] = inputs[0], broadcast and converted to the output's dtype.
 class Copy : public Primitive {
  public:
+  bool overwrites_target() const override { return true; }
   EMBER_PRIMITIVE_CLONE(Copy)
   std::vector<Tensor> vjp(const VjpContext& ctx) const override;
   bool saves_input(size_t) const override { return false; }
@@ -18,6 +19,7 @@ class Copy : public Primitive {
 /// outputs[0] filled with a value.
 class Fill : public Primitive {
  public:
+  bool overwrites_target() const override { return true; }
   explicit Fill(Scalar value) : value_(value) {}
   const char* name() const override { return "fill_"; }
   void eval_cpu(const std::vector<Tensor>& inputs, std::vector<Tensor>& outputs) const override;

@@ -28,6 +28,7 @@ struct RandomParams {
 
 class Random : public Primitive {
  public:
+  bool overwrites_target() const override { return true; }
   Random(RandomOp op, RandomParams params) : op_(op), p_(params) {}
   const char* name() const override;
   void eval_cpu(const std::vector<Tensor>& inputs, std::vector<Tensor>& outputs) const override;

@@ -12,6 +12,7 @@ enum class FanMode { FanIn, FanOut };
 inline constexpr FanMode kFanIn = FanMode::FanIn;
 inline constexpr FanMode kFanOut = FanMode::FanOut;
 
+// (kLinear is the interpolation-mode tag of ember/nn/enum_conv.h; use Nonlinearity::Linear.)
 enum class Nonlinearity {
   Linear,
   Conv1D,
@@ -26,7 +27,6 @@ enum class Nonlinearity {
   LeakyReLU,
   SELU,
 };
-inline constexpr Nonlinearity kLinear = Nonlinearity::Linear;
 inline constexpr Nonlinearity kConv1D = Nonlinearity::Conv1D;
 inline constexpr Nonlinearity kConv2D = Nonlinearity::Conv2D;
 inline constexpr Nonlinearity kSigmoid = Nonlinearity::Sigmoid;
