@@ -34,6 +34,8 @@ enum class ConvOp {
 
 class Convolution : public Primitive {
  public:
+  EMBER_PRIMITIVE_CLONE(Convolution)
+  std::vector<Tensor> vjp(const VjpContext& ctx) const override;
   Convolution(const char* name, ConvOp op, Conv2dParams p) : name_(name), op_(op), p_(p) {}
   const char* name() const override { return name_; }
   void eval_cpu(const std::vector<Tensor>& inputs, std::vector<Tensor>& outputs) const override;

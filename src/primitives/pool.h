@@ -34,6 +34,10 @@ enum class PoolOp {
 
 class Pooling : public Primitive {
  public:
+  EMBER_PRIMITIVE_CLONE(Pooling)
+  std::vector<Tensor> vjp(const VjpContext& ctx) const override;
+  bool saves_input(size_t) const override { return false; }
+  bool saves_output(size_t i) const override { return i == 1; }
   Pooling(const char* name, PoolOp op, Pool2dParams p = {}) : name_(name), op_(op), p_(p) {}
   const char* name() const override { return name_; }
   void eval_cpu(const std::vector<Tensor>& inputs, std::vector<Tensor>& outputs) const override;
@@ -54,6 +58,9 @@ enum class ResampleOp { Nearest, Bilinear };
 /// `scales` arguments); otherwise sizes define the ratio.
 class Upsample : public Primitive {
  public:
+  EMBER_PRIMITIVE_CLONE(Upsample)
+  std::vector<Tensor> vjp(const VjpContext& ctx) const override;
+  bool saves_input(size_t) const override { return false; }
   Upsample(const char* name, ResampleOp op, bool backward, bool align_corners,
            std::optional<double> scale_h, std::optional<double> scale_w)
       : name_(name),
@@ -85,6 +92,9 @@ enum class PadMode { Constant, Reflect, Replicate, Circular };
 /// Backward: {grad_y} -> {grad_x}, summing every y element into the x element it was read from.
 class Pad : public Primitive {
  public:
+  EMBER_PRIMITIVE_CLONE(Pad)
+  std::vector<Tensor> vjp(const VjpContext& ctx) const override;
+  bool saves_input(size_t) const override { return false; }
   Pad(const char* name, PadMode mode, std::vector<int64_t> pad, double value, bool backward)
       : name_(name), mode_(mode), pad_(std::move(pad)), value_(value), backward_(backward) {}
   const char* name() const override { return name_; }

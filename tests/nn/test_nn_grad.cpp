@@ -1,0 +1,84 @@
+// Gradients of the convolution, pooling, resampling and padding ops (their vjps call the backward
+// kernels) against central finite differences in float64, on small inputs.
+#include <gtest/gtest.h>
+
+#include "ember/ember.h"
+#include "opdb.h"
+
+namespace ember {
+namespace {
+
+namespace F = nn::functional;
+
+Tensor input(std::vector<int64_t> shape, uint64_t seed) {
+  return test::make_tensor(shape, kFloat64, -1, 1, seed).requires_grad_();
+}
+
+bool check(const autograd::DifferentiableFn& fn, const std::vector<Tensor>& in) {
+  return autograd::gradcheck(fn, in);
+}
+
+TEST(NnGrad, Convolutions) {
+  Tensor x = input({1, 2, 4, 4}, 1), w = input({3, 2, 2, 2}, 2), b = input({3}, 3);
+  EXPECT_TRUE(check(
+      [](const std::vector<Tensor>& in) {
+        return std::vector<Tensor>{F::conv2d(in[0], in[1], in[2], /*stride=*/2, /*padding=*/1)};
+      },
+      {x, w, b}));
+  Tensor wg = input({2, 1, 3, 3}, 4);
+  EXPECT_TRUE(check(
+      [](const std::vector<Tensor>& in) {
+        return std::vector<Tensor>{F::conv2d(in[0], in[1], Tensor(), 1, 1, /*dilation=*/1,
+                                             /*groups=*/2)};
+      },
+      {x, wg}));
+  Tensor wt = input({2, 3, 2, 2}, 5);
+  EXPECT_TRUE(check(
+      [](const std::vector<Tensor>& in) {
+        return std::vector<Tensor>{F::conv_transpose2d(in[0], in[1], in[2], /*stride=*/2)};
+      },
+      {input({1, 2, 2, 2}, 6), wt, input({3}, 7)}));
+  Tensor x1 = input({1, 2, 5}, 8), w1 = input({2, 2, 3}, 9);
+  EXPECT_TRUE(check(
+      [](const std::vector<Tensor>& in) {
+        return std::vector<Tensor>{F::conv1d(in[0], in[1], Tensor(), 1, 1)};
+      },
+      {x1, w1}));
+}
+
+TEST(NnGrad, PoolingPaddingResampling) {
+  Tensor x = input({1, 2, 4, 4}, 11);
+  EXPECT_TRUE(check(
+      [](const std::vector<Tensor>& in) {
+        return std::vector<Tensor>{F::max_pool2d(in[0], F::MaxPool2dFuncOptions(2))};
+      },
+      {x}));
+  EXPECT_TRUE(check(
+      [](const std::vector<Tensor>& in) {
+        return std::vector<Tensor>{
+            F::avg_pool2d(in[0], F::AvgPool2dFuncOptions(3).stride(1).padding(1))};
+      },
+      {x}));
+  EXPECT_TRUE(check(
+      [](const std::vector<Tensor>& in) {
+        return std::vector<Tensor>{
+            F::adaptive_avg_pool2d(in[0], F::AdaptiveAvgPool2dFuncOptions(3))};
+      },
+      {x}));
+  EXPECT_TRUE(check(
+      [](const std::vector<Tensor>& in) {
+        return std::vector<Tensor>{F::pad(in[0], F::PadFuncOptions({1, 2, 0, 1}).mode(kReflect))};
+      },
+      {x}));
+  EXPECT_TRUE(check(
+      [](const std::vector<Tensor>& in) {
+        return std::vector<Tensor>{F::interpolate(in[0], F::InterpolateFuncOptions()
+                                                             .size(std::vector<int64_t>{3, 5})
+                                                             .mode(kBilinear)
+                                                             .align_corners(false))};
+      },
+      {x}));
+}
+
+}  // namespace
+}  // namespace ember
