@@ -31,6 +31,11 @@ struct AttentionParams {
 class ScaledDotProductAttention : public Primitive {
  public:
   explicit ScaledDotProductAttention(AttentionParams p) : p_(p) {}
+  EMBER_PRIMITIVE_CLONE(ScaledDotProductAttention)
+  /// Through ScaledDotProductAttentionBackward (tiled, recomputing the scores); no gradient for
+  /// a float mask.
+  std::vector<Tensor> vjp(const VjpContext& ctx) const override;
+  bool saves_output(size_t) const override { return true; }
   const char* name() const override { return "scaled_dot_product_attention"; }
   void eval_cpu(const std::vector<Tensor>& inputs, std::vector<Tensor>& outputs) const override;
   std::string describe() const override;

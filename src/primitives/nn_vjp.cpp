@@ -1,5 +1,7 @@
 // Gradients of softmax/log_softmax and of index_select/gather (PyTorch's derivatives.yaml).
+#include "dispatch/dispatch.h"
 #include "ember/ember.h"
+#include "primitives/attention.h"
 #include "primitives/scatter.h"
 #include "primitives/softmax.h"
 
@@ -26,6 +28,22 @@ std::vector<Tensor> Gather::vjp(const VjpContext& ctx) const {
   const auto& sizes = ctx.input_sizes[0];
   Tensor z = zeros(sizes, TensorOptions().dtype(ctx.grads[0].dtype()));
   return {scatter_add(z, sizes.empty() ? 0 : dim_, ctx.inputs[1], ctx.grads[0]), Tensor()};
+}
+
+}  // namespace ember
+
+namespace ember {
+
+std::vector<Tensor> ScaledDotProductAttention::vjp(const VjpContext& ctx) const {
+  const auto& in = ctx.inputs;
+  std::vector<Tensor> args{
+      ctx.grads[0].contiguous(), in[0], in[1], in[2], ctx.outputs[0], ctx.outputs[1]};
+  if (p_.has_mask) args.push_back(in[3]);
+  std::vector<Tensor> grads;
+  for (int i = 0; i < 3; ++i) grads.push_back(empty(in[i].sizes(), in[i].dtype()));
+  grads = dispatch(ScaledDotProductAttentionBackward(p_), args, grads);
+  grads.resize(in.size());
+  return grads;
 }
 
 }  // namespace ember

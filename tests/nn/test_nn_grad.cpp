@@ -82,3 +82,30 @@ TEST(NnGrad, PoolingPaddingResampling) {
 
 }  // namespace
 }  // namespace ember
+
+namespace ember {
+namespace {
+
+TEST(NnGrad, ScaledDotProductAttention) {
+  Tensor q = input({1, 2, 3, 4}, 21), k = input({1, 2, 5, 4}, 22), v = input({1, 2, 5, 3}, 23);
+  EXPECT_TRUE(check(
+      [](const std::vector<Tensor>& in) {
+        return std::vector<Tensor>{F::scaled_dot_product_attention(in[0], in[1], in[2])};
+      },
+      {q, k, v}));
+  Tensor mask = test::make_tensor({3, 5}, kFloat64, 0, 1, 24) > 0.3;
+  EXPECT_TRUE(check(
+      [&](const std::vector<Tensor>& in) {
+        return std::vector<Tensor>{F::scaled_dot_product_attention(in[0], in[1], in[2], mask)};
+      },
+      {q, k, v}));
+  EXPECT_TRUE(check(
+      [](const std::vector<Tensor>& in) {
+        return std::vector<Tensor>{F::scaled_dot_product_attention(in[0], in[1], in[2], Tensor(),
+                                                                   0.0, /*is_causal=*/true)};
+      },
+      {q, k, v}));
+}
+
+}  // namespace
+}  // namespace ember
