@@ -220,23 +220,9 @@ std::shared_ptr<Node> make_view_node(const char* op, const Tensor& in, const Ten
         backward_name(op), [in_sizes](const Tensor& g) { return sum_to(g, in_sizes); });
   }
   if (name == "t" || name == "transpose" || name == "permute" || name == "movedim") {
-    // Match each output dim to an input dim of the same size and stride.
-    std::vector<int64_t> perm(in.dim(), -1);
-    std::vector<bool> used(in.dim(), false);
-    bool ok = out.dim() == in.dim();
-    for (int64_t d = 0; ok && d < out.dim(); ++d) {
-      ok = false;
-      for (int64_t b = 0; b < in.dim(); ++b) {
-        if (!used[b] && in.size(b) == out.size(d) && in.stride(b) == out.stride(d)) {
-          perm[b] = d;
-          used[b] = ok = true;
-          break;
-        }
-      }
-    }
-    if (ok) {
+    if (auto perm = match_permutation(in.sizes(), in.strides(), out.sizes(), out.strides())) {
       return std::make_shared<LambdaNode>(
-          backward_name(op), [perm](const Tensor& g) { return g.permute(IntList(perm)); });
+          backward_name(op), [p = *perm](const Tensor& g) { return g.permute(IntList(p)); });
     }
   }
   return std::make_shared<UnsupportedViewNode>(op);

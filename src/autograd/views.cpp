@@ -99,6 +99,24 @@ std::optional<ViewGeometry> relative_geometry(const Tensor& base, const Tensor& 
   return g;
 }
 
+std::optional<std::vector<int64_t>> match_permutation(const std::vector<int64_t>& base_sizes,
+                                                      const std::vector<int64_t>& base_strides,
+                                                      const std::vector<int64_t>& view_sizes,
+                                                      const std::vector<int64_t>& view_strides) {
+  if (view_sizes.size() != base_sizes.size()) return std::nullopt;
+  std::vector<int64_t> perm(base_sizes.size(), -1);
+  for (size_t d = 0; d < view_sizes.size(); ++d) {
+    size_t b = 0;
+    while (b < base_sizes.size() && (perm[b] != -1 || base_sizes[b] != view_sizes[d] ||
+                                     base_strides[b] != view_strides[d])) {
+      ++b;
+    }
+    if (b == base_sizes.size()) return std::nullopt;
+    perm[b] = static_cast<int64_t>(d);
+  }
+  return perm;
+}
+
 Tensor view_backward(const Tensor& grad, const ViewGeometry& geom,
                      const std::vector<int64_t>& base_sizes) {
   // Dims the view broadcast (stride 0) sum their gradient first.
@@ -128,24 +146,8 @@ Tensor view_backward(const Tensor& grad, const ViewGeometry& geom,
     }
     if (ks == bsz && kst == bst) return g.reshape(SymIntList(base_sizes));
     // A permutation: g (squeezed) has the base's non-1 dims in another order.
-    if (ks.size() == bsz.size()) {
-      std::vector<int64_t> perm(ks.size(), -1);
-      std::vector<bool> used(bsz.size(), false);
-      bool ok = true;
-      for (size_t d = 0; d < ks.size() && ok; ++d) {
-        ok = false;
-        for (size_t b = 0; b < bsz.size(); ++b) {
-          if (!used[b] && bsz[b] == ks[d] && bst[b] == kst[d]) {
-            perm[b] = static_cast<int64_t>(d);
-            used[b] = ok = true;
-            break;
-          }
-        }
-      }
-      if (ok) {
-        Tensor sq = g.reshape(SymIntList(ks));
-        return sq.permute(IntList(perm)).reshape(SymIntList(base_sizes));
-      }
+    if (auto perm = match_permutation(bsz, bst, ks, kst)) {
+      return g.reshape(SymIntList(ks)).permute(IntList(*perm)).reshape(SymIntList(base_sizes));
     }
   }
   Tensor out = zeros(base_sizes, TensorOptions().dtype(grad.dtype()));
