@@ -2,6 +2,7 @@
 // inputs get their gradient summed back by the engine.
 #include "ember/ember.h"
 #include "primitives/binary.h"
+#include "primitives/vjp_util.h"
 
 namespace ember {
 
@@ -20,52 +21,52 @@ std::vector<Tensor> Binary::vjp(const VjpContext& ctx) const {
   const Tensor& b = ctx.inputs[1];
   const Tensor& out = ctx.outputs.empty() ? Tensor() : ctx.outputs[0];
   const bool na = ctx.needs_grad[0], nb = ctx.needs_grad[1];
-  auto when = [](bool need, auto&& f) { return need ? Tensor(f()) : Tensor(); };
   switch (op_) {
     case BinaryOp::Add:
-      return {g, when(nb, [&] { return alpha_.to<double>() == 1.0 ? g : g * alpha_; })};
+      return {g, grad_if(nb, [&] { return alpha_.to<double>() == 1.0 ? g : g * alpha_; })};
     case BinaryOp::Sub:
-      return {g, when(nb, [&] { return g * (-alpha_.to<double>()); })};
+      return {g, grad_if(nb, [&] { return g * (-alpha_.to<double>()); })};
     case BinaryOp::Mul:
-      return {when(na, [&] { return g * b; }), when(nb, [&] { return g * a; })};
+      return {grad_if(na, [&] { return g * b; }), grad_if(nb, [&] { return g * a; })};
     case BinaryOp::Div:
-      return {when(na, [&] { return g / b; }), when(nb, [&] { return -g * a / (b * b); })};
+      return {grad_if(na, [&] { return g / b; }), grad_if(nb, [&] { return -g * a / (b * b); })};
     case BinaryOp::DivTrunc:
     case BinaryOp::DivFloor:
-      return {when(na, [&] { return zeros_like(g); }), when(nb, [&] { return zeros_like(g); })};
+      return {grad_if(na, [&] { return zeros_like(g); }),
+              grad_if(nb, [&] { return zeros_like(g); })};
     case BinaryOp::Remainder:
-      return {g, when(nb, [&] { return -g * a.div(b, "floor"); })};
+      return {g, grad_if(nb, [&] { return -g * a.div(b, "floor"); })};
     case BinaryOp::Fmod:
-      return {g, when(nb, [&] { return -g * a.div(b, "trunc"); })};
+      return {g, grad_if(nb, [&] { return -g * a.div(b, "trunc"); })};
     case BinaryOp::Pow:
-      return {when(na, [&] { return (g * b * a.pow(b - 1)).masked_fill(b == 0, 0); }),
-              when(nb, [&] { return (g * out * a.log()).masked_fill((a == 0) & (b >= 0), 0); })};
+      return {grad_if(na, [&] { return (g * b * a.pow(b - 1)).masked_fill(b == 0, 0); }),
+              grad_if(nb, [&] { return (g * out * a.log()).masked_fill((a == 0) & (b >= 0), 0); })};
     case BinaryOp::Atan2: {
       Tensor d = a * a + b * b;
-      return {when(na, [&] { return g * b / d; }), when(nb, [&] { return -g * a / d; })};
+      return {grad_if(na, [&] { return g * b / d; }), grad_if(nb, [&] { return -g * a / d; })};
     }
     case BinaryOp::Maximum:
     case BinaryOp::Minimum: {
       // Ties split the gradient in half, as PyTorch.
       Tensor split = where(a == b, g / 2, g);
       const bool mx = op_ == BinaryOp::Maximum;
-      return {when(na, [&] { return split.masked_fill(mx ? a < b : a > b, 0); }),
-              when(nb, [&] { return split.masked_fill(mx ? a > b : a < b, 0); })};
+      return {grad_if(na, [&] { return split.masked_fill(mx ? a < b : a > b, 0); }),
+              grad_if(nb, [&] { return split.masked_fill(mx ? a > b : a < b, 0); })};
     }
     case BinaryOp::Fmax:
     case BinaryOp::Fmin: {
       Tensor self_wins = (op_ == BinaryOp::Fmax ? a >= b : a <= b) | b.isnan();
-      return {when(na, [&] { return g.masked_fill(self_wins.logical_not(), 0); }),
-              when(nb, [&] { return g.masked_fill(self_wins, 0); })};
+      return {grad_if(na, [&] { return g.masked_fill(self_wins.logical_not(), 0); }),
+              grad_if(nb, [&] { return g.masked_fill(self_wins, 0); })};
     }
     case BinaryOp::Hypot:
-      return {when(na, [&] { return g * a / out; }), when(nb, [&] { return g * b / out; })};
+      return {grad_if(na, [&] { return g * a / out; }), grad_if(nb, [&] { return g * b / out; })};
     case BinaryOp::Copysign:
-      return {when(na, [&] { return (g * out / a).masked_fill(a == 0, 0); }),
-              when(nb, [&] { return zeros_like(g); })};
+      return {grad_if(na, [&] { return (g * out / a).masked_fill(a == 0, 0); }),
+              grad_if(nb, [&] { return zeros_like(g); })};
     case BinaryOp::Logaddexp:
-      return {when(na, [&] { return g / ((b - a).exp() + 1); }),
-              when(nb, [&] { return g / ((a - b).exp() + 1); })};
+      return {grad_if(na, [&] { return g / ((b - a).exp() + 1); }),
+              grad_if(nb, [&] { return g / ((a - b).exp() + 1); })};
     default:
       return Primitive::vjp(ctx);
   }

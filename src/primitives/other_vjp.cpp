@@ -6,12 +6,11 @@
 #include "primitives/matmul.h"
 #include "primitives/shape.h"
 #include "primitives/ternary.h"
+#include "primitives/vjp_util.h"
 
 namespace ember {
 
 namespace {
-Tensor when(bool need, const std::function<Tensor()>& f) { return need ? f() : Tensor(); }
-
 // The TensorIndex list that addresses `ints` on `dims` (full slices elsewhere).
 std::vector<TensorIndex> advanced_indices(const std::vector<int64_t>& dims,
                                           const std::vector<Tensor>& inputs, size_t first) {
@@ -31,17 +30,18 @@ std::vector<Tensor> Matmul::vjp(const VjpContext& ctx) const {
   const Tensor &a = ctx.inputs[0], &b = ctx.inputs[1];
   const double alpha = alpha_.to<double>();
   auto scaled = [&](Tensor t) { return alpha == 1.0 ? t : t * alpha; };
-  std::vector<Tensor> out{when(ctx.needs_grad[0], [&] { return scaled(g.matmul(b.mT())); }),
-                          when(ctx.needs_grad[1], [&] { return scaled(a.mT().matmul(g)); })};
-  if (ctx.needs_grad.size() > 2) out.push_back(when(ctx.needs_grad[2], [&] { return g * beta_; }));
+  std::vector<Tensor> out{grad_if(ctx.needs_grad[0], [&] { return scaled(g.matmul(b.mT())); }),
+                          grad_if(ctx.needs_grad[1], [&] { return scaled(a.mT().matmul(g)); })};
+  if (ctx.needs_grad.size() > 2)
+    out.push_back(grad_if(ctx.needs_grad[2], [&] { return g * beta_; }));
   return out;
 }
 
 std::vector<Tensor> Where::vjp(const VjpContext& ctx) const {
   const Tensor& g = ctx.grads[0];
   const Tensor& c = ctx.inputs[0];
-  return {Tensor(), when(ctx.needs_grad[1], [&] { return g.masked_fill(c.logical_not(), 0); }),
-          when(ctx.needs_grad[2], [&] { return g.masked_fill(c, 0); })};
+  return {Tensor(), grad_if(ctx.needs_grad[1], [&] { return g.masked_fill(c.logical_not(), 0); }),
+          grad_if(ctx.needs_grad[2], [&] { return g.masked_fill(c, 0); })};
 }
 
 std::vector<Tensor> Clamp::vjp(const VjpContext& ctx) const {
@@ -60,16 +60,17 @@ std::vector<Tensor> Clamp::vjp(const VjpContext& ctx) const {
   if (hi.defined()) keep = keep & (x <= hi);
   if (lo.defined() && hi.defined()) keep = keep & (lo <= hi);
   std::vector<Tensor> out{
-      when(ctx.needs_grad[0], [&] { return g.masked_fill(keep.logical_not(), 0); })};
+      grad_if(ctx.needs_grad[0], [&] { return g.masked_fill(keep.logical_not(), 0); })};
   if (lo.defined()) {
     Tensor m = x < lo;
     if (hi.defined()) m = m & (lo <= hi);
-    out.push_back(when(ctx.needs_grad[1], [&] { return g.masked_fill(m.logical_not(), 0); }));
+    out.push_back(grad_if(ctx.needs_grad[1], [&] { return g.masked_fill(m.logical_not(), 0); }));
   }
   if (hi.defined()) {
     Tensor m = x > hi;
     if (lo.defined()) m = m | (lo > hi);
-    out.push_back(when(ctx.needs_grad.back(), [&] { return g.masked_fill(m.logical_not(), 0); }));
+    out.push_back(
+        grad_if(ctx.needs_grad.back(), [&] { return g.masked_fill(m.logical_not(), 0); }));
   }
   return out;
 }
@@ -78,24 +79,24 @@ std::vector<Tensor> Lerp::vjp(const VjpContext& ctx) const {
   const Tensor& g = ctx.grads[0];
   const Tensor &s = ctx.inputs[0], &e = ctx.inputs[1];
   if (weight_) {
-    return {when(ctx.needs_grad[0], [&] { return g * (1 - weight_->to<double>()); }),
-            when(ctx.needs_grad[1], [&] { return g * *weight_; })};
+    return {grad_if(ctx.needs_grad[0], [&] { return g * (1 - weight_->to<double>()); }),
+            grad_if(ctx.needs_grad[1], [&] { return g * *weight_; })};
   }
   const Tensor& w = ctx.inputs[2];
-  return {when(ctx.needs_grad[0], [&] { return g * (1 - w); }),
-          when(ctx.needs_grad[1], [&] { return g * w; }),
-          when(ctx.needs_grad[2], [&] { return g * (e - s); })};
+  return {grad_if(ctx.needs_grad[0], [&] { return g * (1 - w); }),
+          grad_if(ctx.needs_grad[1], [&] { return g * w; }),
+          grad_if(ctx.needs_grad[2], [&] { return g * (e - s); })};
 }
 
 std::vector<Tensor> Addc::vjp(const VjpContext& ctx) const {
   const Tensor& g = ctx.grads[0];
   const Tensor &t1 = ctx.inputs[1], &t2 = ctx.inputs[2];
   if (is_div_) {
-    return {g, when(ctx.needs_grad[1], [&] { return g * value_ / t2; }),
-            when(ctx.needs_grad[2], [&] { return -g * value_ * t1 / (t2 * t2); })};
+    return {g, grad_if(ctx.needs_grad[1], [&] { return g * value_ / t2; }),
+            grad_if(ctx.needs_grad[2], [&] { return -g * value_ * t1 / (t2 * t2); })};
   }
-  return {g, when(ctx.needs_grad[1], [&] { return g * value_ * t2; }),
-          when(ctx.needs_grad[2], [&] { return g * value_ * t1; })};
+  return {g, grad_if(ctx.needs_grad[1], [&] { return g * value_ * t2; }),
+          grad_if(ctx.needs_grad[2], [&] { return g * value_ * t1; })};
 }
 
 std::vector<Tensor> MaskedFill::vjp(const VjpContext& ctx) const {
@@ -113,14 +114,14 @@ std::vector<Tensor> Index::vjp(const VjpContext& ctx) const {
 std::vector<Tensor> IndexPut::vjp(const VjpContext& ctx) const {
   const Tensor& g = ctx.grads[0];
   auto idx = advanced_indices(dims_, ctx.inputs, 2);
-  std::vector<Tensor> out{when(ctx.needs_grad[0],
-                               [&] {
-                                 if (accumulate_) return g;
-                                 Tensor r = g.clone();
-                                 index_put_(r, idx, zeros({}, TensorOptions().dtype(g.dtype())));
-                                 return r;
-                               }),
-                          when(ctx.needs_grad[1], [&] { return index(g, idx); })};
+  std::vector<Tensor> out{grad_if(ctx.needs_grad[0],
+                                  [&] {
+                                    if (accumulate_) return g;
+                                    Tensor r = g.clone();
+                                    index_put_(r, idx, zeros({}, TensorOptions().dtype(g.dtype())));
+                                    return r;
+                                  }),
+                          grad_if(ctx.needs_grad[1], [&] { return index(g, idx); })};
   out.resize(ctx.inputs.size());
   return out;
 }
@@ -130,7 +131,7 @@ std::vector<Tensor> Cat::vjp(const VjpContext& ctx) const {
   int64_t offset = 0;
   for (size_t i = 0; i < ctx.input_sizes.size(); ++i) {
     const int64_t n = ctx.input_sizes[i][dim_];
-    out.push_back(when(ctx.needs_grad[i], [&] { return ctx.grads[0].narrow(dim_, offset, n); }));
+    out.push_back(grad_if(ctx.needs_grad[i], [&] { return ctx.grads[0].narrow(dim_, offset, n); }));
     offset += n;
   }
   return out;
