@@ -5,6 +5,7 @@
 #include "primitives/scatter.h"
 
 #include "ember/ops/elementwise.h"
+#include "ember/ops/factory.h"
 #include "ember/ops/indexing.h"
 #include "ember/ops/reduction.h"
 #include "ember/ops/shape.h"
@@ -105,7 +106,7 @@ Tensor& scatter_impl(Tensor& self, int64_t dim_in, const Tensor& index, const Te
   ops::check_no_internal_overlap(self, op);
   if (value) ops::check_scalar_fits(*value, self.dtype(), op);
   Scatter prim(dim, reduce, include_self, value, op);
-  std::vector<Tensor> inputs = {unaliased(self, index)};
+  std::vector<Tensor> inputs = {self, unaliased(self, index)};
   if (src != nullptr) inputs.push_back(unaliased(self, *src));
   dispatch(prim, inputs, {self}, /*inplace=*/true);
   return self;
@@ -162,7 +163,7 @@ Tensor& index_add_impl(Tensor& self, int64_t dim_in, const Tensor& index, const 
   }
   ops::check_no_internal_overlap(self, op);
   dispatch(IndexUpdate(IndexUpdateOp::Add, dim, alpha),
-           {unaliased(self, index), unaliased(self, source)}, {self}, true);
+           {self, unaliased(self, index), unaliased(self, source)}, {self}, true);
   return self;
 }
 
@@ -184,7 +185,7 @@ Tensor& index_copy_impl(Tensor& self, int64_t dim_in, const Tensor& index, const
   check_source_shape(self, dim, index, source, op);
   ops::check_no_internal_overlap(self, op);
   dispatch(IndexUpdate(IndexUpdateOp::Copy, dim, 0),
-           {unaliased(self, index), unaliased(self, source)}, {self}, true);
+           {self, unaliased(self, index), unaliased(self, source)}, {self}, true);
   return self;
 }
 
@@ -198,7 +199,8 @@ Tensor& index_fill_impl(Tensor& self, int64_t dim_in, const Tensor& index, const
   EMBER_CHECK(index.dtype() == kInt64, "[", op, "] index_fill_(): Expected dtype int64 for index.");
   ops::check_scalar_fits(value, self.dtype(), op);
   ops::check_no_internal_overlap(self, op);
-  dispatch(IndexUpdate(IndexUpdateOp::Fill, dim, value), {unaliased(self, index)}, {self}, true);
+  dispatch(IndexUpdate(IndexUpdateOp::Fill, dim, value), {self, unaliased(self, index)}, {self},
+           true);
   return self;
 }
 
@@ -208,6 +210,21 @@ Scalar fill_value(const Tensor& value, const char* op) {
               "] index_fill_ only supports a 0-dimensional value tensor, but got tensor with ",
               value.dim(), " dimension(s).");
   return value.item();
+}
+
+// index_fill with a 0-d value tensor; one that needs a gradient fills through a mask.
+Tensor index_fill_tensor(Tensor x, int64_t dim, const Tensor& index, const Tensor& value,
+                         bool inplace) {
+  const char* op = inplace ? "index_fill_" : "index_fill";
+  const Scalar v = fill_value(value, op);
+  if (ops::value_needs_grad(value)) {
+    check_defined(x, op, "self");
+    Tensor mask = zeros(x.sizes(), TensorOptions().dtype(kBool));
+    index_fill_impl(mask, dim, index, true);
+    return ops::fill_with_value_grad(x, mask, value, inplace);
+  }
+  Tensor out = inplace ? x : clone_of(x, op);
+  return index_fill_impl(out, dim, index, v);
 }
 
 Tensor& masked_scatter_impl(Tensor& self, const Tensor& mask, const Tensor& source) {
@@ -228,7 +245,7 @@ Tensor& masked_scatter_impl(Tensor& self, const Tensor& mask, const Tensor& sour
   ops::check_no_internal_overlap(self, op);
   Tensor m = unaliased(self, mask.expand(SymIntList(self.sizes())));
   Tensor src = unaliased(self, source.reshape({-1}));
-  dispatch(MaskedScatter(), {m, src}, {self}, true);
+  dispatch(MaskedScatter(), {self, m, src}, {self}, true);
   return self;
 }
 
@@ -319,9 +336,7 @@ Tensor index_fill(const Tensor& x, int64_t dim, const Tensor& index, const Scala
   return index_fill_impl(out, dim, index, value);
 }
 Tensor index_fill(const Tensor& x, int64_t dim, const Tensor& index, const Tensor& value) {
-  Scalar v = fill_value(value, "index_fill");
-  Tensor out = clone_of(x, "index_fill");
-  return index_fill_impl(out, dim, index, v);
+  return index_fill_tensor(x, dim, index, value, false);
 }
 
 // ---- masks
@@ -490,7 +505,8 @@ Tensor& Tensor::index_fill_(int64_t dim, const Tensor& index, const Scalar& valu
   return index_fill_impl(*this, dim, index, value);
 }
 Tensor& Tensor::index_fill_(int64_t dim, const Tensor& index, const Tensor& value) {
-  return index_fill_impl(*this, dim, index, fill_value(value, "index_fill_"));
+  index_fill_tensor(*this, dim, index, value, true);
+  return *this;
 }
 Tensor Tensor::masked_select(const Tensor& mask) const { return ember::masked_select(*this, mask); }
 Tensor Tensor::masked_scatter(const Tensor& mask, const Tensor& source) const {

@@ -59,7 +59,7 @@ Tensor median_all(const Tensor& x, SortOp op) {
                 "() operation does not have an identity for empty input tensor");
     return full({}, std::numeric_limits<double>::quiet_NaN(), TensorOptions().dtype(x.dtype()));
   }
-  return std::get<0>(run(SortSelect(op, 0), x.reshape({-1}), {}));
+  return std::get<0>(run(SortSelect(op, 0, false, 0, /*whole=*/true), x.reshape({-1}), {}));
 }
 
 }  // namespace

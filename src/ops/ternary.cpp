@@ -1,6 +1,7 @@
 // where, clamp/clip, lerp, addcmul/addcdiv, masked_fill: checks, promotion and dispatch.
 #include "primitives/ternary.h"
 
+#include "ember/autograd.h"
 #include "ember/ops/elementwise.h"
 #include "ops/promotion.h"
 #include "ops/util.h"
@@ -266,21 +267,43 @@ Tensor& Tensor::addcdiv_(const Tensor& t1, const Tensor& t2, const Scalar& value
 Tensor masked_fill(const Tensor& x, const Tensor& mask, const Scalar& value) {
   return masked_fill_impl(x, mask, value, false);
 }
+namespace {
+Tensor masked_fill_tensor(const Tensor& x, const Tensor& mask, const Tensor& value, bool inplace) {
+  const char* op = inplace ? "masked_fill_" : "masked_fill";
+  const Scalar v = masked_fill_value(value, op);
+  if (!ops::value_needs_grad(value)) return masked_fill_impl(x, mask, v, inplace);
+  check_defined(mask, op, "mask");
+  EMBER_CHECK_TYPE(mask.dtype() == kBool, "[", op, "] masked_fill_ only supports boolean masks, ",
+                   "but got mask with dtype ", dtype_name(mask.dtype()));
+  return ops::fill_with_value_grad(x, mask, value, inplace);
+}
+
+}  // namespace
+
+namespace ops {
+bool value_needs_grad(const Tensor& value) { return value.requires_grad() && is_grad_enabled(); }
+
+Tensor fill_with_value_grad(Tensor x, const Tensor& mask, const Tensor& value, bool inplace) {
+  Tensor filled = where(mask, value.to(x.dtype()), x);
+  return inplace ? x.copy_(filled) : filled;
+}
+}  // namespace ops
+
 Tensor masked_fill(const Tensor& x, const Tensor& mask, const Tensor& value) {
-  return masked_fill_impl(x, mask, masked_fill_value(value, "masked_fill"), false);
+  return masked_fill_tensor(x, mask, value, false);
 }
 Tensor Tensor::masked_fill(const Tensor& mask, const Scalar& value) const {
   return masked_fill_impl(*this, mask, value, false);
 }
 Tensor Tensor::masked_fill(const Tensor& mask, const Tensor& value) const {
-  return masked_fill_impl(*this, mask, masked_fill_value(value, "masked_fill"), false);
+  return masked_fill_tensor(*this, mask, value, false);
 }
 Tensor& Tensor::masked_fill_(const Tensor& mask, const Scalar& value) {
   masked_fill_impl(*this, mask, value, true);
   return *this;
 }
 Tensor& Tensor::masked_fill_(const Tensor& mask, const Tensor& value) {
-  masked_fill_impl(*this, mask, masked_fill_value(value, "masked_fill_"), true);
+  masked_fill_tensor(*this, mask, value, true);
   return *this;
 }
 

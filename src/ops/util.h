@@ -36,4 +36,10 @@ namespace ember::ops {
 void check_no_internal_overlap(const Tensor& t, const char* op);
 /// Whether the memory ranges spanned by a and b intersect.
 bool may_overlap(const Tensor& a, const Tensor& b);
+/// masked_fill / index_fill with a 0-d value tensor that needs a gradient: where(mask, value, x)
+/// (written into x when in place), so that value's gradient is the sum of the filled positions'.
+/// Defined in ternary.cpp.
+Tensor fill_with_value_grad(Tensor x, const Tensor& mask, const Tensor& value, bool inplace);
+/// Whether a fill value tensor needs that path.
+bool value_needs_grad(const Tensor& value);
 }  // namespace ember::ops

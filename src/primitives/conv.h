@@ -54,6 +54,9 @@ class Convolution : public Primitive {
 /// The kernel size is kernel_h x kernel_w; groups is unused.
 class SlidingWindow : public Primitive {
  public:
+  EMBER_PRIMITIVE_CLONE(SlidingWindow)
+  std::vector<Tensor> vjp(const VjpContext& ctx) const override;
+  bool saves_input(size_t) const override { return false; }
   SlidingWindow(bool to_columns, int64_t kernel_h, int64_t kernel_w, Conv2dParams p)
       : to_columns_(to_columns), kh_(kernel_h), kw_(kernel_w), p_(p) {}
   const char* name() const override { return to_columns_ ? "im2col" : "col2im"; }

@@ -1,7 +1,8 @@
 // Gradients of convolution, pooling, resampling and padding through their backward kernels
-// (Note [Convolution gradients] in primitives/conv.h, Note [Pooling gradients] in pool.h). The
-// backward primitives themselves (except conv's backward-input, which is conv_transpose's
-// forward) have no vjp: differentiating twice through them raises NotImplementedError.
+// (Note [Convolution gradients] in primitives/conv.h, Note [Pooling gradients] in pool.h). Each
+// backward kernel is linear in grad_output, so its own gradient (double backward) is the forward
+// kernel applied to the incoming gradient: the pairs are adjoints of each other.
+#include "dispatch/dispatch.h"
 #include "ember/ember.h"
 #include "nn/conv_internal.h"
 
@@ -9,6 +10,14 @@ namespace ember {
 
 namespace {
 Tensor bias_grad(const Tensor& g) { return g.sum({0, 2, 3}); }
+
+// The forward primitive `fwd` applied to gg, giving a tensor of `sizes` (a backward kernel's
+// grad_output shape).
+Tensor adjoint(const Primitive& fwd, const Tensor& gg, const std::vector<int64_t>& sizes) {
+  Tensor out = empty(sizes, gg.dtype());
+  dispatch(fwd, {gg.contiguous()}, {out});
+  return out;
+}
 }  // namespace
 
 std::vector<Tensor> Convolution::vjp(const VjpContext& ctx) const {
@@ -25,8 +34,12 @@ std::vector<Tensor> Convolution::vjp(const VjpContext& ctx) const {
       if (ctx.needs_grad[0]) out[0] = nn::detail::conv2d_forward(g, w, Tensor(), p_);
       if (ctx.needs_grad[1]) out[1] = nn::detail::conv2d_backward_weight(a, g, w.sizes(), p_);
       break;
-    case ConvOp::BackwardWeight:
-      return Primitive::vjp(ctx);
+    case ConvOp::BackwardWeight: {  // inputs {dy, x}; g is weight-shaped
+      const Tensor &dy = a, &x = w;
+      if (ctx.needs_grad[0]) out[0] = nn::detail::conv2d_forward(x, g, Tensor(), p_);
+      if (ctx.needs_grad[1]) out[1] = nn::detail::conv2d_backward_input(dy, g, x.sizes(), p_);
+      break;
+    }
   }
   if (has_bias && ctx.needs_grad[2]) out[2] = bias_grad(g);
   return out;
@@ -43,19 +56,41 @@ std::vector<Tensor> Pooling::vjp(const VjpContext& ctx) const {
       return {nn::detail::avg_pool2d_backward(g, in, p_)};
     case PoolOp::AdaptiveAvgForward:
       return {nn::detail::adaptive_avg_pool2d_backward(g, in)};
+    case PoolOp::AvgBackward:
+      return {adjoint(Pooling("avg_pool2d", PoolOp::AvgForward, p_), g, in)};
+    case PoolOp::AdaptiveAvgBackward:
+      return {adjoint(Pooling("adaptive_avg_pool2d", PoolOp::AdaptiveAvgForward), g, in)};
+    case PoolOp::MaxBackward: {  // grad_x[indices] += grad_y: its adjoint gathers
+      const Tensor& idx = ctx.inputs[1];
+      Tensor picked = g.flatten(2).gather(2, idx.flatten(2));
+      return {picked.view(SymIntList(in)), Tensor()};
+    }
     default:
       return Primitive::vjp(ctx);
   }
 }
 
+std::vector<Tensor> SlidingWindow::vjp(const VjpContext& ctx) const {
+  const Tensor& g = ctx.grads[0];
+  const auto& in = ctx.input_sizes[0];
+  if (to_columns_) return {nn::detail::col2im(g, {in[2], in[3]}, kh_, kw_, p_)};
+  return {nn::detail::im2col(g, kh_, kw_, p_)};
+}
+
 std::vector<Tensor> Upsample::vjp(const VjpContext& ctx) const {
-  if (backward_) return Primitive::vjp(ctx);
+  if (backward_) {
+    const char* fwd = op_ == ResampleOp::Nearest ? "upsample_nearest2d" : "upsample_bilinear2d";
+    return {adjoint(Upsample(fwd, op_, false, align_corners_, scale_h_, scale_w_), ctx.grads[0],
+                    ctx.input_sizes[0])};
+  }
   return {nn::detail::upsample2d_backward(ctx.grads[0], op_, ctx.input_sizes[0], align_corners_,
                                           scale_h_, scale_w_)};
 }
 
 std::vector<Tensor> Pad::vjp(const VjpContext& ctx) const {
-  if (backward_) return Primitive::vjp(ctx);
+  if (backward_) {
+    return {adjoint(Pad("pad", mode_, pad_, 0.0, false), ctx.grads[0], ctx.input_sizes[0])};
+  }
   return {nn::detail::pad_backward(ctx.grads[0], mode_, pad_, ctx.input_sizes[0])};
 }
 

@@ -1,8 +1,7 @@
-// Gradients of softmax/log_softmax and of index_select/gather (PyTorch's derivatives.yaml).
+// Gradients of softmax/log_softmax and of attention (PyTorch's derivatives.yaml).
 #include "dispatch/dispatch.h"
 #include "ember/ember.h"
 #include "primitives/attention.h"
-#include "primitives/scatter.h"
 #include "primitives/softmax.h"
 
 namespace ember {
@@ -15,24 +14,6 @@ std::vector<Tensor> Softmax::vjp(const VjpContext& ctx) const {
   if (log_) return {g - y.exp() * g.sum({d}, /*keepdim=*/true)};
   return {y * (g - (g * y).sum({d}, /*keepdim=*/true))};
 }
-
-std::vector<Tensor> IndexSelect::vjp(const VjpContext& ctx) const {
-  const auto& sizes = ctx.input_sizes[0];
-  Tensor z = zeros(sizes, TensorOptions().dtype(ctx.grads[0].dtype()));
-  if (sizes.empty()) return {ctx.grads[0].reshape({}), Tensor()};
-  Tensor idx = ctx.inputs[1].reshape({-1}).to(kInt64);
-  return {index_add(z, dim_, idx, ctx.grads[0]), Tensor()};
-}
-
-std::vector<Tensor> Gather::vjp(const VjpContext& ctx) const {
-  const auto& sizes = ctx.input_sizes[0];
-  Tensor z = zeros(sizes, TensorOptions().dtype(ctx.grads[0].dtype()));
-  return {scatter_add(z, sizes.empty() ? 0 : dim_, ctx.inputs[1], ctx.grads[0]), Tensor()};
-}
-
-}  // namespace ember
-
-namespace ember {
 
 std::vector<Tensor> ScaledDotProductAttention::vjp(const VjpContext& ctx) const {
   const auto& in = ctx.inputs;

@@ -36,7 +36,7 @@ class Pooling : public Primitive {
  public:
   EMBER_PRIMITIVE_CLONE(Pooling)
   std::vector<Tensor> vjp(const VjpContext& ctx) const override;
-  bool saves_input(size_t) const override { return false; }
+  bool saves_input(size_t i) const override { return op_ == PoolOp::MaxBackward && i == 1; }
   bool saves_output(size_t i) const override { return i == 1; }
   Pooling(const char* name, PoolOp op, Pool2dParams p = {}) : name_(name), op_(op), p_(p) {}
   const char* name() const override { return name_; }

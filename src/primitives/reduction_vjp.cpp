@@ -53,6 +53,22 @@ Tensor scatter_add_along(const std::vector<int64_t>& sizes, int64_t dim, const T
   return out;
 }
 
+// cumprod's gradient for an input with zeros, built from products that leave x_i out, so that
+// it is differentiable again (double backward): O(n^2) along dim, as PyTorch's.
+Tensor cumprod_backward_quadratic(const Tensor& g, const Tensor& x, int64_t dim) {
+  const int64_t n = x.size(dim);
+  std::vector<Tensor> grads;
+  for (int64_t k = 0; k < n; ++k) {
+    // For j >= k: prod_{m < k} x_m * prod_{k < m <= j} x_m.
+    Tensor before = x.narrow(dim, 0, k).prod(dim, /*keepdim=*/true);
+    Tensor omitted = before;
+    if (k + 1 < n)
+      omitted = cat({before, before * x.narrow(dim, k + 1, n - k - 1).cumprod(dim)}, dim);
+    grads.push_back((g.narrow(dim, k, n - k) * omitted).sum({dim}, /*keepdim=*/true));
+  }
+  return cat(grads, dim);
+}
+
 }  // namespace
 
 bool Reduce::saves_input(size_t) const { return op_ != ReduceOp::Sum && op_ != ReduceOp::Mean; }
@@ -196,12 +212,19 @@ std::vector<Tensor> Scan::vjp(const VjpContext& ctx) const {
     case ScanOp::CumSum:
       return {reverse_cumsum(g)};
     case ScanOp::CumProd: {
-      // d y_j / d x_i = y_j / x_i for j >= i when no element is zero.
+      // d y_j / d x_i = prod_{m <= j, m != i} x_m for j >= i.
       const Tensor& x = ctx.inputs[0];
-      EMBER_CHECK_NOT_IMPL(!(x == 0).any().item<bool>(),
-                           "[cumprod] the derivative for "
-                           "'cumprod' of an input containing zeros is not implemented");
-      return {reverse_cumsum(g * y) / x};
+      if (x.dim() == 0) return {g};
+      Tensor zero = x == 0;
+      if (!zero.any().item<bool>()) return {reverse_cumsum(g * y) / x};
+      if (is_grad_enabled()) return {cumprod_backward_quadratic(g, x, dim_)};
+      // Before the first zero of a slice that is y_j / x_i; at the first zero, the product with
+      // that zero replaced by 1; after it, every y_j it reaches holds the zero, so 0.
+      Tensor seen = zero.to(kInt64).cumsum(dim_);
+      Tensor before = seen == 0, first = zero.logical_and(seen == 1);
+      Tensor at_zero = reverse_cumsum(g * x.masked_fill(first, 1).cumprod(dim_));
+      return {where(before, reverse_cumsum(g * y) / x.masked_fill(before.logical_not(), 1),
+                    at_zero.masked_fill(first.logical_not(), 0))};
     }
     case ScanOp::CumMax:
     case ScanOp::CumMin:

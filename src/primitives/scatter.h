@@ -50,11 +50,16 @@ class Gather : public Primitive {
 
 enum class ScatterReduce : uint8_t { None, Sum, Prod, Mean, AMax, AMin };
 
-/// In place on outputs[0] (self): inputs = {index, src} or {index} with a scalar value. None
+/// In place on outputs[0] (self): inputs = {self, index, src} or {self, index} with a scalar value
+/// (self is passed as an input so that its previous values get a gradient). None
 /// overwrites; the others combine with what is there (include_self = false first resets the
 /// written positions to the reduction's identity; Mean divides by the count of contributions).
 class Scatter : public Primitive {
  public:
+  EMBER_PRIMITIVE_CLONE(Scatter)
+  std::vector<Tensor> vjp(const VjpContext& ctx) const override;
+  bool saves_input(size_t i) const override { return i == 1 || reads_values(); }
+  bool saves_output(size_t) const override { return reads_values(); }
   Scatter(int64_t dim, ScatterReduce reduce, bool include_self, std::optional<Scalar> value,
           const char* name)
       : dim_(dim), reduce_(reduce), include_self_(include_self), value_(value), name_(name) {}
@@ -67,6 +72,11 @@ class Scatter : public Primitive {
   const std::optional<Scalar>& value() const { return value_; }
 
  private:
+  // prod, amax and amin gradients read self, src and the result.
+  bool reads_values() const {
+    return reduce_ == ScatterReduce::Prod || reduce_ == ScatterReduce::AMax ||
+           reduce_ == ScatterReduce::AMin;
+  }
   int64_t dim_;
   ScatterReduce reduce_;
   bool include_self_;
@@ -76,11 +86,14 @@ class Scatter : public Primitive {
 
 enum class IndexUpdateOp : uint8_t { Add, Copy, Fill };
 
-/// In place on outputs[0] (self) along dim at a 1-D int64/int32 index (inputs[0]):
-/// Add: self[.., index[i], ..] += alpha * source[.., i, ..] (inputs[1], self's dtype);
+/// In place on outputs[0] (self, also inputs[0]) along dim at a 1-D int64/int32 index (inputs[1]):
+/// Add: self[.., index[i], ..] += alpha * source[.., i, ..] (inputs[2], self's dtype);
 /// Copy: self[.., index[i], ..] = source[.., i, ..]; Fill: self[.., index[i], ..] = value.
 class IndexUpdate : public Primitive {
  public:
+  EMBER_PRIMITIVE_CLONE(IndexUpdate)
+  std::vector<Tensor> vjp(const VjpContext& ctx) const override;
+  bool saves_input(size_t i) const override { return i == 1; }
   IndexUpdate(IndexUpdateOp op, int64_t dim, Scalar scalar) : op_(op), dim_(dim), scalar_(scalar) {}
   const char* name() const override;
   void eval_cpu(const std::vector<Tensor>& inputs, std::vector<Tensor>& outputs) const override;
@@ -99,14 +112,20 @@ class IndexUpdate : public Primitive {
 /// outputs[0] (index's shape) = inputs[0] flattened, at inputs[1] (int64; negative wraps).
 class Take : public Primitive {
  public:
+  EMBER_PRIMITIVE_CLONE(Take)
+  std::vector<Tensor> vjp(const VjpContext& ctx) const override;
+  bool saves_input(size_t i) const override { return i == 1; }
   const char* name() const override { return "take"; }
   void eval_cpu(const std::vector<Tensor>& inputs, std::vector<Tensor>& outputs) const override;
 };
 
-/// In place on outputs[0]: the positions where inputs[0] (a bool mask of self's shape) is true
-/// take inputs[1]'s elements (self's dtype) in row-major order.
+/// In place on outputs[0] (self, also inputs[0]): the positions where inputs[1] (a bool mask of
+/// self's shape) is true take inputs[2]'s elements (1-D, self's dtype) in row-major order.
 class MaskedScatter : public Primitive {
  public:
+  EMBER_PRIMITIVE_CLONE(MaskedScatter)
+  std::vector<Tensor> vjp(const VjpContext& ctx) const override;
+  bool saves_input(size_t i) const override { return i == 1; }
   const char* name() const override { return "masked_scatter_"; }
   void eval_cpu(const std::vector<Tensor>& inputs, std::vector<Tensor>& outputs) const override;
 };

@@ -23,11 +23,17 @@ enum class SortOp : uint8_t {
 const char* sort_op_name(SortOp op);
 
 /// outputs arrive allocated and contiguous. k: k for TopK and KthValue. descending: descending
-/// order (Sort) or largest (TopK).
+/// order (Sort) or largest (TopK). whole: median()/nanmedian() of every element (the input
+/// flattened), whose gradient is shared evenly by the elements equal to the median, as PyTorch's;
+/// the other forms send the gradient to the selected index.
 class SortSelect : public Primitive {
  public:
-  SortSelect(SortOp op, int64_t dim, bool descending = false, int64_t k = 0)
-      : op_(op), dim_(dim), descending_(descending), k_(k) {}
+  EMBER_PRIMITIVE_CLONE(SortSelect)
+  std::vector<Tensor> vjp(const VjpContext& ctx) const override;
+  bool saves_input(size_t) const override { return whole_; }
+  bool saves_output(size_t i) const override { return whole_ ? i == 0 : i == 1; }
+  SortSelect(SortOp op, int64_t dim, bool descending = false, int64_t k = 0, bool whole = false)
+      : op_(op), dim_(dim), descending_(descending), k_(k), whole_(whole) {}
   const char* name() const override { return sort_op_name(op_); }
   void eval_cpu(const std::vector<Tensor>& inputs, std::vector<Tensor>& outputs) const override;
   std::string describe() const override;
@@ -41,6 +47,7 @@ class SortSelect : public Primitive {
   int64_t dim_;
   bool descending_;
   int64_t k_;
+  bool whole_;
 };
 
 /// torch.unique / unique_consecutive. inputs[0]: the tensor, or with `dim`, a contiguous tensor

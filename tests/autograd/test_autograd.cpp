@@ -303,10 +303,24 @@ TEST(Autograd, DetachAndData) {
 }
 
 TEST(Autograd, UndifferentiableOpRaisesNaming) {
-  // cumprod of an input containing zeros has no implemented derivative: an error, not a guess.
+  // histc has no derivative (as in PyTorch): an error naming the op, not a guess.
   Tensor z = leaf({0, 2});
-  Tensor c = z.cumprod(0).sum();
-  expect_errors<NotImplementedError>({{"cumprod zero", [&] { c.backward(); }, "[cumprod]"}});
+  Tensor c = histc(z, 4).sum();
+  expect_errors<NotImplementedError>({{"histc", [&] { c.backward(); }, "[histc]"}});
+}
+
+TEST(Autograd, CumprodThroughZeros) {
+  // y = cumprod([2, 0, 3]) = [2, 0, 0]; d sum(y) / dx = [1 + x1 + x1 x2, x0 + x0 x2, x0 x1].
+  Tensor x = leaf({2, 0, 3});
+  x.cumprod(0).sum().backward();
+  expect_values(x.grad(), {1, 8, 0});
+  // Several zeros, on either dim: finite differences, first and second order.
+  auto fn = [](const std::vector<Tensor>& in) {
+    return std::vector<Tensor>{in[0].cumprod(1), in[0].cumprod(0)};
+  };
+  Tensor m = leaf({1.5, 0.0, 2.0, 0.0, -3.0, 0.5, 0.0, 0.0, 2.5}, {3, 3});
+  EXPECT_TRUE(autograd::gradcheck(fn, {m}));
+  EXPECT_TRUE(autograd::gradgradcheck(fn, {m}));
 }
 
 struct MulConstant : autograd::Function<MulConstant> {

@@ -109,3 +109,77 @@ TEST(NnGrad, ScaledDotProductAttention) {
 
 }  // namespace
 }  // namespace ember
+
+namespace ember {
+namespace {
+
+// Double backward through the backward kernels (each is the adjoint of a forward kernel), and
+// the sliding-window and 1-D resampling ops.
+TEST(NnGrad, DoubleBackward) {
+  auto check2 = [](const autograd::DifferentiableFn& fn, const std::vector<Tensor>& in) {
+    EXPECT_TRUE(autograd::gradcheck(fn, in));
+    EXPECT_TRUE(autograd::gradgradcheck(fn, in));
+  };
+  Tensor x = input({1, 2, 4, 4}, 31), w = input({2, 2, 2, 2}, 32);
+  check2(
+      [](const std::vector<Tensor>& in) {
+        return std::vector<Tensor>{F::conv2d(in[0], in[1], Tensor(), /*stride=*/2, /*padding=*/1)};
+      },
+      {x, w});
+  check2(
+      [](const std::vector<Tensor>& in) {
+        return std::vector<Tensor>{F::conv_transpose2d(in[0], in[1], Tensor(), /*stride=*/2)};
+      },
+      {input({1, 2, 2, 2}, 33), w});
+  Tensor p = input({1, 1, 4, 4}, 34);
+  check2(
+      [](const std::vector<Tensor>& in) {
+        return std::vector<Tensor>{F::max_pool2d(in[0], F::MaxPool2dFuncOptions(2))};
+      },
+      {p});
+  check2(
+      [](const std::vector<Tensor>& in) {
+        return std::vector<Tensor>{
+            F::avg_pool2d(in[0], F::AvgPool2dFuncOptions(3).stride(1).padding(1))};
+      },
+      {p});
+  check2(
+      [](const std::vector<Tensor>& in) {
+        return std::vector<Tensor>{
+            F::adaptive_avg_pool2d(in[0], F::AdaptiveAvgPool2dFuncOptions(3))};
+      },
+      {p});
+  check2(
+      [](const std::vector<Tensor>& in) {
+        return std::vector<Tensor>{F::pad(in[0], F::PadFuncOptions({1, 2, 0, 1}).mode(kReplicate))};
+      },
+      {p});
+  check2(
+      [](const std::vector<Tensor>& in) {
+        return std::vector<Tensor>{F::interpolate(in[0], F::InterpolateFuncOptions()
+                                                             .size(std::vector<int64_t>{3, 5})
+                                                             .mode(kBilinear)
+                                                             .align_corners(true))};
+      },
+      {p});
+  check2(
+      [](const std::vector<Tensor>& in) {
+        return std::vector<Tensor>{F::interpolate(
+            in[0], F::InterpolateFuncOptions().size(std::vector<int64_t>{7}).mode(kLinear))};
+      },
+      {input({1, 2, 3}, 35)});
+  check2(
+      [](const std::vector<Tensor>& in) {
+        return std::vector<Tensor>{
+            F::unfold(in[0], F::UnfoldFuncOptions({2, 3}).stride(1).padding(1))};
+      },
+      {input({1, 2, 3, 3}, 36)});
+  check2(
+      [](const std::vector<Tensor>& in) {
+        return std::vector<Tensor>{F::fold(in[0], F::FoldFuncOptions({3, 3}, {2, 2}))};
+      },
+      {input({1, 8, 4}, 37)});
+}
+
+}  // namespace
+}  // namespace ember

@@ -156,15 +156,15 @@ std::string Scatter::describe() const {
 
 void Scatter::eval_cpu(const std::vector<Tensor>& inputs, std::vector<Tensor>& outputs) const {
   Tensor& self = outputs[0];
-  const Tensor& index = inputs[0];
-  const bool has_src = inputs.size() > 1;
+  const Tensor& index = inputs[1];  // inputs[0] is self
+  const bool has_src = inputs.size() > 2;
   if (index.numel() == 0) return;
   const int64_t size = sizes_1d(self)[dim_];
   const bool mean = reduce_ == ScatterReduce::Mean;
   // Mean counts the contributions per element of self (self itself counts when included).
   Tensor count = mean ? cpu::scratch_tensor(sizes_1d(self), kInt64) : Tensor();
   std::vector<std::vector<int64_t>> strides = {geom_strides(self), geom_strides(index)};
-  strides.push_back(has_src ? geom_strides(inputs[1]) : std::vector<int64_t>(strides[0].size(), 0));
+  strides.push_back(has_src ? geom_strides(inputs[2]) : std::vector<int64_t>(strides[0].size(), 0));
   strides.push_back(mean ? count.strides() : std::vector<int64_t>(strides[0].size(), 0));
   auto rows = dim_rows(sizes_1d(index), dim_, strides);
   const int64_t ss = strides[0][dim_], is = strides[1][dim_], vs = strides[2][dim_];
@@ -183,7 +183,7 @@ void Scatter::eval_cpu(const std::vector<Tensor>& inputs, std::vector<Tensor>& o
   visit_dtype(self.dtype(), op, [&](auto* tag) {
     using T = std::remove_pointer_t<decltype(tag)>;
     T* s = static_cast<T*>(self.data_ptr());
-    const T* src = has_src ? static_cast<const T*>(inputs[1].data_ptr()) : nullptr;
+    const T* src = has_src ? static_cast<const T*>(inputs[2].data_ptr()) : nullptr;
     const T scalar = value_ ? value_->to<T>() : T();
     const ScatterReduce red = reduce_;
     T identity{};
@@ -260,7 +260,7 @@ const char* IndexUpdate::name() const {
 
 void IndexUpdate::eval_cpu(const std::vector<Tensor>& inputs, std::vector<Tensor>& outputs) const {
   Tensor& self = outputs[0];
-  const Tensor& index = inputs[0];
+  const Tensor& index = inputs[1];  // inputs[0] is self
   const bool has_src = op_ != IndexUpdateOp::Fill;
   const int64_t nidx = index.numel();
   if (nidx == 0 || self.numel() == 0) return;
@@ -279,14 +279,14 @@ void IndexUpdate::eval_cpu(const std::vector<Tensor>& inputs, std::vector<Tensor
   std::vector<int64_t> shape = sizes_1d(self);
   shape[dim_] = nidx;
   std::vector<std::vector<int64_t>> strides = {geom_strides(self)};
-  strides.push_back(has_src ? geom_strides(inputs[1]) : std::vector<int64_t>(shape.size(), 0));
+  strides.push_back(has_src ? geom_strides(inputs[2]) : std::vector<int64_t>(shape.size(), 0));
   auto rows = dim_rows(shape, dim_, strides);
   const int64_t ss = strides[0][dim_], vs = strides[1][dim_];
   const IndexUpdateOp kind = op_;
   visit_dtype(self.dtype(), op, [&](auto* tag) {
     using T = std::remove_pointer_t<decltype(tag)>;
     T* s = static_cast<T*>(self.data_ptr());
-    const T* src = has_src ? static_cast<const T*>(inputs[1].data_ptr()) : nullptr;
+    const T* src = has_src ? static_cast<const T*>(inputs[2].data_ptr()) : nullptr;
     const T scalar = scalar_.to<T>();
     const bool unit_alpha = scalar_.to<double>() == 1.0;
     cpu::for_each_row(rows, [&](int64_t r) {
@@ -348,8 +348,8 @@ void Take::eval_cpu(const std::vector<Tensor>& inputs, std::vector<Tensor>& outp
 void MaskedScatter::eval_cpu(const std::vector<Tensor>& inputs,
                              std::vector<Tensor>& outputs) const {
   Tensor& self = outputs[0];
-  const Tensor& mask = inputs[0];    // bool, self's shape
-  const Tensor& source = inputs[1];  // 1-D, self's dtype
+  const Tensor& mask = inputs[1];    // bool, self's shape (inputs[0] is self)
+  const Tensor& source = inputs[2];  // 1-D, self's dtype
   const int64_t avail = source.numel();
   const int64_t sstride = avail > 0 ? source.strides()[0] : 0;
   auto loop = cpu::make_loop({self, mask});
