@@ -10,6 +10,7 @@
 #include "ember/autograd.h"
 #include "ember/ops/factory.h"
 #include "ops/util.h"
+#include "primitives/copy.h"
 
 namespace ember {
 
@@ -204,12 +205,23 @@ class LambdaNode : public Node {
 // The backward of a view of `in`. When `in` itself has overlapping memory (an expanded tensor)
 // its storage cannot be mapped back to its elements; the view ops that keep the elements'
 // order (or only add broadcast dims, or only permute) are then inverted by what they are.
-std::shared_ptr<Node> make_view_node(const char* op, const Tensor& in, const Tensor& out) {
+std::shared_ptr<Node> make_view_node(const Primitive& prim, const Tensor& in, const Tensor& out) {
+  const char* op = prim.name();
   if (auto geom = relative_geometry(in, out)) {
     return std::make_shared<ViewNode>(backward_name(op), *geom, in.sizes());
   }
   const std::string name = op;
   const std::vector<int64_t> in_sizes = in.sizes();
+  // Selections (select, slice, narrow, diagonal) say which elements they took: the gradient
+  // goes to the same view of zeros.
+  if (const auto* view = dynamic_cast<const View*>(&prim); view && view->replay()) {
+    return std::make_shared<LambdaNode>(
+        backward_name(op), [in_sizes, replay = view->replay()](const Tensor& g) {
+          Tensor out = zeros(in_sizes, TensorOptions().dtype(g.dtype()));
+          replay(out).copy_(g);
+          return out;
+        });
+  }
   if (name == "view" || name == "reshape" || name == "squeeze" || name == "unsqueeze" ||
       name == "alias" || name == "detach") {
     return std::make_shared<LambdaNode>(
@@ -280,7 +292,7 @@ void record_view(const OpCall& call) {
   om.view_geometry = relative_geometry(base, out);
   om.attr_version = out._version();
   if (!requires_grad_now(in)) return;
-  auto fn = make_view_node(call.prim.name(), in, out);
+  auto fn = make_view_node(call.prim, in, out);
   fn->mutable_next_edges().push_back(gradient_edge(in));
   set_history(out, fn, 0);
 }

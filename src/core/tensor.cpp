@@ -1,5 +1,6 @@
 #include "ember/core/tensor.h"
 
+#include <iostream>
 #include <sstream>
 
 #include "ops/promotion.h"
@@ -44,6 +45,19 @@ std::string Tensor::toString() const {
   std::ostringstream ss;
   ss << *this;
   return ss.str();
+}
+
+void Tensor::print() const {
+  if (!defined()) {
+    std::cout << "[UndefinedTensor]\n";
+    return;
+  }
+  std::cout << "[CPU" << scalar_type_name(dtype()) << "Type " << ops::shape_str(sizes()) << "]\n";
+}
+
+void Tensor::check_accessor_dim(size_t n) const {
+  EMBER_CHECK(static_cast<size_t>(dim()) == n, "[accessor] TensorAccessor expected ", n,
+              " dims but tensor has ", dim());
 }
 
 template <typename T>

@@ -131,14 +131,14 @@ Tensor sequence(RangeOp op, const Scalar& start, const Scalar& end, int64_t step
   EMBER_CHECK_TYPE(dtype != kBool, "[", name, "] \"", name, "_cpu\" not implemented for 'bool'");
   Tensor out = ops::empty_tensor({steps}, dtype, name);
   dispatch(Range(op, start, end, base), {}, {out});
-  return out;
+  return ops::with_grad(out, options);
 }
 
 }  // namespace
 
 Tensor empty(SymIntList size, const TensorOptions& options) {
   const ScalarType dtype = checked_dtype(options, options.dtype(), "empty");
-  return ops::empty_tensor(size.concrete("empty"), dtype, "empty");
+  return ops::with_grad(ops::empty_tensor(size.concrete("empty"), dtype, "empty"), options);
 }
 
 Tensor empty_strided(SymIntList size, SymIntList stride, const TensorOptions& options) {
@@ -149,12 +149,14 @@ Tensor empty_strided(SymIntList size, SymIntList stride, const TensorOptions& op
 
 Tensor zeros(SymIntList size, const TensorOptions& options) {
   const ScalarType dtype = checked_dtype(options, options.dtype(), "zeros");
-  return filled(ops::empty_tensor(size.concrete("zeros"), dtype, "zeros"), 0);
+  return ops::with_grad(filled(ops::empty_tensor(size.concrete("zeros"), dtype, "zeros"), 0),
+                        options);
 }
 
 Tensor ones(SymIntList size, const TensorOptions& options) {
   const ScalarType dtype = checked_dtype(options, options.dtype(), "ones");
-  return filled(ops::empty_tensor(size.concrete("ones"), dtype, "ones"), 1);
+  return ops::with_grad(filled(ops::empty_tensor(size.concrete("ones"), dtype, "ones"), 1),
+                        options);
 }
 
 Tensor full(SymIntList size, const Scalar& fill_value, const TensorOptions& options) {
@@ -163,7 +165,8 @@ Tensor full(SymIntList size, const Scalar& fill_value, const TensorOptions& opti
                         : fill_value.isIntegral(false) ? kInt64
                                                        : get_default_dtype();
   const ScalarType dtype = checked_dtype(options, dtype_or(options, inferred), "full");
-  return filled(ops::empty_tensor(size.concrete("full"), dtype, "full"), fill_value);
+  return ops::with_grad(filled(ops::empty_tensor(size.concrete("full"), dtype, "full"), fill_value),
+                        options);
 }
 
 Tensor arange(const Scalar& end, const TensorOptions& options) {
@@ -180,17 +183,17 @@ Tensor arange(const Scalar& start, const Scalar& end, const Scalar& step,
   const int64_t size = arange_size(start, end, step, dtype);
   Tensor out = ops::empty_tensor({size}, dtype, "arange");
   dispatch(Range(RangeOp::Arange, start, step), {}, {out});
-  return out;
+  return ops::with_grad(out, options);
 }
 
 Tensor linspace(const Scalar& start, const Scalar& end, int64_t steps,
                 const TensorOptions& options) {
-  return sequence(RangeOp::Linspace, start, end, steps, 10.0, options);
+  return ops::with_grad(sequence(RangeOp::Linspace, start, end, steps, 10.0, options), options);
 }
 
 Tensor logspace(const Scalar& start, const Scalar& end, int64_t steps, double base,
                 const TensorOptions& options) {
-  return sequence(RangeOp::Logspace, start, end, steps, base, options);
+  return ops::with_grad(sequence(RangeOp::Logspace, start, end, steps, base, options), options);
 }
 
 Tensor eye(int64_t n, const TensorOptions& options) { return eye(n, n, options); }
@@ -203,7 +206,7 @@ Tensor eye(int64_t n, int64_t m, const TensorOptions& options) {
   // The diagonal is a strided view; filling it writes the ones.
   const int64_t k = std::min(n, m);
   if (k > 0) dispatch(View("diagonal", {k}, {m + 1}, 0), {out})[0].fill_(1);
-  return out;
+  return ops::with_grad(out, options);
 }
 
 Tensor empty_like(const Tensor& t, const TensorOptions& options) {
@@ -211,21 +214,21 @@ Tensor empty_like(const Tensor& t, const TensorOptions& options) {
   const ScalarType dtype = checked_dtype(options, dtype_or(options, t.dtype()), "empty_like");
   // torch.preserve_format: a dense layout (such as a transpose) keeps its strides.
   if (!t.is_contiguous() && non_overlapping_and_dense(t)) {
-    return make_strided(t.sizes(), t.strides(), dtype, "empty_like");
+    return ops::with_grad(make_strided(t.sizes(), t.strides(), dtype, "empty_like"), options);
   }
-  return ops::empty_tensor(t.sizes(), dtype, "empty_like");
+  return ops::with_grad(ops::empty_tensor(t.sizes(), dtype, "empty_like"), options);
 }
 
 Tensor zeros_like(const Tensor& t, const TensorOptions& options) {
-  return filled(empty_like(t, options), 0);
+  return ops::with_grad(filled(empty_like(t, options.requires_grad(false)), 0), options);
 }
 
 Tensor ones_like(const Tensor& t, const TensorOptions& options) {
-  return filled(empty_like(t, options), 1);
+  return ops::with_grad(filled(empty_like(t, options.requires_grad(false)), 1), options);
 }
 
 Tensor full_like(const Tensor& t, const Scalar& fill_value, const TensorOptions& options) {
-  return filled(empty_like(t, options), fill_value);
+  return ops::with_grad(filled(empty_like(t, options.requires_grad(false)), fill_value), options);
 }
 
 namespace {
@@ -235,13 +238,14 @@ Tensor wrap_blob(void* data, const std::vector<int64_t>& sizes, const std::vecto
   const size_t nbytes = strided_nbytes(sizes, strides, dtype, "from_blob");
   EMBER_CHECK(data != nullptr || nbytes == 0, "[from_blob] data pointer is null");
   auto storage = std::make_shared<StorageImpl>(data, nbytes, std::move(deleter));
-  return Tensor(std::make_shared<TensorImpl>(std::move(storage), dtype, sizes, strides, 0));
+  return ops::with_grad(
+      Tensor(std::make_shared<TensorImpl>(std::move(storage), dtype, sizes, strides, 0)), options);
 }
 }  // namespace
 
 Tensor from_blob(void* data, SymIntList sizes, const TensorOptions& options) {
   auto s = sizes.concrete("from_blob");
-  return wrap_blob(data, s, contiguous_strides(s), nullptr, options);
+  return ops::with_grad(wrap_blob(data, s, contiguous_strides(s), nullptr, options), options);
 }
 
 Tensor from_blob(void* data, SymIntList sizes, SymIntList strides, const TensorOptions& options) {
@@ -252,7 +256,8 @@ Tensor from_blob(void* data, SymIntList sizes, SymIntList strides, const TensorO
 Tensor from_blob(void* data, SymIntList sizes, std::function<void(void*)> deleter,
                  const TensorOptions& options) {
   auto s = sizes.concrete("from_blob");
-  return wrap_blob(data, s, contiguous_strides(s), std::move(deleter), options);
+  return ops::with_grad(wrap_blob(data, s, contiguous_strides(s), std::move(deleter), options),
+                        options);
 }
 
 Tensor from_blob(void* data, SymIntList sizes, SymIntList strides,
@@ -268,7 +273,7 @@ Tensor tensor_from_data(const void* data, ScalarType src, std::vector<int64_t> s
   Tensor view = from_blob(const_cast<void*>(data), sizes, TensorOptions(src));
   Tensor out = ops::empty_tensor(sizes, dtype, "tensor");
   if (out.numel() > 0) dispatch(Copy(), {view}, {out});
-  return out;
+  return ops::with_grad(out, options);
 }
 }  // namespace detail
 

@@ -262,6 +262,8 @@ Tensor& index_put_(Tensor& x, const std::vector<TensorIndex>& indices, const Ten
 }
 
 // ---- Tensor methods
+Tensor Tensor::operator[](int64_t index) const { return select(0, index); }
+Tensor Tensor::operator[](const Tensor& index) const { return ember::index(*this, {index}); }
 Tensor Tensor::index(std::initializer_list<TensorIndex> indices) const {
   return ember::index(*this, std::vector<TensorIndex>(indices));
 }

@@ -35,9 +35,12 @@ int float_digits(ScalarType t) {
   if (!is_floating_point(t)) return 53;
   return with_limits(t, [](auto l) {
     using L = decltype(l);
-    if constexpr (std::is_same_v<L, std::numeric_limits<Half>>) return 11;
-    else if constexpr (std::is_same_v<L, std::numeric_limits<BFloat16>>) return 8;
-    else return L::digits;
+    if constexpr (std::is_same_v<L, std::numeric_limits<Half>>)
+      return 11;
+    else if constexpr (std::is_same_v<L, std::numeric_limits<BFloat16>>)
+      return 8;
+    else
+      return L::digits;
   });
 }
 
@@ -249,24 +252,24 @@ Tensor& Tensor::random_(int64_t from, std::optional<int64_t> to) {
 }
 
 Tensor rand(SymIntList size, Generator& gen, const TensorOptions& options) {
-  Tensor out = empty(size, options);
-  return uniform_impl(out, 0, 1, gen, "rand", false);
+  Tensor out = empty(size, options.requires_grad(false));
+  return ops::with_grad(uniform_impl(out, 0, 1, gen, "rand", false), options);
 }
 Tensor rand(SymIntList size, const TensorOptions& options) {
   return rand(size, default_generator(), options);
 }
 
 Tensor randn(SymIntList size, Generator& gen, const TensorOptions& options) {
-  Tensor out = empty(size, options);
-  return normal_impl(out, 0, 1, gen, "randn", false);
+  Tensor out = empty(size, options.requires_grad(false));
+  return ops::with_grad(normal_impl(out, 0, 1, gen, "randn", false), options);
 }
 Tensor randn(SymIntList size, const TensorOptions& options) {
   return randn(size, default_generator(), options);
 }
 
 Tensor normal(double mean, double std, SymIntList size, const TensorOptions& options) {
-  Tensor out = empty(size, options);
-  return normal_impl(out, mean, std, default_generator(), "normal", false);
+  Tensor out = empty(size, options.requires_grad(false));
+  return ops::with_grad(normal_impl(out, mean, std, default_generator(), "normal", false), options);
 }
 
 Tensor randint(int64_t high, SymIntList size, const TensorOptions& options) {
@@ -274,23 +277,26 @@ Tensor randint(int64_t high, SymIntList size, const TensorOptions& options) {
 }
 
 Tensor randint(int64_t low, int64_t high, SymIntList size, const TensorOptions& options) {
-  Tensor out = empty(size, options.has_dtype() ? options : options.dtype(kInt64));
-  return random_impl(out, low, high, default_generator(), "randint", false);
+  Tensor out =
+      empty(size, (options.has_dtype() ? options : options.dtype(kInt64)).requires_grad(false));
+  return ops::with_grad(random_impl(out, low, high, default_generator(), "randint", false),
+                        options);
 }
 
 Tensor rand_like(const Tensor& t, const TensorOptions& options) {
-  Tensor out = empty_like(t, options);
-  return uniform_impl(out, 0, 1, default_generator(), "rand_like", false);
+  Tensor out = empty_like(t, options.requires_grad(false));
+  return ops::with_grad(uniform_impl(out, 0, 1, default_generator(), "rand_like", false), options);
 }
 
 Tensor randn_like(const Tensor& t, const TensorOptions& options) {
-  Tensor out = empty_like(t, options);
-  return normal_impl(out, 0, 1, default_generator(), "randn_like", false);
+  Tensor out = empty_like(t, options.requires_grad(false));
+  return ops::with_grad(normal_impl(out, 0, 1, default_generator(), "randn_like", false), options);
 }
 
 Tensor randint_like(const Tensor& t, int64_t low, int64_t high, const TensorOptions& options) {
-  Tensor out = empty_like(t, options);
-  return random_impl(out, low, high, default_generator(), "randint_like", false);
+  Tensor out = empty_like(t, options.requires_grad(false));
+  return ops::with_grad(random_impl(out, low, high, default_generator(), "randint_like", false),
+                        options);
 }
 
 Tensor randperm(int64_t n, Generator& gen, const TensorOptions& options) {
@@ -315,7 +321,7 @@ Tensor randperm(int64_t n, Generator& gen, const TensorOptions& options) {
   }
   Tensor out = ops::empty_tensor({n}, dt, "randperm");
   run(RandomOp::Randperm, RandomParams{}, out, gen, false);
-  return out;
+  return ops::with_grad(out, options);
 }
 
 Tensor randperm(int64_t n, const TensorOptions& options) {

@@ -6,8 +6,10 @@ namespace ember::ops {
 
 int64_t wrap_dim(int64_t dim, int64_t ndim, const char* op) {
   int64_t n = std::max<int64_t>(ndim, 1);
-  EMBER_CHECK_INDEX(dim >= -n && dim < n, "[", op, "] Dimension out of range (expected to be in "
-                    "range of [", -n, ", ", n - 1, "], but got ", dim, ")");
+  EMBER_CHECK_INDEX(dim >= -n && dim < n, "[", op,
+                    "] Dimension out of range (expected to be in "
+                    "range of [",
+                    -n, ", ", n - 1, "], but got ", dim, ")");
   return dim < 0 ? dim + n : dim;
 }
 
@@ -23,6 +25,11 @@ std::vector<int64_t> wrap_dims(const IntList& dims, int64_t ndim, const char* op
   return r;
 }
 
+Tensor with_grad(Tensor t, const TensorOptions& options) {
+  if (options.requires_grad()) t.requires_grad_();
+  return t;
+}
+
 Tensor empty_tensor(const std::vector<int64_t>& sizes, ScalarType dtype, const char* op) {
   check_implemented(dtype, op);
   int64_t n = checked_numel(sizes, op);
@@ -30,8 +37,8 @@ Tensor empty_tensor(const std::vector<int64_t>& sizes, ScalarType dtype, const c
   EMBER_CHECK(!__builtin_mul_overflow(n, element_size(dtype), &nbytes), "[", op,
               "] the requested size in bytes overflows int64");
   auto storage = std::make_shared<StorageImpl>(static_cast<size_t>(nbytes));
-  return Tensor(std::make_shared<TensorImpl>(std::move(storage), dtype, sizes,
-                                             contiguous_strides(sizes), 0));
+  return Tensor(
+      std::make_shared<TensorImpl>(std::move(storage), dtype, sizes, contiguous_strides(sizes), 0));
 }
 
 Tensor scalar_tensor(const Scalar& s, ScalarType dtype) {
@@ -74,8 +81,7 @@ std::vector<int64_t> broadcast_pair(const std::vector<int64_t>& a, const std::ve
 }
 
 void check_implemented(ScalarType t, const char* op) {
-  EMBER_CHECK_TYPE(is_implemented(t), "[", op, "] dtype ", dtype_name(t),
-                   " is not supported yet");
+  EMBER_CHECK_TYPE(is_implemented(t), "[", op, "] dtype ", dtype_name(t), " is not supported yet");
 }
 
 }  // namespace ember::ops

@@ -10,8 +10,10 @@ namespace ember {
 namespace {
 
 Tensor make_view(const Tensor& x, const char* name, std::vector<int64_t> sizes,
-                 std::vector<int64_t> strides, int64_t offset) {
-  return dispatch(View(name, std::move(sizes), std::move(strides), offset), {x})[0];
+                 std::vector<int64_t> strides, int64_t offset, View::Replay replay = nullptr) {
+  return dispatch(
+      View(name, std::move(sizes), std::move(strides), offset, std::nullopt, std::move(replay)),
+      {x})[0];
 }
 
 Tensor make_view(const Tensor& x, const char* name, std::vector<int64_t> sizes,
@@ -82,7 +84,8 @@ std::optional<std::vector<int64_t>> view_strides(const std::vector<int64_t>& siz
 Tensor view(const Tensor& x, SymIntList size) {
   auto shape = infer_size(size, x.numel(), "view");
   auto st = view_strides(x.sizes(), x.strides(), shape);
-  EMBER_CHECK(st.has_value(), "[view] view size is not compatible with input tensor's size and "
+  EMBER_CHECK(st.has_value(),
+              "[view] view size is not compatible with input tensor's size and "
               "stride (at least one dimension spans across two contiguous subspaces). Use "
               ".reshape(...) instead.");
   return make_view(x, "view", shape, *st);
@@ -90,7 +93,8 @@ Tensor view(const Tensor& x, SymIntList size) {
 
 Tensor reshape(const Tensor& x, SymIntList size) {
   auto shape = infer_size(size, x.numel(), "reshape");
-  if (auto st = view_strides(x.sizes(), x.strides(), shape)) return make_view(x, "reshape", shape, *st);
+  if (auto st = view_strides(x.sizes(), x.strides(), shape))
+    return make_view(x, "reshape", shape, *st);
   return view(x.clone(), SymIntList(shape));
 }
 
@@ -142,8 +146,10 @@ Tensor unsqueeze(const Tensor& x, int64_t dim) {
 }
 
 Tensor permute(const Tensor& x, IntList dims) {
-  EMBER_CHECK(static_cast<int64_t>(dims.size()) == x.dim(), "[permute] number of dims don't match "
-              "in permute: expected ", x.dim(), " dims, got ", dims.size());
+  EMBER_CHECK(static_cast<int64_t>(dims.size()) == x.dim(),
+              "[permute] number of dims don't match "
+              "in permute: expected ",
+              x.dim(), " dims, got ", dims.size());
   auto w = ops::wrap_dims(dims, x.dim(), "permute");
   std::vector<int64_t> sz(w.size()), st(w.size());
   for (size_t i = 0; i < w.size(); ++i) {
@@ -168,16 +174,20 @@ Tensor transpose(const Tensor& x, int64_t dim0, int64_t dim1) {
 Tensor swapaxes(const Tensor& x, int64_t dim0, int64_t dim1) { return transpose(x, dim0, dim1); }
 
 Tensor t(const Tensor& x) {
-  EMBER_CHECK(x.dim() <= 2, "[t] t() expects a tensor with <= 2 dimensions, but self is ",
-              x.dim(), "D");
+  EMBER_CHECK(x.dim() <= 2, "[t] t() expects a tensor with <= 2 dimensions, but self is ", x.dim(),
+              "D");
   return x.dim() < 2 ? make_view(x, "t", x.sizes(), x.strides()) : transpose(x, 0, 1);
 }
 
 Tensor expand(const Tensor& x, SymIntList size) {
   auto shape = size.concrete("expand");
-  EMBER_CHECK(static_cast<int64_t>(shape.size()) >= x.dim(), "[expand] the number of sizes "
-              "provided (", shape.size(), ") must be greater or equal to the number of dimensions "
-              "in the tensor (", x.dim(), ")");
+  EMBER_CHECK(static_cast<int64_t>(shape.size()) >= x.dim(),
+              "[expand] the number of sizes "
+              "provided (",
+              shape.size(),
+              ") must be greater or equal to the number of dimensions "
+              "in the tensor (",
+              x.dim(), ")");
   int64_t off = static_cast<int64_t>(shape.size()) - x.dim();
   std::vector<int64_t> st(shape.size(), 0);
   for (int64_t d = 0; d < static_cast<int64_t>(shape.size()); ++d) {
@@ -190,8 +200,8 @@ Tensor expand(const Tensor& x, SymIntList size) {
     if (shape[d] == -1) shape[d] = xs;
     EMBER_CHECK(shape[d] == xs || xs == 1, "[expand] The expanded size of the tensor (", shape[d],
                 ") must match the existing size (", xs, ") at non-singleton dimension ", d,
-                ".  Target sizes: ", ops::shape_str(shape), ".  Tensor sizes: ",
-                ops::shape_str(x.sizes()));
+                ".  Target sizes: ", ops::shape_str(shape),
+                ".  Tensor sizes: ", ops::shape_str(x.sizes()));
     EMBER_CHECK(shape[d] >= 0, "[expand] invalid size ", shape[d]);
     st[d] = xs == shape[d] ? x.strides()[d - off] : 0;
   }
@@ -203,15 +213,19 @@ Tensor broadcast_to(const Tensor& x, SymIntList size) { return expand(x, size); 
 Tensor narrow(const Tensor& x, int64_t dim, SymInt start_s, SymInt length_s) {
   EMBER_CHECK(x.dim() > 0, "[narrow] narrow() cannot be applied to a 0-dim tensor.");
   int64_t d = ops::wrap_dim(dim, x.dim(), "narrow");
-  int64_t size = x.sizes()[d], start = start_s.guard_int("narrow"), length = length_s.guard_int("narrow");
-  EMBER_CHECK_INDEX(start >= -size && start <= size, "[narrow] start out of range (expected to be "
-                    "in range of [", -size, ", ", size, "], but got ", start, ")");
+  int64_t size = x.sizes()[d], start = start_s.guard_int("narrow"),
+          length = length_s.guard_int("narrow");
+  EMBER_CHECK_INDEX(start >= -size && start <= size,
+                    "[narrow] start out of range (expected to be "
+                    "in range of [",
+                    -size, ", ", size, "], but got ", start, ")");
   if (start < 0) start += size;
   EMBER_CHECK(length >= 0 && start <= size - length, "[narrow] start (", start, ") + length (",
               length, ") exceeds dimension size (", size, ").");
   auto sz = x.sizes();
   sz[d] = length;
-  return make_view(x, "narrow", sz, x.strides(), x.storage_offset() + start * x.strides()[d]);
+  return make_view(x, "narrow", sz, x.strides(), x.storage_offset() + start * x.strides()[d],
+                   [d, start, length](const Tensor& t) { return t.narrow(d, start, length); });
 }
 
 Tensor select(const Tensor& x, int64_t dim, SymInt index_s) {
@@ -226,7 +240,8 @@ Tensor select(const Tensor& x, int64_t dim, SymInt index_s) {
   int64_t offset = x.storage_offset() + index * st[d];
   sz.erase(sz.begin() + d);
   st.erase(st.begin() + d);
-  return make_view(x, "select", sz, st, offset);
+  return make_view(x, "select", sz, st, offset,
+                   [d, index](const Tensor& t) { return t.select(d, index); });
 }
 
 Tensor as_strided(const Tensor& x, SymIntList size_s, SymIntList stride_s,
@@ -241,8 +256,10 @@ Tensor as_strided(const Tensor& x, SymIntList size_s, SymIntList stride_s,
   for (size_t i = 0; i < size.size(); ++i) {
     EMBER_CHECK(size[i] >= 0, "[as_strided] Trying to create tensor with negative dimension ",
                 size[i], ": ", ops::shape_str(size));
-    EMBER_CHECK(stride[i] >= 0, "[as_strided] as_strided: Negative strides are not supported at "
-                "the moment, got strides: ", ops::shape_str(stride));
+    EMBER_CHECK(stride[i] >= 0,
+                "[as_strided] as_strided: Negative strides are not supported at "
+                "the moment, got strides: ",
+                ops::shape_str(stride));
     empty = empty || size[i] == 0;
     if (size[i] > 0) max_elem += (size[i] - 1) * stride[i];
   }
@@ -258,7 +275,8 @@ Tensor as_strided(const Tensor& x, SymIntList size_s, SymIntList stride_s,
 Tensor diagonal(const Tensor& x, int64_t offset, int64_t dim1, int64_t dim2) {
   int64_t a = ops::wrap_dim(dim1, x.dim(), "diagonal");
   int64_t b = ops::wrap_dim(dim2, x.dim(), "diagonal");
-  EMBER_CHECK(x.dim() >= 2, "[diagonal] diagonal dimensions requires at least 2 dims, got ", x.dim());
+  EMBER_CHECK(x.dim() >= 2, "[diagonal] diagonal dimensions requires at least 2 dims, got ",
+              x.dim());
   EMBER_CHECK(a != b, "[diagonal] diagonal dimensions cannot be identical ", dim1, ", ", dim2);
   int64_t len, start = x.storage_offset();
   if (offset >= 0) {
@@ -276,14 +294,18 @@ Tensor diagonal(const Tensor& x, int64_t offset, int64_t dim1, int64_t dim2) {
   }
   sz.push_back(len);
   st.push_back(x.strides()[a] + x.strides()[b]);
-  return make_view(x, "diagonal", sz, st, start);
+  return make_view(x, "diagonal", sz, st, start,
+                   [=](const Tensor& t) { return t.diagonal(offset, a, b); });
 }
 
 Tensor movedim(const Tensor& x, IntList source, IntList destination) {
-  EMBER_CHECK(source.size() == destination.size(), "[movedim] movedim: Invalid source or "
-              "destination dims: source (", ops::shape_str(source.vec()), " dims) should contain "
-              "the same number of dims as destination (", ops::shape_str(destination.vec()),
-              " dims)");
+  EMBER_CHECK(source.size() == destination.size(),
+              "[movedim] movedim: Invalid source or "
+              "destination dims: source (",
+              ops::shape_str(source.vec()),
+              " dims) should contain "
+              "the same number of dims as destination (",
+              ops::shape_str(destination.vec()), " dims)");
   auto src = ops::wrap_dims(source, x.dim(), "movedim");
   auto dst = ops::wrap_dims(destination, x.dim(), "movedim");
   int64_t n = x.dim();
@@ -308,7 +330,9 @@ Tensor moveaxis(const Tensor& x, IntList source, IntList destination) {
 
 // ---- Tensor methods
 Tensor Tensor::view(SymIntList size) const { return ember::view(*this, size); }
-Tensor Tensor::view_as(const Tensor& other) const { return ember::view(*this, SymIntList(other.sizes())); }
+Tensor Tensor::view_as(const Tensor& other) const {
+  return ember::view(*this, SymIntList(other.sizes()));
+}
 Tensor Tensor::reshape(SymIntList shape) const { return ember::reshape(*this, shape); }
 Tensor Tensor::reshape_as(const Tensor& other) const {
   return ember::reshape(*this, SymIntList(other.sizes()));
@@ -321,8 +345,10 @@ Tensor Tensor::permute(IntList dims) const { return ember::permute(*this, dims);
 Tensor Tensor::transpose(int64_t a, int64_t b) const { return ember::transpose(*this, a, b); }
 Tensor Tensor::t() const { return ember::t(*this); }
 Tensor Tensor::mT() const {
-  EMBER_CHECK(dim() >= 2, "[mT] tensor.mT is only supported on matrices or batches of matrices. "
-              "Got ", dim(), "-D tensor.");
+  EMBER_CHECK(dim() >= 2,
+              "[mT] tensor.mT is only supported on matrices or batches of matrices. "
+              "Got ",
+              dim(), "-D tensor.");
   return ember::transpose(*this, -2, -1);
 }
 Tensor Tensor::expand(SymIntList size) const { return ember::expand(*this, size); }
@@ -349,7 +375,8 @@ Tensor Tensor::slice(int64_t dim, std::optional<int64_t> start, std::optional<in
   sz[d] = e == b ? 0 : (e - b - 1) / step + 1;  // ceil((e - b) / step) without overflow
   int64_t offset = storage_offset() + b * st[d];
   if (sz[d] > 1) st[d] *= step;  // step < size here, so no overflow
-  return make_view(*this, "slice", sz, st, offset);
+  return make_view(*this, "slice", sz, st, offset,
+                   [=](const Tensor& t) { return t.slice(d, b, e, step); });
 }
 Tensor Tensor::select(int64_t dim, SymInt index) const { return ember::select(*this, dim, index); }
 

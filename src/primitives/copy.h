@@ -1,4 +1,5 @@
 #pragma once
+#include <functional>
 #include <optional>
 
 #include "dispatch/primitive.h"
@@ -35,13 +36,18 @@ class Fill : public Primitive {
 /// elements of that type.
 class View : public Primitive {
  public:
+  /// The same view taken logically (by dims and indices, not strides) of another tensor of the
+  /// input's shape. Autograd replays it on zeros to place a gradient when the input's memory
+  /// overlaps (an expanded tensor), where the view's strides cannot say which element it took.
+  using Replay = std::function<Tensor(const Tensor&)>;
   View(const char* name, std::vector<int64_t> sizes, std::vector<int64_t> strides, int64_t offset,
-       std::optional<ScalarType> dtype = std::nullopt)
+       std::optional<ScalarType> dtype = std::nullopt, Replay replay = nullptr)
       : name_(name),
         sizes_(std::move(sizes)),
         strides_(std::move(strides)),
         offset_(offset),
-        dtype_(dtype) {}
+        dtype_(dtype),
+        replay_(std::move(replay)) {}
   const char* name() const override { return name_; }
   bool is_view() const override { return true; }
   void eval_cpu(const std::vector<Tensor>& inputs, std::vector<Tensor>& outputs) const override;
@@ -49,12 +55,14 @@ class View : public Primitive {
   const std::vector<int64_t>& strides() const { return strides_; }
   int64_t offset() const { return offset_; }
   const std::optional<ScalarType>& dtype() const { return dtype_; }
+  const Replay& replay() const { return replay_; }
 
  private:
   const char* name_;
   std::vector<int64_t> sizes_, strides_;
   int64_t offset_;
   std::optional<ScalarType> dtype_;
+  Replay replay_;
 };
 
 }  // namespace ember

@@ -136,3 +136,31 @@ TEST(IndexGrad, DoubleBackwardThroughScatterAndSort) {
 
 }  // namespace
 }  // namespace ember
+
+namespace ember {
+namespace {
+
+TEST(IndexGrad, SelectionsOfExpandedTensors) {
+  // An expanded leaf shares memory between its rows: the gradient still goes to the row (and
+  // element) each selection took, as in PyTorch.
+  Tensor base = tensor({1.0, 2.0, 3.0}, TensorOptions().dtype(kFloat64));
+  Tensor x = base.expand({2, 3});
+  x.requires_grad_();
+  (x.select(0, 1) * tensor({1.0, 10.0, 100.0})).sum().backward();
+  expect_values(x.grad(), {0, 0, 0, 1, 10, 100});
+  Tensor y = base.expand({3, 3});
+  y.requires_grad_();
+  (y.slice(0, 1, 3).narrow(1, 0, 2).sum() + y.diagonal().sum() * 10).backward();
+  expect_values(y.grad(), {10, 0, 0, 1, 11, 0, 1, 1, 10});
+  // Finite differences agree.
+  Tensor z = base.expand({2, 3});
+  z.requires_grad_();
+  EXPECT_TRUE(autograd::gradcheck(
+      [](const std::vector<Tensor>& in) {
+        return std::vector<Tensor>{in[0].select(1, 2) * in[0][0][1], in[0].diagonal(1)};
+      },
+      {z}));
+}
+
+}  // namespace
+}  // namespace ember

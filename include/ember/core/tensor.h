@@ -12,6 +12,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "ember/core/accessor.h"
 #include "ember/core/device.h"
 #include "ember/core/dtype.h"
 #include "ember/core/indexing.h"
@@ -65,6 +66,7 @@ class Tensor {
   template <typename T>
   T item() const;
   Scalar item() const;
+  void check_accessor_dim(size_t n) const;
   /// Typed pointer to the first element; TypeError when T does not match dtype().
   template <typename T>
   T* data_ptr() const;
@@ -72,6 +74,27 @@ class Tensor {
   /// A copy of the elements in row-major order, converted to T.
   template <typename T>
   std::vector<T> tolist() const;
+  /// Typed element access (libtorch's accessor); RuntimeError unless dim() == N, TypeError
+  /// when T does not match dtype(). The tensor must outlive the accessor.
+  template <typename T, size_t N>
+  TensorAccessor<T, N> accessor() const& {
+    static_assert(N > 0, "accessor is used for indexing tensor, for scalars use *data_ptr<T>()");
+    check_accessor_dim(N);
+    return TensorAccessor<T, N>(data_ptr<T>(), sizes().data(), strides().data());
+  }
+  template <typename T, size_t N>
+  TensorAccessor<T, N> accessor() && = delete;
+
+  // ---- libtorch conveniences (src/core/tensor.cpp)
+  /// t[i] is t.select(0, i); t[index] is t.index({index}).
+  Tensor operator[](int64_t index) const;
+  Tensor operator[](const Tensor& index) const;
+  Tensor softmax(int64_t dim, std::optional<ScalarType> dtype = std::nullopt) const;
+  Tensor log_softmax(int64_t dim, std::optional<ScalarType> dtype = std::nullopt) const;
+  bool is_cuda() const { return device().is_cuda(); }
+  Tensor toType(ScalarType dtype) const { return to(dtype); }
+  /// Prints the tensor's type and shape, as libtorch's print(): "[CPUFloatType [2, 3]]".
+  void print() const;
 
   // ---- conversion and copying (src/core/tensor.cpp, src/ops/copy.cpp)
   Tensor to(ScalarType dtype, bool non_blocking = false, bool copy = false) const;

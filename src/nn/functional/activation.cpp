@@ -33,6 +33,12 @@ Tensor softmax(const Tensor& x, int64_t dim, std::optional<ScalarType> dtype) {
 Tensor log_softmax(const Tensor& x, int64_t dim, std::optional<ScalarType> dtype) {
   return softmax_impl(x, dim, dtype, true);
 }
+Tensor Tensor::softmax(int64_t dim, std::optional<ScalarType> dtype) const {
+  return softmax_impl(*this, dim, dtype, false);
+}
+Tensor Tensor::log_softmax(int64_t dim, std::optional<ScalarType> dtype) const {
+  return softmax_impl(*this, dim, dtype, true);
+}
 
 namespace nn::functional {
 
