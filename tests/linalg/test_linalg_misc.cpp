@@ -97,10 +97,11 @@ TEST(LinalgMisc, CrossVecdotMultiDotDiagonal) {
   EXPECT_TRUE(test::close(la::cross(a.mT(), b.mT(), 0), {3, 2}, {0, -3, 0, 0, 1, 1}, 0, 0));
   EXPECT_TRUE(test::close(la::vecdot(a, b), {2}, {0, 2}, 0, 0));
   Tensor x = test::from_values({2}, {1, 2}), M = test::from_values({2, 2}, {1, 2, 3, 4});
-  // [1 2] M M [1 2]^T = [7 10] M [1 2]^T = [7 10]·[5 11] = 145.
+  // [1 2] M [1 2]^T = [7 10]·[1 2] = 27; [1 2] M M [1 2]^T = [37 54]·[1 2] = 145.
   Tensor r = la::multi_dot({x, M, x});
   EXPECT_EQ(r.dim(), 0);
-  EXPECT_NEAR(r.item<double>(), 145, 1e-12);
+  EXPECT_NEAR(r.item<double>(), 27, 1e-12);
+  EXPECT_NEAR(la::multi_dot({x, M, M, x}).item<double>(), 145, 1e-12);
   EXPECT_TRUE(test::close(la::multi_dot({M, M, M}), {2, 2}, {37, 54, 81, 118}, 0, 1e-12));
   Tensor B = rand({2, 3, 4}, kFloat64, 7);
   EXPECT_EQ(la::diagonal(B).sizes(), (std::vector<int64_t>{2, 3}));

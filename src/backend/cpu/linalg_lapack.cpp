@@ -124,7 +124,12 @@ void LinalgCholesky::eval_cpu(const std::vector<Tensor>& inputs,
       } else {
         std::vector<T> w(n * n);
         load_cm(a, it, b, w.data(), n);
-        info[b] = potrf(upper_ ? 'U' : 'L', li(n), w.data());
+        LI r = potrf(upper_ ? 'U' : 'L', li(n), w.data());
+        // OpenBLAS's potrf lets NaN through: report the first non-finite pivot as LAPACK does.
+        for (int64_t j = 0; r == 0 && j < n; ++j) {
+          if (!std::isfinite(w[j + j * n])) r = static_cast<LI>(j + 1);
+        }
+        info[b] = r;
         zero_triangle(w.data(), n, !upper_);
         store_cm(w.data(), n, n, n, dst, false);
       }
