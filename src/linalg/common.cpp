@@ -1,6 +1,8 @@
 // Shared checks of ember::linalg (src/linalg/common.h), in PyTorch's wording.
 #include "linalg/common.h"
 
+#include <algorithm>
+
 #include "ember/ops/factory.h"
 
 namespace ember::linalg::detail {
@@ -86,6 +88,30 @@ bool is_vector_rhs(const Tensor& A, const Tensor& B) {
   if (B.dim() == 1) return true;
   if (B.dim() != A.dim() - 1) return false;
   return std::equal(B.sizes().begin(), B.sizes().end(), A.sizes().begin());
+}
+
+Tensor pivots_to_permutation(const Tensor& pivots, int64_t m, ScalarType dtype) {
+  Tensor piv = pivots.contiguous();
+  const int64_t k = piv.size(-1);
+  std::vector<int64_t> shape(piv.sizes().begin(), piv.sizes().end() - 1);
+  int64_t nb = 1;
+  for (int64_t s : shape) nb *= s;
+  shape.push_back(m);
+  shape.push_back(m);
+  Tensor P = zeros(SymIntList(shape), TensorOptions().dtype(kFloat64));
+  double* pp = P.data_ptr<double>();
+  const int32_t* pv = piv.data_ptr<int32_t>();
+  std::vector<int64_t> perm(m);
+  for (int64_t b = 0; b < nb; ++b) {
+    for (int64_t i = 0; i < m; ++i) perm[i] = i;
+    for (int64_t i = 0; i < k; ++i) {
+      const int64_t j = std::clamp<int64_t>(pv[b * k + i] - 1, 0, m - 1);
+      std::swap(perm[i], perm[j]);
+    }
+    // Row i of P^T A is row perm[i] of A, so P[perm[i], i] = 1.
+    for (int64_t i = 0; i < m; ++i) pp[b * m * m + perm[i] * m + i] = 1;
+  }
+  return P.to(dtype);
 }
 
 }  // namespace ember::linalg::detail

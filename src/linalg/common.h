@@ -26,5 +26,7 @@ void check_info(const Tensor& info, const char* op);
 Tensor diag_embed(const Tensor& v);
 /// B is a vector for solve-like ops (PyTorch's linalg_solve_is_vector_rhs).
 bool is_vector_rhs(const Tensor& A, const Tensor& B);
+/// The m×m permutation matrices P (A = P L U) of LAPACK pivots [*batch, k] (int32, 1-based).
+Tensor pivots_to_permutation(const Tensor& pivots, int64_t m, ScalarType dtype);
 
 }  // namespace ember::linalg::detail

@@ -61,25 +61,7 @@ LUResult lu(const Tensor& A, bool pivot) {
   // L = unit lower m×k, U = upper k×n, read from the packed factor.
   Tensor L = f.LU.narrow(-1, 0, k).tril(-1) + eye(m, k, opts);
   Tensor U = f.LU.narrow(-2, 0, k).triu();
-  // P from the sequence of row swaps: A = P L U.
-  const auto batch = batch_shape(A);
-  Tensor P = zeros(SymIntList(concat(batch, {m, m})), opts);
-  const int32_t* piv = f.pivots.data_ptr<int32_t>();
-  const int64_t nb = f.info.numel();
-  std::vector<int64_t> perm(m);
-  for (int64_t b = 0; b < nb; ++b) {
-    for (int64_t i = 0; i < m; ++i) perm[i] = i;
-    for (int64_t i = 0; i < k; ++i) {
-      const int64_t j = std::clamp<int64_t>(piv[b * k + i] - 1, 0, m - 1);
-      std::swap(perm[i], perm[j]);
-    }
-    // Row i of P^T A is row perm[i] of A, so P[perm[i], i] = 1.
-    if (A.dtype() == kFloat32) {
-      for (int64_t i = 0; i < m; ++i) P.data_ptr<float>()[b * m * m + perm[i] * m + i] = 1;
-    } else {
-      for (int64_t i = 0; i < m; ++i) P.data_ptr<double>()[b * m * m + perm[i] * m + i] = 1;
-    }
-  }
+  Tensor P = detail::pivots_to_permutation(f.pivots, m, A.dtype());
   return {P, L, U};
 }
 

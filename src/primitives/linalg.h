@@ -26,12 +26,16 @@ class LinalgCholesky : public Primitive {
   bool upper_;
 };
 
-/// A [m, n] -> {LU [m, n], pivots [min(m,n)] int32 (1-based, as LAPACK), info}. Not
-/// differentiable yet.
+/// A [m, n] -> {LU [m, n], pivots [min(m,n)] int32 (1-based, as LAPACK), info}.
+/// Differentiable for square A.
 class LinalgLuFactor : public Primitive {
  public:
+  EMBER_PRIMITIVE_CLONE(LinalgLuFactor)
   const char* name() const override { return "linalg_lu_factor_ex"; }
   void eval_cpu(const std::vector<Tensor>& inputs, std::vector<Tensor>& outputs) const override;
+  std::vector<Tensor> vjp(const VjpContext& ctx) const override;
+  bool saves_input(size_t) const override { return false; }
+  bool saves_output(size_t i) const override { return i < 2; }
 };
 
 /// {LU, pivots, B} -> X solving A X = B (or A^T X = B with trans). Not differentiable yet.

@@ -30,6 +30,24 @@ std::vector<Tensor> LinalgCholesky::vjp(const VjpContext& ctx) const {
   return {gA};
 }
 
+std::vector<Tensor> LinalgLuFactor::vjp(const VjpContext& ctx) const {
+  // A = P L U (square): gA = P L^{-T} (tril(L^T gL, -1) + triu(gU U^T)) U^{-T}, with gL and gU
+  // the strictly lower and upper parts of the gradient of the packed LU.
+  const Tensor& LU = ctx.outputs[0];
+  const int64_t m = LU.size(-2), n = LU.size(-1);
+  EMBER_CHECK_NOT_IMPL(m == n, "[linalg.lu_factor] the derivative is implemented for square "
+                       "matrices only; got ", m, " by ", n);
+  const Tensor& g = ctx.grads[0];
+  const Tensor L = LU.tril(-1) + eye_like_last(LU);
+  const Tensor U = LU.triu();
+  Tensor phi = matmul(L.mT(), g.tril(-1)).tril(-1) + matmul(g.triu(), U.mT()).triu();
+  Tensor gA = linalg::solve_triangular(L.mT(), phi, /*upper=*/true, /*left=*/true,
+                                       /*unitriangular=*/true);
+  gA = linalg::solve_triangular(U.mT(), gA, /*upper=*/false, /*left=*/false);
+  Tensor P = linalg::detail::pivots_to_permutation(ctx.outputs[1], m, LU.dtype());
+  return {matmul(P, gA)};
+}
+
 std::vector<Tensor> LinalgSolve::vjp(const VjpContext& ctx) const {
   // X = A^{-1} B: gB = A^{-T} gX, gA = -gB X^T.
   const Tensor& A = ctx.inputs[0];

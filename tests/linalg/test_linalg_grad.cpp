@@ -1,6 +1,7 @@
 // Gradients of ember::linalg against central finite differences in float64. Inputs that must be
 // symmetric or well-conditioned are built inside the checked function, so the perturbations stay
 // in the domain; losses of eigenvectors/singular vectors are sign-invariant.
+#include "backend/cpu/linalg_util.h"
 #include "linalg/linalg_test_util.h"
 
 namespace ember {
@@ -124,6 +125,44 @@ TEST(LinalgGrad, Composites) {
     return std::vector<Tensor>{la::matrix_norm(in[0]), la::matrix_norm(in[0], "nuc"),
                                la::matrix_norm(in[0], 2.0), la::matrix_norm(in[0], 1.0)};
   }, {leaf({3, 4}, 21)}));
+}
+
+}  // namespace
+}  // namespace ember
+
+namespace ember {
+namespace {
+
+using namespace test::la;
+namespace la = ember::linalg;
+
+Tensor leaf2(std::vector<int64_t> shape, uint64_t seed) {
+  return test::make_tensor(shape, kFloat64, -1, 1, seed).requires_grad_();
+}
+
+TEST(LinalgGrad, LuFactorAndLu) {
+  EXPECT_TRUE(autograd::gradcheck([](const std::vector<Tensor>& in) {
+    return std::vector<Tensor>{la::lu_factor(in[0]).LU};
+  }, {leaf2({2, 4, 4}, 30)}));
+  EXPECT_TRUE(autograd::gradcheck([](const std::vector<Tensor>& in) {
+    auto [P, L, U] = la::lu(in[0]);
+    return std::vector<Tensor>{L, U};
+  }, {leaf2({3, 3}, 31)}));
+  Tensor R = leaf2({3, 4}, 32);
+  EXPECT_THROW(la::lu_factor(R).LU.sum().backward(), NotImplementedError);
+}
+
+// The vjps do not depend on the engine: the same checks with LAPACK forced.
+TEST(LinalgGrad, LapackEngine) {
+  cpu::linalg::engine_override() = static_cast<int>(cpu::linalg::Engine::Lapack);
+  EXPECT_TRUE(autograd::gradcheck([](const std::vector<Tensor>& in) {
+    auto [w, V] = la::eigh(in[0] + in[0].mT());
+    auto [U, S, Vh] = la::svd(in[0], false);
+    auto [Q, R] = la::qr(in[0]);
+    Tensor C = la::cholesky(matmul(in[0], in[0].mT()) + eye(3, TensorOptions().dtype(kFloat64)));
+    return std::vector<Tensor>{w, V * V, S, matmul(U, Vh), Q, R, C};
+  }, {leaf2({3, 3}, 33)}));
+  cpu::linalg::engine_override() = 0;
 }
 
 }  // namespace
