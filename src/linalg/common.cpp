@@ -26,8 +26,8 @@ void check_matrix(const Tensor& A, const char* op, const char* arg) {
 void check_square(const Tensor& A, const char* op, const char* arg) {
   check_matrix(A, op, arg);
   EMBER_CHECK(A.size(-1) == A.size(-2), "[", op, "] ", arg,
-              " must be batches of square matrices, but they are ", A.size(-2), " by ",
-              A.size(-1), " matrices");
+              " must be batches of square matrices, but they are ", A.size(-2), " by ", A.size(-1),
+              " matrices");
 }
 
 void check_same_dtype(const Tensor& A, const Tensor& B, const char* op) {

@@ -96,8 +96,7 @@ LstsqResult lstsq(const Tensor& A, const Tensor& B, std::optional<double> rcond,
               "] parameter `driver` should be one of (gels, gelsy, gelsd, gelss)");
   const bool vector_case = B.dim() == A.dim() - 1;
   Tensor B2 = vector_case ? B.unsqueeze(-1) : B;
-  EMBER_CHECK(A.size(-2) == B2.size(-2), "[", op,
-              "] input.size(-2) should match other.size(-2)");
+  EMBER_CHECK(A.size(-2) == B2.size(-2), "[", op, "] input.size(-2) should match other.size(-2)");
   const int64_t m = A.size(-2), n = A.size(-1);
   // Minimum-norm solution through the pseudo-inverse (what gelsd computes); rcond as rtol.
   const double rc = rcond.value_or(eps_of(A.dtype()) * std::max(m, n));
@@ -148,8 +147,7 @@ Tensor matrix_norm_impl(const Tensor& A, const std::optional<std::string>& sord,
   const char* op = "linalg.matrix_norm";
   check_float(A, op);
   check_matrix(A, op);
-  EMBER_CHECK(dim.size() == 2, "[", op, "] dim must be a 2-tuple. Got ", dim.size(),
-              " dimensions");
+  EMBER_CHECK(dim.size() == 2, "[", op, "] dim must be a 2-tuple. Got ", dim.size(), " dimensions");
   auto wd = ops::wrap_dims(dim, A.dim(), op);
   EMBER_CHECK(wd[0] != wd[1], "[", op, "] dims must be different. Got (", dim[0], ", ", dim[1],
               ")");
@@ -172,8 +170,8 @@ Tensor matrix_norm_impl(const Tensor& A, const std::optional<std::string>& sord,
 
 }  // namespace
 
-Tensor matrix_norm(const Tensor& A, const std::string& ord, std::vector<int64_t> dim,
-                   bool keepdim, std::optional<ScalarType> dtype) {
+Tensor matrix_norm(const Tensor& A, const std::string& ord, std::vector<int64_t> dim, bool keepdim,
+                   std::optional<ScalarType> dtype) {
   return matrix_norm_impl(A, ord, 0, std::move(dim), keepdim, dtype);
 }
 
@@ -239,8 +237,7 @@ Tensor cond(const Tensor& A, const std::string& p) {
   const char* op = "linalg.cond";
   check_float(A, op);
   check_square(A, op);
-  EMBER_CHECK(p == "fro" || p == "nuc", "[", op,
-              "] linalg.cond got an invalid norm type: ", p);
+  EMBER_CHECK(p == "fro" || p == "nuc", "[", op, "] linalg.cond got an invalid norm type: ", p);
   return matrix_norm(A, p) * matrix_norm(inv(A), p);
 }
 

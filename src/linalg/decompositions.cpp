@@ -144,8 +144,7 @@ Tensor householder_product(const Tensor& A, const Tensor& tau) {
                 "] Expected batch dimensions of tau to be equal to input.shape[:-2], but got ",
                 ops::shape_str(tau.sizes()));
   }
-  EMBER_CHECK(A.dtype() == tau.dtype(), "[", op,
-              "] tau dtype ", scalar_type_name(tau.dtype()),
+  EMBER_CHECK(A.dtype() == tau.dtype(), "[", op, "] tau dtype ", scalar_type_name(tau.dtype()),
               " does not match input dtype ", scalar_type_name(A.dtype()));
   Tensor Q = ops::empty_tensor(A.sizes(), A.dtype(), op);
   dispatch(LinalgHouseholderProduct(), {A, tau.contiguous()}, {Q});

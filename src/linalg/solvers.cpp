@@ -83,8 +83,7 @@ Tensor solve_triangular(const Tensor& A, const Tensor& B, bool upper, bool left,
   return X;
 }
 
-Tensor lu_solve(const Tensor& LU, const Tensor& pivots, const Tensor& B, bool left,
-                bool adjoint) {
+Tensor lu_solve(const Tensor& LU, const Tensor& pivots, const Tensor& B, bool left, bool adjoint) {
   const char* op = "linalg.lu_solve";
   check_float(LU, op);
   check_square(LU, op, "LU");

@@ -35,8 +35,10 @@ std::vector<Tensor> LinalgLuFactor::vjp(const VjpContext& ctx) const {
   // the strictly lower and upper parts of the gradient of the packed LU.
   const Tensor& LU = ctx.outputs[0];
   const int64_t m = LU.size(-2), n = LU.size(-1);
-  EMBER_CHECK_NOT_IMPL(m == n, "[linalg.lu_factor] the derivative is implemented for square "
-                       "matrices only; got ", m, " by ", n);
+  EMBER_CHECK_NOT_IMPL(m == n,
+                       "[linalg.lu_factor] the derivative is implemented for square "
+                       "matrices only; got ",
+                       m, " by ", n);
   const Tensor& g = ctx.grads[0];
   const Tensor L = LU.tril(-1) + eye_like_last(LU);
   const Tensor U = LU.triu();
@@ -126,13 +128,15 @@ std::vector<Tensor> LinalgSvd::vjp(const VjpContext& ctx) const {
 }
 
 std::vector<Tensor> LinalgQr::vjp(const VjpContext& ctx) const {
-  EMBER_CHECK(mode_ != QrMode::R, "[linalg.qr] The derivative of linalg.qr depends on Q, which is "
+  EMBER_CHECK(mode_ != QrMode::R,
+              "[linalg.qr] The derivative of linalg.qr depends on Q, which is "
               "not computed when mode='r'. Please use linalg.qr(A, mode='reduced') if you are "
               "going to differentiate through linalg.qr.");
   const Tensor& Q = ctx.outputs[0];
   const Tensor& R = ctx.outputs[1];
   const int64_t m = Q.size(-2), n = R.size(-1);
-  EMBER_CHECK_NOT_IMPL(m >= n, "[linalg.qr] The QR decomposition is not differentiable when "
+  EMBER_CHECK_NOT_IMPL(m >= n,
+                       "[linalg.qr] The QR decomposition is not differentiable when "
                        "mode='complete' and nrows > ncols (or, in this version, when m < n).");
   // A = QR, m >= n: M = R gR^T - gQ^T Q, gA = (gQ + Q copyltu(M)) R^{-T}.
   Tensor M = matmul(R, ctx.grads[1].mT()) - matmul(ctx.grads[0].mT(), Q);

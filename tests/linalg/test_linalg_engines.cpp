@@ -57,8 +57,8 @@ TEST(LinalgEngines, NativeRectangularAndRankDeficient) {
   EngineGuard g(Engine::Native);
   for (auto shape : std::vector<std::vector<int64_t>>{{7, 3}, {3, 7}, {12, 12}}) {
     for (int64_t rank : {0, 1, 2}) {
-      Tensor A = matmul(rand({shape[0], rank}, kFloat64, 300),
-                        rand({rank, shape[1]}, kFloat64, 301));
+      Tensor A =
+          matmul(rand({shape[0], rank}, kFloat64, 300), rand({rank, shape[1]}, kFloat64, 301));
       if (rank == 0) A = zeros(SymIntList(shape), TensorOptions().dtype(kFloat64));
       for (bool full : {false, true}) {
         auto [U, S, Vh] = la::svd(A, full);

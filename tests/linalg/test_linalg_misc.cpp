@@ -42,7 +42,7 @@ TEST(LinalgMisc, Norms) {
   Tensor A = test::from_values({2, 3}, {1, -2, 3, -4, 5, -6});
   // Plain-loop references.
   EXPECT_NEAR(la::matrix_norm(A).item<double>(), std::sqrt(91.0), 1e-12);
-  EXPECT_NEAR(la::matrix_norm(A, 1.0).item<double>(), 9, 1e-12);      // max column sum
+  EXPECT_NEAR(la::matrix_norm(A, 1.0).item<double>(), 9, 1e-12);  // max column sum
   EXPECT_NEAR(la::matrix_norm(A, -1.0).item<double>(), 5, 1e-12);
   EXPECT_NEAR(la::matrix_norm(A, INFINITY).item<double>(), 15, 1e-12);  // max row sum
   EXPECT_NEAR(la::matrix_norm(A, -INFINITY).item<double>(), 6, 1e-12);
@@ -57,8 +57,8 @@ TEST(LinalgMisc, Norms) {
   EXPECT_NEAR(la::norm(A).item<double>(), std::sqrt(91.0), 1e-12);
   EXPECT_NEAR(la::norm(A, 1.0).item<double>(), 9, 1e-12);  // 2-D with ord: matrix norm
   EXPECT_NEAR(la::vector_norm(A, 1.0).item<double>(), 21, 1e-12);
-  EXPECT_TRUE(test::close(la::vector_norm(A, INFINITY, std::vector<int64_t>{1}), {2}, {3, 6}, 0,
-                          1e-12));
+  EXPECT_TRUE(
+      test::close(la::vector_norm(A, INFINITY, std::vector<int64_t>{1}), {2}, {3, 6}, 0, 1e-12));
   EXPECT_TRUE(test::close(la::norm(A, std::nullopt, std::vector<int64_t>{0}), {3},
                           {std::sqrt(17.0), std::sqrt(29.0), std::sqrt(45.0)}, 0, 1e-12));
   // Batched with dims moved and keepdim.

@@ -35,42 +35,70 @@ LI ld(int64_t n) { return static_cast<LI>(std::max<int64_t>(1, n)); }
 LI li(int64_t n) { return static_cast<LI>(n); }
 
 // ---- float/double overloads of the LAPACK/BLAS routines used here.
-LI potrf(char uplo, LI n, float* a) { return LAPACKE_spotrf_work(LAPACK_COL_MAJOR, uplo, n, a, std::max<LI>(1, n)); }
-LI potrf(char uplo, LI n, double* a) { return LAPACKE_dpotrf_work(LAPACK_COL_MAJOR, uplo, n, a, std::max<LI>(1, n)); }
-LI getrf(LI m, LI n, float* a, LI* p) { return LAPACKE_sgetrf_work(LAPACK_COL_MAJOR, m, n, a, std::max<LI>(1, m), p); }
-LI getrf(LI m, LI n, double* a, LI* p) { return LAPACKE_dgetrf_work(LAPACK_COL_MAJOR, m, n, a, std::max<LI>(1, m), p); }
+LI potrf(char uplo, LI n, float* a) {
+  return LAPACKE_spotrf_work(LAPACK_COL_MAJOR, uplo, n, a, std::max<LI>(1, n));
+}
+LI potrf(char uplo, LI n, double* a) {
+  return LAPACKE_dpotrf_work(LAPACK_COL_MAJOR, uplo, n, a, std::max<LI>(1, n));
+}
+LI getrf(LI m, LI n, float* a, LI* p) {
+  return LAPACKE_sgetrf_work(LAPACK_COL_MAJOR, m, n, a, std::max<LI>(1, m), p);
+}
+LI getrf(LI m, LI n, double* a, LI* p) {
+  return LAPACKE_dgetrf_work(LAPACK_COL_MAJOR, m, n, a, std::max<LI>(1, m), p);
+}
 LI getrs(char t, LI n, LI k, const float* a, const LI* p, float* b) {
-  return LAPACKE_sgetrs_work(LAPACK_COL_MAJOR, t, n, k, a, std::max<LI>(1, n), p, b, std::max<LI>(1, n));
+  return LAPACKE_sgetrs_work(LAPACK_COL_MAJOR, t, n, k, a, std::max<LI>(1, n), p, b,
+                             std::max<LI>(1, n));
 }
 LI getrs(char t, LI n, LI k, const double* a, const LI* p, double* b) {
-  return LAPACKE_dgetrs_work(LAPACK_COL_MAJOR, t, n, k, a, std::max<LI>(1, n), p, b, std::max<LI>(1, n));
+  return LAPACKE_dgetrs_work(LAPACK_COL_MAJOR, t, n, k, a, std::max<LI>(1, n), p, b,
+                             std::max<LI>(1, n));
 }
 LI gesv(LI n, LI k, float* a, LI* p, float* b) {
-  return LAPACKE_sgesv_work(LAPACK_COL_MAJOR, n, k, a, std::max<LI>(1, n), p, b, std::max<LI>(1, n));
+  return LAPACKE_sgesv_work(LAPACK_COL_MAJOR, n, k, a, std::max<LI>(1, n), p, b,
+                            std::max<LI>(1, n));
 }
 LI gesv(LI n, LI k, double* a, LI* p, double* b) {
-  return LAPACKE_dgesv_work(LAPACK_COL_MAJOR, n, k, a, std::max<LI>(1, n), p, b, std::max<LI>(1, n));
+  return LAPACKE_dgesv_work(LAPACK_COL_MAJOR, n, k, a, std::max<LI>(1, n), p, b,
+                            std::max<LI>(1, n));
 }
 void trsm(bool upper, bool unit, LI n, LI k, const float* a, float* b) {
   cblas_strsm(CblasColMajor, CblasLeft, upper ? CblasUpper : CblasLower, CblasNoTrans,
-              unit ? CblasUnit : CblasNonUnit, n, k, 1.0f, a, std::max<LI>(1, n), b, std::max<LI>(1, n));
+              unit ? CblasUnit : CblasNonUnit, n, k, 1.0f, a, std::max<LI>(1, n), b,
+              std::max<LI>(1, n));
 }
 void trsm(bool upper, bool unit, LI n, LI k, const double* a, double* b) {
   cblas_dtrsm(CblasColMajor, CblasLeft, upper ? CblasUpper : CblasLower, CblasNoTrans,
-              unit ? CblasUnit : CblasNonUnit, n, k, 1.0, a, std::max<LI>(1, n), b, std::max<LI>(1, n));
+              unit ? CblasUnit : CblasNonUnit, n, k, 1.0, a, std::max<LI>(1, n), b,
+              std::max<LI>(1, n));
 }
-LI syevd(char uplo, LI n, float* a, float* w) { return LAPACKE_ssyevd(LAPACK_COL_MAJOR, 'V', uplo, n, a, std::max<LI>(1, n), w); }
-LI syevd(char uplo, LI n, double* a, double* w) { return LAPACKE_dsyevd(LAPACK_COL_MAJOR, 'V', uplo, n, a, std::max<LI>(1, n), w); }
+LI syevd(char uplo, LI n, float* a, float* w) {
+  return LAPACKE_ssyevd(LAPACK_COL_MAJOR, 'V', uplo, n, a, std::max<LI>(1, n), w);
+}
+LI syevd(char uplo, LI n, double* a, double* w) {
+  return LAPACKE_dsyevd(LAPACK_COL_MAJOR, 'V', uplo, n, a, std::max<LI>(1, n), w);
+}
 LI gesdd(char job, LI m, LI n, float* a, float* s, float* u, float* vt, LI ldvt) {
-  return LAPACKE_sgesdd(LAPACK_COL_MAJOR, job, m, n, a, std::max<LI>(1, m), s, u, std::max<LI>(1, m), vt, ldvt);
+  return LAPACKE_sgesdd(LAPACK_COL_MAJOR, job, m, n, a, std::max<LI>(1, m), s, u,
+                        std::max<LI>(1, m), vt, ldvt);
 }
 LI gesdd(char job, LI m, LI n, double* a, double* s, double* u, double* vt, LI ldvt) {
-  return LAPACKE_dgesdd(LAPACK_COL_MAJOR, job, m, n, a, std::max<LI>(1, m), s, u, std::max<LI>(1, m), vt, ldvt);
+  return LAPACKE_dgesdd(LAPACK_COL_MAJOR, job, m, n, a, std::max<LI>(1, m), s, u,
+                        std::max<LI>(1, m), vt, ldvt);
 }
-LI geqrf(LI m, LI n, float* a, float* tau) { return LAPACKE_sgeqrf(LAPACK_COL_MAJOR, m, n, a, std::max<LI>(1, m), tau); }
-LI geqrf(LI m, LI n, double* a, double* tau) { return LAPACKE_dgeqrf(LAPACK_COL_MAJOR, m, n, a, std::max<LI>(1, m), tau); }
-LI orgqr(LI m, LI n, LI k, float* a, const float* tau) { return LAPACKE_sorgqr(LAPACK_COL_MAJOR, m, n, k, a, std::max<LI>(1, m), tau); }
-LI orgqr(LI m, LI n, LI k, double* a, const double* tau) { return LAPACKE_dorgqr(LAPACK_COL_MAJOR, m, n, k, a, std::max<LI>(1, m), tau); }
+LI geqrf(LI m, LI n, float* a, float* tau) {
+  return LAPACKE_sgeqrf(LAPACK_COL_MAJOR, m, n, a, std::max<LI>(1, m), tau);
+}
+LI geqrf(LI m, LI n, double* a, double* tau) {
+  return LAPACKE_dgeqrf(LAPACK_COL_MAJOR, m, n, a, std::max<LI>(1, m), tau);
+}
+LI orgqr(LI m, LI n, LI k, float* a, const float* tau) {
+  return LAPACKE_sorgqr(LAPACK_COL_MAJOR, m, n, k, a, std::max<LI>(1, m), tau);
+}
+LI orgqr(LI m, LI n, LI k, double* a, const double* tau) {
+  return LAPACKE_dorgqr(LAPACK_COL_MAJOR, m, n, k, a, std::max<LI>(1, m), tau);
+}
 
 template <typename F>
 void for_batches(int64_t nbatch, int64_t grain, const F& f) {
@@ -158,7 +186,8 @@ void LinalgLuFactor::eval_cpu(const std::vector<Tensor>& inputs,
   });
 }
 
-void LinalgLuSolve::eval_cpu(const std::vector<Tensor>& inputs, std::vector<Tensor>& outputs) const {
+void LinalgLuSolve::eval_cpu(const std::vector<Tensor>& inputs,
+                             std::vector<Tensor>& outputs) const {
   MatIter ia(inputs[0]), ib(inputs[2]);
   const int64_t n = ia.rows, k = ib.cols;
   const int32_t* piv = inputs[1].data_ptr<int32_t>();  // contiguous [*batch, n]
@@ -355,8 +384,9 @@ void LinalgQr::eval_cpu(const std::vector<Tensor>& inputs, std::vector<Tensor>& 
 }
 
 std::string LinalgQr::describe() const {
-  return mode_ == QrMode::Reduced ? "mode='reduced'"
-         : mode_ == QrMode::Complete ? "mode='complete'" : "mode='r'";
+  return mode_ == QrMode::Reduced    ? "mode='reduced'"
+         : mode_ == QrMode::Complete ? "mode='complete'"
+                                     : "mode='r'";
 }
 
 void LinalgHouseholderProduct::eval_cpu(const std::vector<Tensor>& inputs,

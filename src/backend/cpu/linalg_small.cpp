@@ -116,7 +116,9 @@ void svd_tall(const double* a, int64_t m, int64_t n, int64_t ucols, double* u, d
 
 int64_t small_cholesky(double* a, int64_t n, int64_t lda, bool upper) {
   // Upper works on the transpose: U^T U = A, i.e. the lower factor of the mirrored storage.
-  auto at = [&](int64_t i, int64_t j) -> double& { return upper ? a[j + i * lda] : a[i + j * lda]; };
+  auto at = [&](int64_t i, int64_t j) -> double& {
+    return upper ? a[j + i * lda] : a[i + j * lda];
+  };
   for (int64_t j = 0; j < n; ++j) {
     double d = at(j, j);
     for (int64_t k = 0; k < j; ++k) d -= at(j, k) * at(j, k);

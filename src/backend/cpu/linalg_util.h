@@ -53,7 +53,8 @@ template <typename S, typename W>
 void load_cm(const S* base, const MatIter& it, int64_t b, W* dst, int64_t ld) {
   const S* p = base + it.offset(b);
   for (int64_t j = 0; j < it.cols; ++j) {
-    for (int64_t i = 0; i < it.rows; ++i) dst[i + j * ld] = static_cast<W>(p[i * it.rs + j * it.cs]);
+    for (int64_t i = 0; i < it.rows; ++i)
+      dst[i + j * ld] = static_cast<W>(p[i * it.rs + j * it.cs]);
   }
 }
 
