@@ -143,7 +143,7 @@ void LinalgCholesky::eval_cpu(const std::vector<Tensor>& inputs,
     T* out = outputs[0].data_ptr<T>();
     for_batches(it.nbatch, batch_grain(n, n), [&](int64_t b) {
       T* dst = out + b * n * n;
-      if (use_native(n)) {
+      if (use_native(n, kNativeCholeskyMax)) {
         std::vector<double> w(n * n);
         load_cm(a, it, b, w.data(), n);
         info[b] = static_cast<int32_t>(small_cholesky(w.data(), n, n, upper_));
@@ -280,7 +280,7 @@ void LinalgEigh::eval_cpu(const std::vector<Tensor>& inputs, std::vector<Tensor>
         }
       }
       if (!all_finite(w.data(), n * n)) throw_non_finite("linalg.eigh", it, b);
-      if (use_native(n)) {
+      if (use_native(n, kNativeEighMax)) {
         std::vector<double> wd(w.begin(), w.end()), evd(n), vd(n * n);
         small_eigh(wd.data(), n, evd.data(), vd.data());
         std::copy(evd.begin(), evd.end(), ev.begin());
@@ -321,7 +321,7 @@ void LinalgSvd::eval_cpu(const std::vector<Tensor>& inputs, std::vector<Tensor>&
       std::vector<T> w(m * n);
       load_cm(a, it, b, w.data(), m);
       if (!all_finite(w.data(), m * n)) throw_non_finite("linalg.svd", it, b);
-      if (use_native(std::max(m, n))) {
+      if (use_native(std::max(m, n), kNativeSvdMax)) {
         std::vector<double> wd(w.begin(), w.end()), u(m * ucols), s(k), v(n * vrows);
         small_svd(wd.data(), m, n, full_matrices_, u.data(), s.data(), v.data());
         store_cm(u.data(), m, m, ucols, ud, false);
@@ -360,7 +360,7 @@ void LinalgQr::eval_cpu(const std::vector<Tensor>& inputs, std::vector<Tensor>& 
       T* qd = want_q ? qo + b * m * qcols : nullptr;
       std::vector<T> w(m * n);
       load_cm(a, it, b, w.data(), m);
-      if (use_native(std::max(m, n))) {
+      if (use_native(std::max(m, n), kNativeQrMax)) {
         std::vector<double> wd(w.begin(), w.end()), q(want_q ? m * qcols : 0), r(rrows * n);
         small_qr(wd.data(), m, n, want_q ? q.data() : nullptr, qcols, r.data(), rrows);
         store_cm(r.data(), rrows, rrows, n, rd, false);

@@ -72,12 +72,13 @@ void svd_tall(const double* a, int64_t m, int64_t n, int64_t ucols, double* u, d
   std::vector<double> g(a, a + m * n);
   std::fill(v, v + n * n, 0.0);
   for (int64_t i = 0; i < n; ++i) v[i + i * n] = 1;
+  std::vector<double> sq(n);  // squared column norms, updated by each rotation
   for (int sweep = 0; sweep < kMaxSweeps; ++sweep) {
     bool rotated = false;
+    for (int64_t j = 0; j < n; ++j) sq[j] = dot(&g[j * m], &g[j * m], m);
     for (int64_t p = 0; p + 1 < n; ++p) {
       for (int64_t q = p + 1; q < n; ++q) {
-        const double alpha = dot(&g[p * m], &g[p * m], m);
-        const double beta = dot(&g[q * m], &g[q * m], m);
+        const double alpha = sq[p], beta = sq[q];
         const double gamma = dot(&g[p * m], &g[q * m], m);
         if (gamma == 0 || std::abs(gamma) <= kEps * std::sqrt(alpha) * std::sqrt(beta)) continue;
         rotated = true;
@@ -86,6 +87,8 @@ void svd_tall(const double* a, int64_t m, int64_t n, int64_t ucols, double* u, d
         const double c = 1 / std::hypot(1.0, t), sn = c * t;
         rotate_cols(g.data(), m, p, q, c, sn);
         rotate_cols(v, n, p, q, c, sn);
+        sq[p] = alpha - t * gamma;  // the rotation diagonalises [[alpha, gamma], [gamma, beta]]
+        sq[q] = beta + t * gamma;
       }
     }
     if (!rotated) break;
@@ -143,7 +146,7 @@ void small_eigh(double* a, int64_t n, double* w, double* v) {
     for (int64_t q = 0; q < n; ++q) {
       for (int64_t p = 0; p < q; ++p) off += a[p + q * n] * a[p + q * n];
     }
-    if (std::sqrt(off) <= kEps * 1e-2 * norm) break;
+    if (std::sqrt(off) <= kEps * norm) break;
     for (int64_t p = 0; p + 1 < n; ++p) {
       for (int64_t q = p + 1; q < n; ++q) {
         const double apq = a[p + q * n];

@@ -1,6 +1,7 @@
 #pragma once
 // Shared by the linear-algebra kernels: batch iteration over strided matrices, column-major work
 // buffers (LAPACK's layout), the float/double LAPACK overloads and the engine switch.
+#include <algorithm>
 #include <atomic>
 #include <cmath>
 #include <cstdint>
@@ -11,17 +12,23 @@
 
 namespace ember::cpu::linalg {
 
-/// Which engine runs a decomposition. Auto: native kernels for n <= kSmallMatrixMax, LAPACK
+/// Which engine runs a decomposition. Auto: native kernels up to a per-op size (below), LAPACK
 /// otherwise. Tests force one or the other to compare them.
 enum class Engine { Auto = 0, Lapack = 1, Native = 2 };
 constexpr int64_t kSmallMatrixMax = 32;
+/// Auto switch-over sizes, from bench/bench_linalg.cpp (4096 matrices, one thread): the
+/// scalar Jacobi SVD/eigh kernels do not beat LAPACK yet, so Auto keeps LAPACK for them.
+constexpr int64_t kNativeCholeskyMax = 8;
+constexpr int64_t kNativeQrMax = kSmallMatrixMax;
+constexpr int64_t kNativeSvdMax = 0;
+constexpr int64_t kNativeEighMax = 0;
 std::atomic<int>& engine_override();
-/// Whether a matrix with largest dim `n` goes to the native engine.
-inline bool use_native(int64_t n) {
+/// Whether a matrix with largest dim `n` goes to the native engine (auto limit `auto_max`).
+inline bool use_native(int64_t n, int64_t auto_max) {
   const auto e = static_cast<Engine>(engine_override().load(std::memory_order_relaxed));
   if (e == Engine::Native) return true;
   if (e == Engine::Lapack) return false;
-  return n <= kSmallMatrixMax;
+  return n <= std::min(auto_max, kSmallMatrixMax);
 }
 
 /// Element offsets of the matrices of a [*batch, rows, cols] tensor (any strides).
