@@ -1,10 +1,12 @@
 // Gradients of the linear-algebra primitives, written with Ember ops (so they are differentiable
 // again). Formulas as PyTorch's FunctionsManual.cpp (cholesky_backward, linalg_eig_backward,
 // svd_backward, linalg_qr_backward, linalg_solve / triangular solve backward).
+#include "ember/autograd.h"
 #include "ember/linalg.h"
 #include "ember/ops/elementwise.h"
 #include "ember/ops/factory.h"
 #include "ember/ops/matmul.h"
+#include "ember/ops/shape.h"
 #include "linalg/common.h"
 #include "primitives/linalg.h"
 #include "primitives/vjp_util.h"
@@ -147,12 +149,39 @@ std::vector<Tensor> LinalgQr::vjp(const VjpContext& ctx) const {
   return {linalg::solve_triangular(R.mT(), b, /*upper=*/false, /*left=*/false)};
 }
 
+namespace {
+
+// prod_{j != i} s_j along the last dim, with exclusive cumulative products (no division, so
+// zeros are fine).
+Tensor prod_except_self(const Tensor& s) {
+  const int64_t k = s.size(-1);
+  Tensor one = ones_like(s.narrow(-1, 0, 1));
+  Tensor left = cat({one, s.cumprod(-1).narrow(-1, 0, k - 1)}, -1);
+  Tensor sf = s.flip({-1});
+  Tensor right = cat({one, sf.cumprod(-1).narrow(-1, 0, k - 1)}, -1).flip({-1});
+  return left * right;
+}
+
+}  // namespace
+
 std::vector<Tensor> LinalgDet::vjp(const VjpContext& ctx) const {
-  // d det = det tr(A^{-1} dA); d log|det| = tr(A^{-1} dA). Singular input has no inverse here.
+  // d det = det tr(A^{-1} dA); d log|det| = tr(A^{-1} dA).
   const Tensor& A = ctx.inputs[0];
-  Tensor invT = linalg::inv(A).mT();
-  if (log_abs_) return {ctx.grads[1].unsqueeze(-1).unsqueeze(-1) * invT};
-  return {(ctx.grads[0] * ctx.outputs[0]).unsqueeze(-1).unsqueeze(-1) * invT};
+  if (log_abs_) return {ctx.grads[1].unsqueeze(-1).unsqueeze(-1) * linalg::inv(A).mT()};
+  const Tensor& d = ctx.outputs[0];
+  const Tensor g = ctx.grads[0];
+  bool singular = false;
+  {
+    NoGradGuard no_grad;
+    singular = A.size(-1) > 0 && (d == 0).any().item<bool>();
+  }
+  if (!singular) return {(g * d).unsqueeze(-1).unsqueeze(-1) * linalg::inv(A).mT()};
+  // Singular somewhere in the batch: the cofactor matrix from the SVD, A = U S Vh:
+  // C = det(U) det(Vh) U diag(prod_{j != i} s_j) Vh, which needs no inverse.
+  auto [U, S, Vh] = linalg::svd(A, false);
+  Tensor sign = linalg::det(U) * linalg::det(Vh);
+  Tensor C = matmul(U * prod_except_self(S).unsqueeze(-2), Vh);
+  return {(g * sign).unsqueeze(-1).unsqueeze(-1) * C};
 }
 
 }  // namespace ember

@@ -278,5 +278,24 @@ TEST(Linalg, EmptyInputs) {
   EXPECT_LT(rel_diff(Q, eye(3, opts)), 1e-15);
 }
 
+TEST(Linalg, NonContiguousAndExpandedInputs) {
+  // Stride-0 batch (expand), transposed and sliced views go through the same kernels.
+  Tensor base = rand({3, 5}, kFloat64, 40);
+  Tensor E = base.expand({4, 3, 5});
+  auto [U, S, Vh] = la::svd(E, false);
+  EXPECT_LT(rel_diff(matmul(U * S.unsqueeze(-2), Vh), E), 1e-13);
+  EXPECT_LT(rel_diff(S.select(0, 3), S.select(0, 0)), 1e-15);
+  Tensor W = rand({6, 12}, kFloat64, 41).slice(1, 0, 12, 2);  // [6, 6], column stride 2
+  auto [Q, R] = la::qr(W.mT());
+  EXPECT_LT(rel_diff(matmul(Q, R), W.mT()), 1e-13);
+  Tensor Sym = W + W.mT();
+  auto [w, V] = la::eigh(Sym.mT());
+  EXPECT_LT(rel_diff(matmul(V * w.unsqueeze(-2), V.mT()), Sym), 1e-13);
+  Tensor P = spd({6, 6}, kFloat64, 42).mT();
+  EXPECT_LT(rel_diff(matmul(la::cholesky(P), la::cholesky(P).mT()), P), 1e-13);
+  Tensor B = rand({6, 1}, kFloat64, 43).expand({6, 3});
+  EXPECT_LT(rel_diff(matmul(P, la::solve(P, B)), B), 1e-13);
+}
+
 }  // namespace
 }  // namespace ember

@@ -75,6 +75,22 @@ TEST(LinalgGrad, SolveInvDet) {
       {A}));
 }
 
+TEST(LinalgGrad, DetSingular) {
+  // det's gradient is the cofactor matrix, defined for singular input too: here rank 2 of 3,
+  // where the cofactors are not all zero. Reference: cofactors by 2×2 minors (plain loops).
+  Tensor A = test::from_values({3, 3}, {1, 2, 3, 2, 4, 6, 1, 0, 1}).requires_grad_();
+  linalg::det(A).backward();
+  const auto a = test::values(A.detach());
+  std::vector<double> cof(9);
+  for (int i = 0; i < 3; ++i) {
+    for (int j = 0; j < 3; ++j) {
+      const int r0 = (i + 1) % 3, r1 = (i + 2) % 3, c0 = (j + 1) % 3, c1 = (j + 2) % 3;
+      cof[i * 3 + j] = a[r0 * 3 + c0] * a[r1 * 3 + c1] - a[r0 * 3 + c1] * a[r1 * 3 + c0];
+    }
+  }
+  EXPECT_TRUE(test::close(A.grad(), {3, 3}, cof, 1e-10, 1e-10));
+}
+
 TEST(LinalgGrad, SolveTriangular) {
   for (bool upper : {false, true}) {
     for (bool left : {false, true}) {
