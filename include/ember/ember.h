@@ -13,6 +13,7 @@
 #include "ember/core/symint.h"
 #include "ember/core/tensor.h"
 #include "ember/data.h"
+#include "ember/linalg.h"
 #include "ember/nn/functional.h"
 #include "ember/ops/compare.h"
 #include "ember/ops/elementwise.h"

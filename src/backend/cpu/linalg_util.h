@@ -1,0 +1,127 @@
+#pragma once
+// Shared by the linear-algebra kernels: batch iteration over strided matrices, column-major work
+// buffers (LAPACK's layout), the float/double LAPACK overloads and the engine switch.
+#include <algorithm>
+#include <atomic>
+#include <cmath>
+#include <cstdint>
+#include <vector>
+
+#include "ember/core/error.h"
+#include "ember/core/tensor.h"
+
+namespace ember::cpu::linalg {
+
+/// Which engine runs a decomposition. Auto: native kernels up to a per-op size (below), LAPACK
+/// otherwise. Tests force one or the other to compare them.
+enum class Engine { Auto = 0, Lapack = 1, Native = 2 };
+constexpr int64_t kSmallMatrixMax = 32;
+/// Auto switch-over sizes, from bench/bench_linalg.cpp (4096 matrices, one thread): the
+/// scalar Jacobi SVD/eigh kernels do not beat LAPACK yet, so Auto keeps LAPACK for them.
+constexpr int64_t kNativeCholeskyMax = 8;
+constexpr int64_t kNativeQrMax = kSmallMatrixMax;
+constexpr int64_t kNativeSvdMax = 0;
+constexpr int64_t kNativeEighMax = 0;
+std::atomic<int>& engine_override();
+/// Whether a matrix with largest dim `n` goes to the native engine (auto limit `auto_max`).
+inline bool use_native(int64_t n, int64_t auto_max) {
+  const auto e = static_cast<Engine>(engine_override().load(std::memory_order_relaxed));
+  if (e == Engine::Native) return true;
+  if (e == Engine::Lapack) return false;
+  return n <= std::min(auto_max, kSmallMatrixMax);
+}
+
+/// Element offsets of the matrices of a [*batch, rows, cols] tensor (any strides).
+struct MatIter {
+  std::vector<int64_t> bsizes, bstrides;
+  int64_t rows = 0, cols = 0, rs = 0, cs = 0, nbatch = 1;
+  explicit MatIter(const Tensor& t) {
+    const int64_t nd = t.dim();
+    bsizes.assign(t.sizes().begin(), t.sizes().end() - 2);
+    bstrides.assign(t.strides().begin(), t.strides().end() - 2);
+    rows = t.sizes()[nd - 2];
+    cols = t.sizes()[nd - 1];
+    rs = t.strides()[nd - 2];
+    cs = t.strides()[nd - 1];
+    for (int64_t s : bsizes) nbatch *= s;
+  }
+  int64_t offset(int64_t b) const {
+    int64_t off = 0;
+    for (int64_t d = static_cast<int64_t>(bsizes.size()) - 1; d >= 0; --d) {
+      off += (b % bsizes[d]) * bstrides[d];
+      b /= bsizes[d];
+    }
+    return off;
+  }
+};
+
+/// Copies matrix b of `it` (rows×cols, strided) into a column-major buffer with leading dim ld.
+template <typename S, typename W>
+void load_cm(const S* base, const MatIter& it, int64_t b, W* dst, int64_t ld) {
+  const S* p = base + it.offset(b);
+  for (int64_t j = 0; j < it.cols; ++j) {
+    for (int64_t i = 0; i < it.rows; ++i)
+      dst[i + j * ld] = static_cast<W>(p[i * it.rs + j * it.cs]);
+  }
+}
+
+/// Writes the rows×cols column-major block `src` (leading dim ld) to the contiguous row-major
+/// matrix at dst (transposed: dst is cols×rows).
+template <typename W, typename S>
+void store_cm(const W* src, int64_t ld, int64_t rows, int64_t cols, S* dst, bool transpose) {
+  for (int64_t i = 0; i < rows; ++i) {
+    for (int64_t j = 0; j < cols; ++j) {
+      const S v = static_cast<S>(src[i + j * ld]);
+      if (transpose) {
+        dst[j * rows + i] = v;
+      } else {
+        dst[i * cols + j] = v;
+      }
+    }
+  }
+}
+
+template <typename T>
+bool all_finite(const T* a, int64_t n) {
+  for (int64_t i = 0; i < n; ++i) {
+    if (!std::isfinite(a[i])) return false;
+  }
+  return true;
+}
+
+/// Runs f.template operator()<T>() with T = float or double for the tensor's dtype.
+template <typename F>
+void visit_float(ScalarType dt, const char* op, F&& f) {
+  if (dt == kFloat32) {
+    f(static_cast<float*>(nullptr));
+  } else if (dt == kFloat64) {
+    f(static_cast<double*>(nullptr));
+  } else {
+    EMBER_THROW(TypeError, "[", op, "] expected float32 or float64, got ", dtype_name(dt));
+  }
+}
+
+/// Grain for parallel_for over batches: about 64k flops per chunk.
+inline int64_t batch_grain(int64_t m, int64_t n) {
+  const int64_t k = std::max<int64_t>({m, n, 1});
+  return std::max<int64_t>(1, 65536 / (m * n * k + 1));
+}
+
+/// "linalg.cholesky: (Batch element 3)" style prefix, as PyTorch's _linalg_check_errors.
+std::string batch_str(int64_t nbatch_dims, int64_t b);
+
+// ---- native small-matrix engines (linalg_small.cpp), on double column-major buffers.
+/// In-place Cholesky of the lower (or upper) triangle; returns info as potrf.
+int64_t small_cholesky(double* a, int64_t n, int64_t lda, bool upper);
+/// Cyclic Jacobi: a (symmetric, both triangles filled) -> eigenvalues w ascending, eigenvectors
+/// in v (n×n, column j for w[j]).
+void small_eigh(double* a, int64_t n, double* w, double* v);
+/// One-sided Jacobi SVD of a column-major m×n matrix: U m×ucols (ucols = k or m), S k, V n×vcols
+/// (vcols = k or n), all orthonormal even for rank-deficient input. S descending.
+void small_svd(const double* a, int64_t m, int64_t n, bool full, double* u, double* s, double* v);
+/// Householder QR: a m×n column-major -> q m×qcols (qcols = k or m; none when q == nullptr) and r
+/// (qcols or k)×n upper triangular stored column-major with leading dim rrows.
+void small_qr(const double* a, int64_t m, int64_t n, double* q, int64_t qcols, double* r,
+              int64_t rrows);
+
+}  // namespace ember::cpu::linalg

@@ -1,0 +1,158 @@
+// ember::linalg decompositions: argument checks, output allocation and dispatch of the
+// primitives in src/primitives/linalg.h.
+#include "ember/linalg.h"
+#include "ember/ops/factory.h"
+#include "ember/ops/shape.h"
+#include "linalg/common.h"
+#include "ops/util.h"
+#include "primitives/linalg.h"
+
+namespace ember::linalg {
+
+using detail::batch_shape;
+using detail::check_float;
+using detail::check_matrix;
+using detail::check_square;
+using detail::concat;
+
+CholeskyExResult cholesky_ex(const Tensor& A, bool upper, bool check_errors) {
+  const char* op = "linalg.cholesky";
+  check_float(A, op);
+  check_square(A, op);
+  const auto batch = batch_shape(A);
+  Tensor L = ops::empty_tensor(A.sizes(), A.dtype(), op);
+  Tensor info = ops::empty_tensor(batch, kInt32, op);
+  dispatch(LinalgCholesky(upper), {A}, {L, info});
+  if (check_errors) detail::check_info(info, op);
+  return {L, info};
+}
+
+Tensor cholesky(const Tensor& A, bool upper) { return cholesky_ex(A, upper, true).L; }
+
+LUFactorExResult lu_factor_ex(const Tensor& A, bool pivot, bool check_errors) {
+  const char* op = "linalg.lu_factor";
+  check_float(A, op);
+  check_matrix(A, op);
+  EMBER_CHECK_NOT_IMPL(pivot, "[", op, "] LU without pivoting is not implemented on the CPU");
+  const int64_t k = std::min(A.size(-2), A.size(-1));
+  const auto batch = batch_shape(A);
+  Tensor LU = ops::empty_tensor(A.sizes(), A.dtype(), op);
+  Tensor piv = ops::empty_tensor(concat(batch, {k}), kInt32, op);
+  Tensor info = ops::empty_tensor(batch, kInt32, op);
+  dispatch(LinalgLuFactor(), {A}, {LU, piv, info});
+  if (check_errors) detail::check_info(info, op);
+  return {LU, piv, info};
+}
+
+LUFactorResult lu_factor(const Tensor& A, bool pivot) {
+  auto r = lu_factor_ex(A, pivot, false);
+  detail::check_info(r.info, "linalg.lu_factor");
+  return {r.LU, r.pivots};
+}
+
+LUResult lu(const Tensor& A, bool pivot) {
+  const char* op = "linalg.lu";
+  check_float(A, op);
+  check_matrix(A, op);
+  EMBER_CHECK_NOT_IMPL(pivot, "[", op, "] LU without pivoting is not implemented on the CPU");
+  auto f = lu_factor_ex(A, pivot, false);
+  const int64_t m = A.size(-2), n = A.size(-1), k = std::min(m, n);
+  const auto opts = TensorOptions().dtype(A.dtype());
+  // L = unit lower m×k, U = upper k×n, read from the packed factor.
+  Tensor L = f.LU.narrow(-1, 0, k).tril(-1) + eye(m, k, opts);
+  Tensor U = f.LU.narrow(-2, 0, k).triu();
+  Tensor P = detail::pivots_to_permutation(f.pivots, m, A.dtype());
+  return {P, L, U};
+}
+
+QRResult qr(const Tensor& A, const std::string& mode) {
+  const char* op = "linalg.qr";
+  check_float(A, op);
+  check_matrix(A, op);
+  QrMode qm;
+  if (mode == "reduced") {
+    qm = QrMode::Reduced;
+  } else if (mode == "complete") {
+    qm = QrMode::Complete;
+  } else if (mode == "r") {
+    qm = QrMode::R;
+  } else {
+    EMBER_THROW(ValueError, "[", op, "] qr received unrecognized mode '", mode,
+                "' but expected one of 'reduced' (default), 'r', or 'complete'");
+  }
+  const int64_t m = A.size(-2), n = A.size(-1), k = std::min(m, n);
+  const auto batch = batch_shape(A);
+  const int64_t qcols = qm == QrMode::Complete ? m : k;
+  const int64_t rrows = qm == QrMode::Complete ? m : k;
+  Tensor Q = qm == QrMode::R ? ops::empty_tensor({0}, A.dtype(), op)
+                             : ops::empty_tensor(concat(batch, {m, qcols}), A.dtype(), op);
+  Tensor R = ops::empty_tensor(concat(batch, {rrows, n}), A.dtype(), op);
+  dispatch(LinalgQr(qm), {A}, {Q, R});
+  return {Q, R};
+}
+
+EighResult eigh(const Tensor& A, const std::string& UPLO) {
+  const char* op = "linalg.eigh";
+  check_float(A, op);
+  check_square(A, op);
+  EMBER_CHECK(UPLO == "L" || UPLO == "U" || UPLO == "l" || UPLO == "u", "[", op,
+              "] Expected UPLO argument to be 'L' or 'U', but got ", UPLO);
+  const int64_t n = A.size(-1);
+  Tensor w = ops::empty_tensor(concat(batch_shape(A), {n}), A.dtype(), op);
+  Tensor V = ops::empty_tensor(A.sizes(), A.dtype(), op);
+  dispatch(LinalgEigh(UPLO == "U" || UPLO == "u"), {A}, {w, V});
+  return {w, V};
+}
+
+Tensor eigvalsh(const Tensor& A, const std::string& UPLO) { return eigh(A, UPLO).eigenvalues; }
+
+SVDResult svd(const Tensor& A, bool full_matrices, const std::optional<std::string>& driver) {
+  const char* op = "linalg.svd";
+  check_float(A, op);
+  check_matrix(A, op);
+  EMBER_CHECK(!driver.has_value(), "[", op,
+              "] keyword argument `driver=` is only supported on CUDA inputs with cuSOLVER "
+              "backend.");
+  const int64_t m = A.size(-2), n = A.size(-1), k = std::min(m, n);
+  const auto batch = batch_shape(A);
+  Tensor U = ops::empty_tensor(concat(batch, {m, full_matrices ? m : k}), A.dtype(), op);
+  Tensor S = ops::empty_tensor(concat(batch, {k}), A.dtype(), op);
+  Tensor Vh = ops::empty_tensor(concat(batch, {full_matrices ? n : k, n}), A.dtype(), op);
+  dispatch(LinalgSvd(full_matrices), {A}, {U, S, Vh});
+  return {U, S, Vh};
+}
+
+Tensor svdvals(const Tensor& A, const std::optional<std::string>& driver) {
+  check_float(A, "linalg.svdvals");
+  check_matrix(A, "linalg.svdvals");
+  return svd(A, false, driver).S;
+}
+
+Tensor householder_product(const Tensor& A, const Tensor& tau) {
+  const char* op = "linalg.householder_product";
+  check_float(A, op);
+  check_matrix(A, op, "input");
+  EMBER_CHECK(tau.defined() && tau.dim() == A.dim() - 1, "[", op,
+              "] Expected tau to have one dimension less than input, but got tau.ndim equal to ",
+              tau.defined() ? tau.dim() : 0, " and input.ndim is equal to ", A.dim());
+  EMBER_CHECK(A.size(-2) >= A.size(-1), "[", op,
+              "] input.shape[-2] must be greater than or equal to input.shape[-1]");
+  EMBER_CHECK(A.size(-1) >= tau.size(-1), "[", op,
+              "] input.shape[-1] must be greater than or equal to tau.shape[-1]");
+  for (int64_t d = 0; d < A.dim() - 2; ++d) {
+    EMBER_CHECK(A.size(d) == tau.size(d), "[", op,
+                "] Expected batch dimensions of tau to be equal to input.shape[:-2], but got ",
+                ops::shape_str(tau.sizes()));
+  }
+  EMBER_CHECK(A.dtype() == tau.dtype(), "[", op, "] tau dtype ", scalar_type_name(tau.dtype()),
+              " does not match input dtype ", scalar_type_name(A.dtype()));
+  Tensor Q = ops::empty_tensor(A.sizes(), A.dtype(), op);
+  dispatch(LinalgHouseholderProduct(), {A, tau.contiguous()}, {Q});
+  return Q;
+}
+
+Tensor diagonal(const Tensor& A, int64_t offset, int64_t dim1, int64_t dim2) {
+  return A.diagonal(offset, dim1, dim2);
+}
+
+}  // namespace ember::linalg

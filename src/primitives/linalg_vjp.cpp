@@ -1,0 +1,187 @@
+// Gradients of the linear-algebra primitives, written with Ember ops (so they are differentiable
+// again). Formulas as PyTorch's FunctionsManual.cpp (cholesky_backward, linalg_eig_backward,
+// svd_backward, linalg_qr_backward, linalg_solve / triangular solve backward).
+#include "ember/autograd.h"
+#include "ember/linalg.h"
+#include "ember/ops/elementwise.h"
+#include "ember/ops/factory.h"
+#include "ember/ops/matmul.h"
+#include "ember/ops/shape.h"
+#include "linalg/common.h"
+#include "primitives/linalg.h"
+#include "primitives/vjp_util.h"
+
+namespace ember {
+
+using linalg::detail::diag_embed;
+
+namespace {
+
+Tensor eye_like_last(const Tensor& t) { return eye(t.size(-1), TensorOptions().dtype(t.dtype())); }
+
+}  // namespace
+
+std::vector<Tensor> LinalgCholesky::vjp(const VjpContext& ctx) const {
+  // A = L L^T: gA = L^{-T} Φ(L^T gL) L^{-1} made symmetric (Φ: lower triangle, halved diagonal).
+  const Tensor L = upper_ ? ctx.outputs[0].mT() : ctx.outputs[0];
+  const Tensor gL = upper_ ? ctx.grads[0].mT() : ctx.grads[0];
+  Tensor gA = matmul(L.mT(), gL).tril();
+  gA = 0.5 * (gA + gA.tril(-1).mT());
+  gA = linalg::solve_triangular(L.mT(), gA, /*upper=*/true, /*left=*/true);
+  gA = linalg::solve_triangular(L, gA, /*upper=*/false, /*left=*/false);
+  return {gA};
+}
+
+std::vector<Tensor> LinalgLuFactor::vjp(const VjpContext& ctx) const {
+  // A = P L U (square): gA = P L^{-T} (tril(L^T gL, -1) + triu(gU U^T)) U^{-T}, with gL and gU
+  // the strictly lower and upper parts of the gradient of the packed LU.
+  const Tensor& LU = ctx.outputs[0];
+  const int64_t m = LU.size(-2), n = LU.size(-1);
+  EMBER_CHECK_NOT_IMPL(m == n,
+                       "[linalg.lu_factor] the derivative is implemented for square "
+                       "matrices only; got ",
+                       m, " by ", n);
+  const Tensor& g = ctx.grads[0];
+  const Tensor L = LU.tril(-1) + eye_like_last(LU);
+  const Tensor U = LU.triu();
+  Tensor phi = matmul(L.mT(), g.tril(-1)).tril(-1) + matmul(g.triu(), U.mT()).triu();
+  Tensor gA = linalg::solve_triangular(L.mT(), phi, /*upper=*/true, /*left=*/true,
+                                       /*unitriangular=*/true);
+  gA = linalg::solve_triangular(U.mT(), gA, /*upper=*/false, /*left=*/false);
+  Tensor P = linalg::detail::pivots_to_permutation(ctx.outputs[1], m, LU.dtype());
+  return {matmul(P, gA)};
+}
+
+std::vector<Tensor> LinalgSolve::vjp(const VjpContext& ctx) const {
+  // X = A^{-1} B: gB = A^{-T} gX, gA = -gB X^T.
+  const Tensor& A = ctx.inputs[0];
+  const Tensor& X = ctx.outputs[0];
+  Tensor gB = linalg::solve(A.mT(), ctx.grads[0]);
+  Tensor gA = grad_if(ctx.needs_grad[0], [&] { return -matmul(gB, X.mT()); });
+  return {gA, ctx.needs_grad[1] ? gB : Tensor()};
+}
+
+std::vector<Tensor> LinalgSolveTriangular::vjp(const VjpContext& ctx) const {
+  const Tensor& A = ctx.inputs[0];
+  const Tensor& X = ctx.outputs[0];
+  Tensor gB = linalg::solve_triangular(A.mT(), ctx.grads[0], !upper_, true, unitriangular_);
+  Tensor gA = grad_if(ctx.needs_grad[0], [&] {
+    Tensor g = -matmul(gB, X.mT());
+    const int64_t off = unitriangular_ ? 1 : 0;
+    return upper_ ? g.triu(off) : g.tril(-off);
+  });
+  return {gA, ctx.needs_grad[1] ? gB : Tensor()};
+}
+
+std::vector<Tensor> LinalgEigh::vjp(const VjpContext& ctx) const {
+  // gA = Q (diag(gL) + skew(Q^T gQ) / E) Q^T with E_ij = L_j - L_i (i != j).
+  const Tensor& L = ctx.outputs[0];
+  const Tensor& Q = ctx.outputs[1];
+  Tensor inner;
+  if (ctx.has_grad[1]) {
+    Tensor QgQ = matmul(Q.mT(), ctx.grads[1]);
+    QgQ = 0.5 * (QgQ - QgQ.mT());
+    Tensor E = L.unsqueeze(-2) - L.unsqueeze(-1) + eye_like_last(L);
+    inner = QgQ / E;
+  }
+  if (ctx.has_grad[0]) {
+    Tensor d = diag_embed(ctx.grads[0]);
+    inner = inner.defined() ? inner + d : d;
+  }
+  if (!inner.defined()) return {zeros_like(Q)};
+  return {matmul(matmul(Q, inner), Q.mT())};
+}
+
+std::vector<Tensor> LinalgSvd::vjp(const VjpContext& ctx) const {
+  Tensor U = ctx.outputs[0], S = ctx.outputs[1], Vh = ctx.outputs[2];
+  const int64_t m = U.size(-2), n = Vh.size(-1), k = S.size(-1);
+  const bool has_gU = ctx.has_grad[0], has_gVh = ctx.has_grad[2];
+  Tensor gU = ctx.grads[0], gS = ctx.grads[1], gVh = ctx.grads[2];
+  if (full_matrices_) {  // only the first k singular vectors are determined
+    U = U.narrow(-1, 0, k);
+    Vh = Vh.narrow(-2, 0, k);
+    gU = gU.narrow(-1, 0, k);
+    gVh = gVh.narrow(-2, 0, k);
+  }
+  if (!has_gU && !has_gVh) return {matmul(U * gS.unsqueeze(-2), Vh)};
+  const Tensor V = Vh.mT(), gV = gVh.mT();
+  const Tensor UhgU = matmul(U.mT(), gU), VhgV = matmul(V.mT(), gV);
+  const auto skew = [](const Tensor& X) { return X - X.mT(); };
+  const Tensor S2 = S * S;
+  const Tensor E = S2.unsqueeze(-2) - S2.unsqueeze(-1) + eye_like_last(S);
+  Tensor ret;
+  if (has_gU && has_gVh) {
+    ret = (skew(UhgU) * S.unsqueeze(-2) + S.unsqueeze(-1) * skew(VhgV)) / E;
+  } else if (has_gU) {
+    ret = (skew(UhgU) / E) * S.unsqueeze(-2);
+  } else {
+    ret = S.unsqueeze(-1) * (skew(VhgV) / E);
+  }
+  ret = ret + diag_embed(gS);
+  if (m > k && has_gU) {
+    Tensor gA = matmul(U, ret) + (gU - matmul(U, UhgU)) / S.unsqueeze(-2);
+    return {matmul(gA, Vh)};
+  }
+  if (n > k && has_gVh) {
+    Tensor gA = matmul(ret, Vh) + (gV - matmul(V, VhgV)).mT() / S.unsqueeze(-1);
+    return {matmul(U, gA)};
+  }
+  return {matmul(matmul(U, ret), Vh)};
+}
+
+std::vector<Tensor> LinalgQr::vjp(const VjpContext& ctx) const {
+  EMBER_CHECK(mode_ != QrMode::R,
+              "[linalg.qr] The derivative of linalg.qr depends on Q, which is "
+              "not computed when mode='r'. Please use linalg.qr(A, mode='reduced') if you are "
+              "going to differentiate through linalg.qr.");
+  const Tensor& Q = ctx.outputs[0];
+  const Tensor& R = ctx.outputs[1];
+  const int64_t m = Q.size(-2), n = R.size(-1);
+  EMBER_CHECK_NOT_IMPL(m >= n,
+                       "[linalg.qr] The QR decomposition is not differentiable when "
+                       "mode='complete' and nrows > ncols (or, in this version, when m < n).");
+  // A = QR, m >= n: M = R gR^T - gQ^T Q, gA = (gQ + Q copyltu(M)) R^{-T}.
+  Tensor M = matmul(R, ctx.grads[1].mT()) - matmul(ctx.grads[0].mT(), Q);
+  Tensor sym = M.tril(-1);
+  sym = sym + sym.mT() + diag_embed(M.diagonal(0, -2, -1));
+  Tensor b = ctx.grads[0] + matmul(Q, sym);
+  // b R^{-T}: solve X R^T = b.
+  return {linalg::solve_triangular(R.mT(), b, /*upper=*/false, /*left=*/false)};
+}
+
+namespace {
+
+// prod_{j != i} s_j along the last dim, with exclusive cumulative products (no division, so
+// zeros are fine).
+Tensor prod_except_self(const Tensor& s) {
+  const int64_t k = s.size(-1);
+  Tensor one = ones_like(s.narrow(-1, 0, 1));
+  Tensor left = cat({one, s.cumprod(-1).narrow(-1, 0, k - 1)}, -1);
+  Tensor sf = s.flip({-1});
+  Tensor right = cat({one, sf.cumprod(-1).narrow(-1, 0, k - 1)}, -1).flip({-1});
+  return left * right;
+}
+
+}  // namespace
+
+std::vector<Tensor> LinalgDet::vjp(const VjpContext& ctx) const {
+  // d det = det tr(A^{-1} dA); d log|det| = tr(A^{-1} dA).
+  const Tensor& A = ctx.inputs[0];
+  if (log_abs_) return {ctx.grads[1].unsqueeze(-1).unsqueeze(-1) * linalg::inv(A).mT()};
+  const Tensor& d = ctx.outputs[0];
+  const Tensor g = ctx.grads[0];
+  bool singular = false;
+  {
+    NoGradGuard no_grad;
+    singular = A.size(-1) > 0 && (d == 0).any().item<bool>();
+  }
+  if (!singular) return {(g * d).unsqueeze(-1).unsqueeze(-1) * linalg::inv(A).mT()};
+  // Singular somewhere in the batch: the cofactor matrix from the SVD, A = U S Vh:
+  // C = det(U) det(Vh) U diag(prod_{j != i} s_j) Vh, which needs no inverse.
+  auto [U, S, Vh] = linalg::svd(A, false);
+  Tensor sign = linalg::det(U) * linalg::det(Vh);
+  Tensor C = matmul(U * prod_except_self(S).unsqueeze(-2), Vh);
+  return {(g * sign).unsqueeze(-1).unsqueeze(-1) * C};
+}
+
+}  // namespace ember

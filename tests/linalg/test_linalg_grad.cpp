@@ -1,0 +1,209 @@
+// Gradients of ember::linalg against central finite differences in float64. Inputs that must be
+// symmetric or well-conditioned are built inside the checked function, so the perturbations stay
+// in the domain; losses of eigenvectors/singular vectors are sign-invariant.
+#include "backend/cpu/linalg_util.h"
+#include "linalg/linalg_test_util.h"
+
+namespace ember {
+namespace {
+
+using namespace test::la;
+namespace la = ember::linalg;
+using Fn = autograd::DifferentiableFn;
+
+Tensor leaf(std::vector<int64_t> shape, uint64_t seed) {
+  return test::make_tensor(shape, kFloat64, -1, 1, seed).requires_grad_();
+}
+
+bool check(const Fn& fn, const std::vector<Tensor>& in) { return autograd::gradcheck(fn, in); }
+
+Tensor well_conditioned(const Tensor& X) {
+  return X + eye(X.size(-1), TensorOptions().dtype(kFloat64)) * 3.0;
+}
+
+Tensor sym_pd(const Tensor& X) {
+  return matmul(X, X.mT()) + eye(X.size(-1), TensorOptions().dtype(kFloat64)) * 2.0;
+}
+
+TEST(LinalgGrad, Cholesky) {
+  for (int64_t n : {3, 34}) {  // native engine and LAPACK
+    if (n > 3) continue;       // the Jacobian of a 34×34 matrix is too slow for a unit test
+    EXPECT_TRUE(check(
+        [](const std::vector<Tensor>& in) {
+          return std::vector<Tensor>{la::cholesky(sym_pd(in[0]))};
+        },
+        {leaf({2, n, n}, 1)}));
+  }
+  EXPECT_TRUE(check(
+      [](const std::vector<Tensor>& in) {
+        return std::vector<Tensor>{la::cholesky(sym_pd(in[0]), /*upper=*/true)};
+      },
+      {leaf({3, 3}, 2)}));
+}
+
+TEST(LinalgGrad, SolveInvDet) {
+  Tensor A = leaf({2, 3, 3}, 3), B = leaf({2, 3, 2}, 4), b = leaf({3}, 5);
+  EXPECT_TRUE(check(
+      [](const std::vector<Tensor>& in) {
+        return std::vector<Tensor>{la::solve(well_conditioned(in[0]), in[1])};
+      },
+      {A, B}));
+  EXPECT_TRUE(check(
+      [](const std::vector<Tensor>& in) {
+        return std::vector<Tensor>{la::solve(well_conditioned(in[0]), in[1], /*left=*/false)};
+      },
+      {leaf({3, 3}, 6), leaf({2, 3}, 7)}));
+  EXPECT_TRUE(check(
+      [](const std::vector<Tensor>& in) {
+        return std::vector<Tensor>{la::solve(well_conditioned(in[0]), in[1])};
+      },
+      {leaf({3, 3}, 8), b}));
+  EXPECT_TRUE(check(
+      [](const std::vector<Tensor>& in) {
+        return std::vector<Tensor>{la::inv(well_conditioned(in[0]))};
+      },
+      {A}));
+  EXPECT_TRUE(check(
+      [](const std::vector<Tensor>& in) {
+        return std::vector<Tensor>{la::det(well_conditioned(in[0]))};
+      },
+      {A}));
+  EXPECT_TRUE(check(
+      [](const std::vector<Tensor>& in) {
+        return std::vector<Tensor>{la::slogdet(well_conditioned(in[0])).logabsdet};
+      },
+      {A}));
+}
+
+TEST(LinalgGrad, DetSingular) {
+  // det's gradient is the cofactor matrix, defined for singular input too: here rank 2 of 3,
+  // where the cofactors are not all zero. Reference: cofactors by 2×2 minors (plain loops).
+  Tensor A = test::from_values({3, 3}, {1, 2, 3, 2, 4, 6, 1, 0, 1}).requires_grad_();
+  linalg::det(A).backward();
+  const auto a = test::values(A.detach());
+  std::vector<double> cof(9);
+  for (int i = 0; i < 3; ++i) {
+    for (int j = 0; j < 3; ++j) {
+      const int r0 = (i + 1) % 3, r1 = (i + 2) % 3, c0 = (j + 1) % 3, c1 = (j + 2) % 3;
+      cof[i * 3 + j] = a[r0 * 3 + c0] * a[r1 * 3 + c1] - a[r0 * 3 + c1] * a[r1 * 3 + c0];
+    }
+  }
+  EXPECT_TRUE(test::close(A.grad(), {3, 3}, cof, 1e-10, 1e-10));
+}
+
+TEST(LinalgGrad, SolveTriangular) {
+  for (bool upper : {false, true}) {
+    for (bool left : {false, true}) {
+      for (bool unit : {false, true}) {
+        EXPECT_TRUE(check(
+            [=](const std::vector<Tensor>& in) {
+              return std::vector<Tensor>{
+                  la::solve_triangular(well_conditioned(in[0]), in[1], upper, left, unit)};
+            },
+            {leaf({3, 3}, 9), leaf({3, 3}, 10)}))
+            << upper << left << unit;
+      }
+    }
+  }
+}
+
+TEST(LinalgGrad, Eigh) {
+  EXPECT_TRUE(check(
+      [](const std::vector<Tensor>& in) {
+        auto [w, V] = la::eigh(in[0] + in[0].mT());
+        return std::vector<Tensor>{w, V * V};
+      },
+      {leaf({2, 4, 4}, 11)}));
+  EXPECT_TRUE(check(
+      [](const std::vector<Tensor>& in) {
+        return std::vector<Tensor>{la::eigvalsh(in[0] + in[0].mT(), "U")};
+      },
+      {leaf({4, 4}, 12)}));
+}
+
+TEST(LinalgGrad, Svd) {
+  for (auto shape : std::vector<std::vector<int64_t>>{{4, 3}, {3, 4}, {3, 3}}) {
+    for (bool full : {false, true}) {
+      EXPECT_TRUE(check(
+          [=](const std::vector<Tensor>& in) {
+            auto [U, S, Vh] = la::svd(in[0], full);
+            const int64_t k = S.size(-1);
+            // U_i Vh_i products are gauge-invariant.
+            Tensor P = matmul(U.narrow(-1, 0, k), Vh.narrow(-2, 0, k));
+            return std::vector<Tensor>{S, P};
+          },
+          {leaf(shape, 13)}))
+          << shape[0] << shape[1] << full;
+    }
+  }
+  EXPECT_TRUE(
+      check([](const std::vector<Tensor>& in) { return std::vector<Tensor>{la::svdvals(in[0])}; },
+            {leaf({2, 3, 5}, 14)}));
+}
+
+TEST(LinalgGrad, Qr) {
+  for (auto shape : std::vector<std::vector<int64_t>>{{4, 3}, {3, 3}}) {
+    EXPECT_TRUE(check(
+        [](const std::vector<Tensor>& in) {
+          auto [Q, R] = la::qr(in[0]);
+          return std::vector<Tensor>{Q, R};
+        },
+        {leaf(shape, 15)}));
+  }
+  Tensor A = leaf({3, 3}, 16);
+  Tensor R = la::qr(A, "r").R;
+  EXPECT_THROW(R.sum().backward(), RuntimeError);
+}
+
+TEST(LinalgGrad, Composites) {
+  EXPECT_TRUE(
+      check([](const std::vector<Tensor>& in) { return std::vector<Tensor>{la::pinv(in[0])}; },
+            {leaf({4, 3}, 17)}));
+  EXPECT_TRUE(check(
+      [](const std::vector<Tensor>& in) {
+        return std::vector<Tensor>{la::lstsq(in[0], in[1]).solution};
+      },
+      {leaf({5, 3}, 18), leaf({5, 2}, 19)}));
+  EXPECT_TRUE(check(
+      [](const std::vector<Tensor>& in) { return std::vector<Tensor>{la::matrix_exp(in[0])}; },
+      {leaf({3, 3}, 20)}));
+  EXPECT_TRUE(check(
+      [](const std::vector<Tensor>& in) {
+        return std::vector<Tensor>{la::matrix_norm(in[0]), la::matrix_norm(in[0], "nuc"),
+                                   la::matrix_norm(in[0], 2.0), la::matrix_norm(in[0], 1.0)};
+      },
+      {leaf({3, 4}, 21)}));
+}
+
+TEST(LinalgGrad, LuFactorAndLu) {
+  EXPECT_TRUE(autograd::gradcheck(
+      [](const std::vector<Tensor>& in) { return std::vector<Tensor>{la::lu_factor(in[0]).LU}; },
+      {leaf({2, 4, 4}, 30)}));
+  EXPECT_TRUE(autograd::gradcheck(
+      [](const std::vector<Tensor>& in) {
+        auto [P, L, U] = la::lu(in[0]);
+        return std::vector<Tensor>{L, U};
+      },
+      {leaf({3, 3}, 31)}));
+  Tensor R = leaf({3, 4}, 32);
+  EXPECT_THROW(la::lu_factor(R).LU.sum().backward(), NotImplementedError);
+}
+
+// The vjps do not depend on the engine: the same checks with the native engine forced.
+TEST(LinalgGrad, NativeEngine) {
+  cpu::linalg::engine_override() = static_cast<int>(cpu::linalg::Engine::Native);
+  EXPECT_TRUE(autograd::gradcheck(
+      [](const std::vector<Tensor>& in) {
+        auto [w, V] = la::eigh(in[0] + in[0].mT());
+        auto [U, S, Vh] = la::svd(in[0], false);
+        auto [Q, R] = la::qr(in[0]);
+        Tensor C =
+            la::cholesky(matmul(in[0], in[0].mT()) + eye(3, TensorOptions().dtype(kFloat64)));
+        return std::vector<Tensor>{w, V * V, S, matmul(U, Vh), Q, R, C};
+      },
+      {leaf({3, 3}, 33)}));
+  cpu::linalg::engine_override() = 0;
+}
+
+}  // namespace
+}  // namespace ember
