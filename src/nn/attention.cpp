@@ -1,5 +1,7 @@
 // nn::MultiheadAttention and F::multi_head_attention_forward, following
 // torch/nn/functional.py (multi_head_attention_forward) step by step.
+#include "ember/nn/functional/attention.h"
+
 #include <cmath>
 #include <limits>
 #include <sstream>
@@ -7,7 +9,6 @@
 #include <vector>
 
 #include "ember/ember.h"
-#include "ember/nn/functional/attention.h"
 #include "ember/nn/functional/dropout.h"
 #include "ember/nn/functional/linear.h"
 #include "ember/nn/init.h"
@@ -60,9 +61,10 @@ bool mha_shape_check(const Tensor& q, const Tensor& k, const Tensor& v, const Te
   EMBER_CHECK(q.defined() && k.defined() && v.defined(), "[", op,
               "] query, key and value must be defined tensors");
   if (q.dim() == 3) {
-    EMBER_CHECK_VALUE(k.dim() == 3 && v.dim() == 3, "[", op,
-                      "] For batched (3-D) `query`, expected `key` and `value` to be 3-D but found ",
-                      k.dim(), "-D and ", v.dim(), "-D tensors respectively");
+    EMBER_CHECK_VALUE(
+        k.dim() == 3 && v.dim() == 3, "[", op,
+        "] For batched (3-D) `query`, expected `key` and `value` to be 3-D but found ", k.dim(),
+        "-D and ", v.dim(), "-D tensors respectively");
     EMBER_CHECK_VALUE(!kpm.defined() || kpm.dim() == 2, "[", op,
                       "] For batched (3-D) `query`, expected `key_padding_mask` to be `None` or "
                       "2-D but found ",
@@ -76,13 +78,15 @@ bool mha_shape_check(const Tensor& q, const Tensor& k, const Tensor& v, const Te
   EMBER_CHECK_VALUE(q.dim() == 2, "[", op,
                     "] query should be unbatched 2D or batched 3D tensor but received ", q.dim(),
                     "-D query tensor");
-  EMBER_CHECK_VALUE(k.dim() == 2 && v.dim() == 2, "[", op,
-                    "] For unbatched (2-D) `query`, expected `key` and `value` to be 2-D but found ",
-                    k.dim(), "-D and ", v.dim(), "-D tensors respectively");
-  EMBER_CHECK_VALUE(!kpm.defined() || kpm.dim() == 1, "[", op,
-                    "] For unbatched (2-D) `query`, expected `key_padding_mask` to be `None` or 1-D "
-                    "but found ",
-                    kpm.dim(), "-D tensor instead");
+  EMBER_CHECK_VALUE(
+      k.dim() == 2 && v.dim() == 2, "[", op,
+      "] For unbatched (2-D) `query`, expected `key` and `value` to be 2-D but found ", k.dim(),
+      "-D and ", v.dim(), "-D tensors respectively");
+  EMBER_CHECK_VALUE(
+      !kpm.defined() || kpm.dim() == 1, "[", op,
+      "] For unbatched (2-D) `query`, expected `key_padding_mask` to be `None` or 1-D "
+      "but found ",
+      kpm.dim(), "-D tensor instead");
   if (mask.defined()) {
     EMBER_CHECK_VALUE(mask.dim() == 2 || mask.dim() == 3, "[", op,
                       "] For unbatched (2-D) `query`, expected `attn_mask` to be `None`, 2-D or "
@@ -209,11 +213,10 @@ std::tuple<Tensor, Tensor> mha_forward(const Tensor& query_in, const Tensor& key
   q = q.reshape({tgt_len, bsz * num_heads, head_dim}).transpose(0, 1);
   auto heads = [&](const Tensor& t, const Tensor& fixed, const char* name) {
     if (!fixed.defined()) return t.reshape({t.size(0), bsz * num_heads, head_dim}).transpose(0, 1);
-    EMBER_CHECK(fixed.dim() == 3 && fixed.size(0) == bsz * num_heads, "[", op, "] expecting ",
-                name, ".size(0) of ", bsz * num_heads, ", but got ",
-                fixed.dim() ? fixed.size(0) : 0);
-    EMBER_CHECK(fixed.size(2) == head_dim, "[", op, "] expecting ", name, ".size(2) of ",
-                head_dim, ", but got ", fixed.size(2));
+    EMBER_CHECK(fixed.dim() == 3 && fixed.size(0) == bsz * num_heads, "[", op, "] expecting ", name,
+                ".size(0) of ", bsz * num_heads, ", but got ", fixed.dim() ? fixed.size(0) : 0);
+    EMBER_CHECK(fixed.size(2) == head_dim, "[", op, "] expecting ", name, ".size(2) of ", head_dim,
+                ", but got ", fixed.size(2));
     return fixed;
   };
   k = heads(k, o.static_k(), "static_k");
@@ -280,10 +283,14 @@ MultiheadAttentionImpl::MultiheadAttentionImpl(const MultiheadAttentionOptions& 
 
 void MultiheadAttentionImpl::reset() {
   const int64_t E = options.embed_dim(), H = options.num_heads();
-  EMBER_CHECK_VALUE(E > 0 && H > 0, "[MultiheadAttention] embed_dim and num_heads must be greater "
-                    "than 0, got embed_dim=", E, " and num_heads=", H, " instead");
-  EMBER_CHECK_VALUE(E % H == 0, "[MultiheadAttention] embed_dim must be divisible by num_heads "
-                    "(got embed_dim=", E, " and num_heads=", H, ")");
+  EMBER_CHECK_VALUE(E > 0 && H > 0,
+                    "[MultiheadAttention] embed_dim and num_heads must be greater "
+                    "than 0, got embed_dim=",
+                    E, " and num_heads=", H, " instead");
+  EMBER_CHECK_VALUE(E % H == 0,
+                    "[MultiheadAttention] embed_dim must be divisible by num_heads "
+                    "(got embed_dim=",
+                    E, " and num_heads=", H, ")");
   EMBER_CHECK_VALUE(options.kdim() > 0 && options.vdim() > 0,
                     "[MultiheadAttention] kdim and vdim must be greater than 0, got kdim=",
                     options.kdim(), " and vdim=", options.vdim());

@@ -151,7 +151,8 @@ Tensor RNNImplBase::run_direction(const Tensor& x, const Cell& cell, Tensor& h, 
       case RNNMode::GRU: {
         const Tensor gh = cell.b_hh.defined() ? cell.b_hh.addmm(h, w_hh_t) : h.matmul(w_hh_t);
         const Tensor rz = (g.narrow(1, 0, 2 * H) + gh.narrow(1, 0, 2 * H)).sigmoid();
-        const Tensor n = (g.narrow(1, 2 * H, H) + rz.narrow(1, 0, H) * gh.narrow(1, 2 * H, H)).tanh();
+        const Tensor n =
+            (g.narrow(1, 2 * H, H) + rz.narrow(1, 0, H) * gh.narrow(1, 2 * H, H)).tanh();
         h = n + rz.narrow(1, H, H) * (h - n);
         break;
       }
@@ -167,10 +168,10 @@ std::tuple<Tensor, Tensor, Tensor> RNNImplBase::run(const Tensor& input, const T
   const bool lstm = cfg_.mode == RNNMode::LSTM;
   const char* op = label_;
   EMBER_CHECK(input.defined(), "[", op, "] input is an undefined tensor");
-  EMBER_CHECK_VALUE(input.dim() == 2 || input.dim() == 3, "[", op,
-                    "] Expected input to be 2D or 3D, got ", input.dim(),
-                    cfg_.mode == RNNMode::LSTM || cfg_.mode == RNNMode::GRU ? "D instead"
-                                                                            : "D tensor instead");
+  EMBER_CHECK_VALUE(
+      input.dim() == 2 || input.dim() == 3, "[", op, "] Expected input to be 2D or 3D, got ",
+      input.dim(),
+      cfg_.mode == RNNMode::LSTM || cfg_.mode == RNNMode::GRU ? "D instead" : "D tensor instead");
   const ScalarType wdt = cells_.front().w_ih.dtype();
   EMBER_CHECK_VALUE(input.dtype() == wdt, "[", op, "] input must have the type ", wdt,
                     ", got type ", input.dtype());
@@ -186,9 +187,9 @@ std::tuple<Tensor, Tensor, Tensor> RNNImplBase::run(const Tensor& input, const T
   if (hx_in.defined()) {
     if (lstm) {
       EMBER_CHECK(hx_in.dim() == (batched ? 3 : 2) && cx_in.dim() == (batched ? 3 : 2), "[", op,
-                  "] For ", batched ? "batched 3-D" : "unbatched 2-D", " input, hx and cx should also be ",
-                  batched ? "3-D" : "2-D", " but got (", hx_in.dim(), "-D, ", cx_in.dim(),
-                  "-D) tensors");
+                  "] For ", batched ? "batched 3-D" : "unbatched 2-D",
+                  " input, hx and cx should also be ", batched ? "3-D" : "2-D", " but got (",
+                  hx_in.dim(), "-D, ", cx_in.dim(), "-D) tensors");
     } else {
       EMBER_CHECK(hx_in.dim() == (batched ? 3 : 2), "[", op, "] For ",
                   batched ? "batched 3-D" : "unbatched 2-D", " input, hx should also be ",
@@ -303,11 +304,12 @@ void RNNCellImplBase::reset_base(int64_t input_size, int64_t hidden_size, bool b
   input_size_ = input_size;
   hidden_size_ = hidden_size;
   weight_ih = register_parameter("weight_ih", empty({chunks_ * hidden_size, input_size}, kFloat32));
-  weight_hh = register_parameter("weight_hh", empty({chunks_ * hidden_size, hidden_size}, kFloat32));
-  bias_ih = register_parameter("bias_ih", bias ? empty({chunks_ * hidden_size}, kFloat32) : Tensor(),
-                               bias);
-  bias_hh = register_parameter("bias_hh", bias ? empty({chunks_ * hidden_size}, kFloat32) : Tensor(),
-                               bias);
+  weight_hh =
+      register_parameter("weight_hh", empty({chunks_ * hidden_size, hidden_size}, kFloat32));
+  bias_ih = register_parameter("bias_ih",
+                               bias ? empty({chunks_ * hidden_size}, kFloat32) : Tensor(), bias);
+  bias_hh = register_parameter("bias_hh",
+                               bias ? empty({chunks_ * hidden_size}, kFloat32) : Tensor(), bias);
   reset_parameters();
 }
 

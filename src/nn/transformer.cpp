@@ -28,8 +28,10 @@ TransformerActivation::TransformerActivation(Nonlinearity nl) {
 }
 
 TransformerActivation::TransformerActivation(const std::string& name) : name_(name) {
-  EMBER_CHECK(name == "relu" || name == "gelu", "[TransformerLayer] activation should be "
-              "relu/gelu, not ", name);
+  EMBER_CHECK(name == "relu" || name == "gelu",
+              "[TransformerLayer] activation should be "
+              "relu/gelu, not ",
+              name);
 }
 
 TransformerActivation::TransformerActivation(std::function<Tensor(const Tensor&)> fn)
@@ -69,8 +71,10 @@ void TransformerLayerNormImpl::pretty_print(std::ostream& os) const {
 
 TransformerDropoutImpl::TransformerDropoutImpl(double prob)
     : Module("ember::nn::Dropout"), p(prob) {
-  EMBER_CHECK_VALUE(p >= 0 && p <= 1, "[Dropout] dropout probability has to be between 0 and 1, "
-                    "but got ", p);
+  EMBER_CHECK_VALUE(p >= 0 && p <= 1,
+                    "[Dropout] dropout probability has to be between 0 and 1, "
+                    "but got ",
+                    p);
 }
 
 Tensor TransformerDropoutImpl::forward(const Tensor& x) {
@@ -122,11 +126,11 @@ void TransformerEncoderLayerImpl::reset() {
   const auto& o = options;
   check_layer(o.d_model(), o.nhead(), o.dim_feedforward(), "TransformerEncoderLayer");
   self_attn = register_module("self_attn", make_attention(o));
-  linear1 = register_module(
-      "linear1", Linear(LinearOptions(o.d_model(), o.dim_feedforward()).bias(o.bias())));
+  linear1 = register_module("linear1",
+                            Linear(LinearOptions(o.d_model(), o.dim_feedforward()).bias(o.bias())));
   dropout = register_module("dropout", detail::TransformerDropout(o.dropout()));
-  linear2 = register_module(
-      "linear2", Linear(LinearOptions(o.dim_feedforward(), o.d_model()).bias(o.bias())));
+  linear2 = register_module("linear2",
+                            Linear(LinearOptions(o.dim_feedforward(), o.d_model()).bias(o.bias())));
   norm1 = register_module("norm1",
                           detail::TransformerLayerNorm(o.d_model(), o.layer_norm_eps(), o.bias()));
   norm2 = register_module("norm2",
@@ -152,7 +156,7 @@ Tensor TransformerEncoderLayerImpl::forward(const Tensor& src, const Tensor& src
                     src.dim(), "-D");
   auto sa = [&](const Tensor& x) {
     Tensor y = std::get<0>(self_attn->forward(x, x, x, src_key_padding_mask,
-                                               /*need_weights=*/false, src_mask, true, is_causal));
+                                              /*need_weights=*/false, src_mask, true, is_causal));
     return dropout1->forward(y);
   };
   auto ff = [&](const Tensor& x) {
@@ -186,12 +190,14 @@ void TransformerDecoderLayerImpl::reset() {
   check_layer(o.d_model(), o.nhead(), o.dim_feedforward(), "TransformerDecoderLayer");
   self_attn = register_module("self_attn", make_attention(o));
   multihead_attn = register_module("multihead_attn", make_attention(o));
-  linear1 = register_module(
-      "linear1", Linear(LinearOptions(o.d_model(), o.dim_feedforward()).bias(o.bias())));
+  linear1 = register_module("linear1",
+                            Linear(LinearOptions(o.d_model(), o.dim_feedforward()).bias(o.bias())));
   dropout = register_module("dropout", detail::TransformerDropout(o.dropout()));
-  linear2 = register_module(
-      "linear2", Linear(LinearOptions(o.dim_feedforward(), o.d_model()).bias(o.bias())));
-  auto norm = [&] { return detail::TransformerLayerNorm(o.d_model(), o.layer_norm_eps(), o.bias()); };
+  linear2 = register_module("linear2",
+                            Linear(LinearOptions(o.dim_feedforward(), o.d_model()).bias(o.bias())));
+  auto norm = [&] {
+    return detail::TransformerLayerNorm(o.d_model(), o.layer_norm_eps(), o.bias());
+  };
   norm1 = register_module("norm1", norm());
   norm2 = register_module("norm2", norm());
   norm3 = register_module("norm3", norm());
@@ -222,13 +228,13 @@ Tensor TransformerDecoderLayerImpl::forward(const Tensor& tgt, const Tensor& mem
                     "(batched), got ",
                     tgt.dim(), "-D");
   auto sa = [&](const Tensor& x) {
-    Tensor y = std::get<0>(self_attn->forward(x, x, x, tgt_key_padding_mask, false, tgt_mask,
-                                               true, tgt_is_causal));
+    Tensor y = std::get<0>(
+        self_attn->forward(x, x, x, tgt_key_padding_mask, false, tgt_mask, true, tgt_is_causal));
     return dropout1->forward(y);
   };
   auto mha = [&](const Tensor& x) {
     Tensor y = std::get<0>(multihead_attn->forward(x, memory, memory, memory_key_padding_mask,
-                                                    false, memory_mask, true, memory_is_causal));
+                                                   false, memory_mask, true, memory_is_causal));
     return dropout2->forward(y);
   };
   auto ff = [&](const Tensor& x) {

@@ -38,8 +38,8 @@ struct RefOut {
 
 /// One stacked, optionally bidirectional RNN in double: x (T, B, I) sequence first,
 /// h0 (L * D, B, Hout), c0 (L * D, B, H). Parameters read by PyTorch's names.
-RefOut rnn_ref(const Config& c, const std::map<std::string, V>& p, int64_t T, int64_t B,
-               const V& x, const V& h0, const V& c0) {
+RefOut rnn_ref(const Config& c, const std::map<std::string, V>& p, int64_t T, int64_t B, const V& x,
+               const V& h0, const V& c0) {
   const int64_t D = c.bidir ? 2 : 1, H = c.H, Ho = c.P > 0 ? c.P : c.H, G = gates(c.mode) * H;
   RefOut r;
   r.hn.assign(c.L * D * B * Ho, 0);
@@ -209,7 +209,8 @@ void check_against_reference(M& m, const Config& c, bool batch_first, bool give_
   const int64_t T = 4, B = 3, D = c.bidir ? 2 : 1, Ho = c.P > 0 ? c.P : c.H;
   m->to(kFloat64);
   V x = values(make_tensor({T, B, c.I}, kFloat64, -1, 1, 11));
-  V h0 = give_hx ? values(make_tensor({c.L * D, B, Ho}, kFloat64, -1, 1, 12)) : V(c.L * D * B * Ho, 0);
+  V h0 =
+      give_hx ? values(make_tensor({c.L * D, B, Ho}, kFloat64, -1, 1, 12)) : V(c.L * D * B * Ho, 0);
   V c0 = give_hx ? values(make_tensor({c.L * D, B, c.H}, kFloat64, -1, 1, 13))
                  : V(c.L * D * B * c.H, 0);
   RefOut ref = rnn_ref(c, param_values(*m), T, B, x, h0, c0);
@@ -248,15 +249,25 @@ TEST(NnRNN, MatchesStepEquations) {
                      (give_hx ? " hx" : ""));
         const Config& c = k.c;
         if (c.mode == Mode::LSTM) {
-          nn::LSTM m(nn::LSTMOptions(c.I, c.H).num_layers(c.L).bidirectional(c.bidir).bias(c.bias)
-                         .batch_first(batch_first).proj_size(c.P));
+          nn::LSTM m(nn::LSTMOptions(c.I, c.H)
+                         .num_layers(c.L)
+                         .bidirectional(c.bidir)
+                         .bias(c.bias)
+                         .batch_first(batch_first)
+                         .proj_size(c.P));
           check_against_reference(m, c, batch_first, give_hx);
         } else if (c.mode == Mode::GRU) {
-          nn::GRU m(nn::GRUOptions(c.I, c.H).num_layers(c.L).bidirectional(c.bidir).bias(c.bias)
+          nn::GRU m(nn::GRUOptions(c.I, c.H)
+                        .num_layers(c.L)
+                        .bidirectional(c.bidir)
+                        .bias(c.bias)
                         .batch_first(batch_first));
           check_against_reference(m, c, batch_first, give_hx);
         } else {
-          nn::RNN m(nn::RNNOptions(c.I, c.H).num_layers(c.L).bidirectional(c.bidir).bias(c.bias)
+          nn::RNN m(nn::RNNOptions(c.I, c.H)
+                        .num_layers(c.L)
+                        .bidirectional(c.bidir)
+                        .bias(c.bias)
                         .batch_first(batch_first)
                         .nonlinearity(c.mode == Mode::Relu ? kReLU : kTanh));
           check_against_reference(m, c, batch_first, give_hx);
@@ -448,7 +459,9 @@ TEST(NnRNN, Gradcheck) {
   nn::RNNCell cell(2, 3);
   cell->to(kFloat64);
   EXPECT_TRUE(gradcheck(
-      [&](const std::vector<Tensor>& in) { return std::vector<Tensor>{cell->forward(in[0], in[1])}; },
+      [&](const std::vector<Tensor>& in) {
+        return std::vector<Tensor>{cell->forward(in[0], in[1])};
+      },
       {make_tensor({2, 2}, kFloat64, -1, 1, 36).requires_grad_(),
        make_tensor({2, 3}, kFloat64, -1, 1, 37).requires_grad_()}));
 }
@@ -459,11 +472,17 @@ TEST(NnRNN, Errors) {
   nn::RNN rnn(3, 4);
   Tensor x = zeros({5, 2, 3});
   expect_errors<ValueError>({
-      {"rank 4", [&] { lstm->forward(zeros({1, 5, 2, 3})); },
+      {"rank 4",
+       [&] {
+         lstm->forward(zeros({1, 5, 2, 3}));
+       },
        "[LSTM] Expected input to be 2D or 3D, got 4D instead"},
       {"rank 1", [&] { rnn->forward(zeros({3})); },
        "[RNN] Expected input to be 2D or 3D, got 1D tensor instead"},
-      {"dtype", [&] { gru->forward(zeros({5, 2, 3}, kFloat64)); },
+      {"dtype",
+       [&] {
+         gru->forward(zeros({5, 2, 3}, kFloat64));
+       },
        "[GRU] input must have the type torch.float32, got type torch.float64"},
       {"dropout", [&] { nn::GRU(nn::GRUOptions(3, 4).dropout(1.5)); }, "[GRU] dropout should be"},
       {"hidden 0", [&] { nn::RNN(3, 0); }, "[RNN] hidden_size must be greater than zero"},
@@ -473,29 +492,57 @@ TEST(NnRNN, Errors) {
        "proj_size has to be smaller than hidden_size"},
       {"nonlinearity", [&] { nn::RNN(nn::RNNOptions(3, 4).nonlinearity(kSigmoid)); },
        "[RNN] Unknown nonlinearity"},
-      {"cell rank", [&] { nn::GRUCell(3, 4)->forward(zeros({1, 2, 3})); },
+      {"cell rank",
+       [&] {
+         nn::GRUCell(3, 4)->forward(zeros({1, 2, 3}));
+       },
        "[GRUCell] Expected input to be 1D or 2D, got 3D instead"},
-      {"cell hx rank", [&] { nn::RNNCell(3, 4)->forward(zeros({2, 3}), zeros({1, 2, 4})); },
+      {"cell hx rank",
+       [&] {
+         nn::RNNCell(3, 4)->forward(zeros({2, 3}), zeros({1, 2, 4}));
+       },
        "[RNNCell] Expected hidden to be 1D or 2D, got 3D instead"},
   });
   expect_errors<RuntimeError>({
-      {"features", [&] { gru->forward(zeros({5, 2, 7})); },
+      {"features",
+       [&] {
+         gru->forward(zeros({5, 2, 7}));
+       },
        "[GRU] input.size(-1) must be equal to input_size. Expected 3, got 7"},
-      {"hx shape", [&] { rnn->forward(x, zeros({2, 2, 4})); },
+      {"hx shape",
+       [&] {
+         rnn->forward(x, zeros({2, 2, 4}));
+       },
        "[RNN] Expected hidden size (1, 2, 4), got [2, 2, 4]"},
       {"cx shape",
-       [&] { lstm->forward(x, std::make_tuple(zeros({2, 2, 4}), zeros({2, 3, 4}))); },
+       [&] {
+         lstm->forward(x, std::make_tuple(zeros({2, 2, 4}), zeros({2, 3, 4})));
+       },
        "[LSTM] Expected hidden[1] size (2, 2, 4), got [2, 3, 4]"},
-      {"hx rank batched", [&] { gru->forward(x, zeros({2, 4})); },
+      {"hx rank batched",
+       [&] {
+         gru->forward(x, zeros({2, 4}));
+       },
        "[GRU] For batched 3-D input, hx should also be 3-D but got 2-D tensor"},
-      {"hx rank unbatched", [&] { lstm->forward(zeros({5, 3}), std::make_tuple(zeros({2, 1, 4}), zeros({2, 4}))); },
+      {"hx rank unbatched",
+       [&] {
+         lstm->forward(zeros({5, 3}), std::make_tuple(zeros({2, 1, 4}), zeros({2, 4})));
+       },
        "[LSTM] For unbatched 2-D input, hx and cx should also be 2-D but got (3-D, 2-D) tensors"},
-      {"cell features", [&] { nn::LSTMCell(3, 4)->forward(zeros({2, 5})); },
+      {"cell features",
+       [&] {
+         nn::LSTMCell(3, 4)->forward(zeros({2, 5}));
+       },
        "[LSTMCell] input has inconsistent input_size: got 5 expected 3"},
-      {"cell batch", [&] { nn::GRUCell(3, 4)->forward(zeros({2, 3}), zeros({3, 4})); },
+      {"cell batch",
+       [&] {
+         nn::GRUCell(3, 4)->forward(zeros({2, 3}), zeros({3, 4}));
+       },
        "[GRUCell] Input batch size 2 doesn't match hidden0 batch size 3"},
       {"cell hidden size",
-       [&] { nn::LSTMCell(3, 4)->forward(zeros({2, 3}), std::make_tuple(zeros({2, 4}), zeros({2, 5}))); },
+       [&] {
+         nn::LSTMCell(3, 4)->forward(zeros({2, 3}), std::make_tuple(zeros({2, 4}), zeros({2, 5})));
+       },
        "[LSTMCell] hidden1 has inconsistent hidden_size: got 5, expected 4"},
   });
 }

@@ -37,7 +37,9 @@ V linear_ref(const V& x, int64_t R, int64_t In, const V& w, const V& b, int64_t 
   return y;
 }
 
-V slice(const V& v, int64_t start, int64_t n) { return V(v.begin() + start, v.begin() + start + n); }
+V slice(const V& v, int64_t start, int64_t n) {
+  return V(v.begin() + start, v.begin() + start + n);
+}
 
 /// Additive mask value for (batch n, head h, query l, key s); 0 when absent.
 using MaskFn = std::function<double(int64_t n, int64_t h, int64_t l, int64_t s)>;
@@ -47,7 +49,8 @@ struct MhaRef {
   V weights;  // (N, H, L, S')
 };
 
-/// Multi-head attention in double, sequence first: query (L, N, E), key (S, N, Ek), value (S, N, Ev).
+/// Multi-head attention in double, sequence first: query (L, N, E), key (S, N, Ek), value (S, N,
+/// Ev).
 MhaRef mha_ref(const nn::MultiheadAttentionImpl& m, const V& q_in, const V& k_in, const V& v_in,
                int64_t L, int64_t S, int64_t N, const MaskFn& mask) {
   const int64_t E = m.options.embed_dim(), H = m.options.num_heads(), hd = E / H;
@@ -128,17 +131,6 @@ const MaskFn kNoMask = [](int64_t, int64_t, int64_t, int64_t) { return 0.0; };
   return test::close(t, shape, ref, tol, tol);
 }
 
-/// (T, B, F) sequence-first values -> (B, T, F).
-V to_batch_first(const V& v, int64_t T, int64_t B, int64_t F) {
-  V out(v.size());
-  for (int64_t t = 0; t < T; ++t) {
-    for (int64_t b = 0; b < B; ++b) {
-      for (int64_t f = 0; f < F; ++f) out[(b * T + t) * F + f] = v[(t * B + b) * F + f];
-    }
-  }
-  return out;
-}
-
 /// Randomises every parameter (so zero-initialised biases matter in the comparisons).
 void randomize(nn::Module& m, uint64_t seed) {
   NoGradGuard g;
@@ -165,10 +157,10 @@ TEST(NnMultiheadAttention, ParametersStateDictAndInit) {
 
   nn::MultiheadAttention b(nn::MultiheadAttentionOptions(8, 2).kdim(5).vdim(6).add_bias_kv(true));
   EXPECT_FALSE(b->_qkv_same_embed_dim);
-  EXPECT_EQ(b->state_dict().keys(),
-            (std::vector<std::string>{"q_proj_weight", "k_proj_weight", "v_proj_weight",
-                                      "in_proj_bias", "bias_k", "bias_v", "out_proj.weight",
-                                      "out_proj.bias"}));
+  EXPECT_EQ(
+      b->state_dict().keys(),
+      (std::vector<std::string>{"q_proj_weight", "k_proj_weight", "v_proj_weight", "in_proj_bias",
+                                "bias_k", "bias_v", "out_proj.weight", "out_proj.bias"}));
   EXPECT_EQ(b->k_proj_weight.sizes(), (std::vector<int64_t>{8, 5}));
   EXPECT_EQ(b->v_proj_weight.sizes(), (std::vector<int64_t>{8, 6}));
   EXPECT_EQ(b->bias_k.sizes(), (std::vector<int64_t>{1, 1, 8}));
@@ -196,7 +188,8 @@ TEST(NnMultiheadAttention, MatchesExplicitSoftmax) {
       {"self", nn::MultiheadAttentionOptions(8, 2), true},
       {"cross", nn::MultiheadAttentionOptions(8, 4), false},
       {"kdim_vdim", nn::MultiheadAttentionOptions(6, 3).kdim(5).vdim(7), false},
-      {"bias_kv_zero_attn", nn::MultiheadAttentionOptions(8, 2).add_bias_kv(true).add_zero_attn(true), false},
+      {"bias_kv_zero_attn",
+       nn::MultiheadAttentionOptions(8, 2).add_bias_kv(true).add_zero_attn(true), false},
       {"no_bias", nn::MultiheadAttentionOptions(4, 1).bias(false), false},
   };
   for (const auto& c : cases) {
@@ -220,8 +213,8 @@ TEST(NnMultiheadAttention, MatchesExplicitSoftmax) {
     EXPECT_FALSE(w3.defined());
     EXPECT_TRUE(near(out3, {L, N, E}, ref.out));
     // The functional form with the module's parameters gives the same.
-    F::MultiheadAttentionForwardFuncOptions fo(E, H, m->in_proj_weight, m->in_proj_bias,
-                                               m->bias_k, m->bias_v, c.opts.add_zero_attn(), 0.0,
+    F::MultiheadAttentionForwardFuncOptions fo(E, H, m->in_proj_weight, m->in_proj_bias, m->bias_k,
+                                               m->bias_v, c.opts.add_zero_attn(), 0.0,
                                                m->out_proj->weight, m->out_proj->bias);
     if (!m->_qkv_same_embed_dim) {
       fo.use_separate_proj_weight(true)
@@ -264,9 +257,14 @@ TEST(NnMultiheadAttention, Masks) {
     MaskFn fn;
   };
   const std::vector<MaskCase> cases = {
-      {"kpm", kpm, {}, [&](int64_t n, int64_t, int64_t, int64_t s) { return pad[n][s] ? -kInf : 0.0; }},
+      {"kpm",
+       kpm,
+       {},
+       [&](int64_t n, int64_t, int64_t, int64_t s) { return pad[n][s] ? -kInf : 0.0; }},
       {"float2d", {}, fmask, [&](int64_t, int64_t, int64_t l, int64_t s) { return fm[l * S + s]; }},
-      {"bool2d", {}, bmask,
+      {"bool2d",
+       {},
+       bmask,
        [&](int64_t, int64_t, int64_t l, int64_t s) { return bm[l * S + s] ? -kInf : 0.0; }},
       {"float3d+kpm", kpm, mask3,
        [&](int64_t n, int64_t h, int64_t l, int64_t s) {
@@ -292,7 +290,8 @@ TEST(NnMultiheadAttention, Masks) {
   MhaRef ref = mha_ref(*m, values(x), values(x), values(x), 4, 4, N,
                        [](int64_t, int64_t, int64_t l, int64_t s) { return s > l ? -kInf : 0.0; });
   Tensor causal = nn::generate_square_subsequent_mask(4, kFloat64);
-  EXPECT_TRUE(near(causal, {4, 4}, {0, -kInf, -kInf, -kInf, 0, 0, -kInf, -kInf, 0, 0, 0, -kInf, 0, 0, 0, 0}));
+  EXPECT_TRUE(near(causal, {4, 4},
+                   {0, -kInf, -kInf, -kInf, 0, 0, -kInf, -kInf, 0, 0, 0, -kInf, 0, 0, 0, 0}));
   Tensor causal_bool =
       from_values({4, 4}, {0, 1, 1, 1, 0, 0, 1, 1, 0, 0, 0, 1, 0, 0, 0, 0}).to(kBool);
   for (bool hint : {false, true}) {
@@ -322,8 +321,8 @@ TEST(NnMultiheadAttention, BatchFirstUnbatchedAndDropout) {
   nn::MultiheadAttention c(E, H), d(nn::MultiheadAttentionOptions(E, H).batch_first(true));
   d->load_state_dict(c->state_dict());
   Tensor xt = xs.transpose(0, 1);
-  EXPECT_TRUE(std::get<0>(d->forward(xs, xs, xs)).allclose(
-      std::get<0>(c->forward(xt, xt, xt)).transpose(0, 1), 1e-5, 1e-6));
+  EXPECT_TRUE(std::get<0>(d->forward(xs, xs, xs))
+                  .allclose(std::get<0>(c->forward(xt, xt, xt)).transpose(0, 1), 1e-5, 1e-6));
   // Unbatched: (L, E) query gives the batch-of-one result.
   auto [yu, wu] = a->forward(q.select(1, 0), kv.select(1, 0), kv.select(1, 0));
   EXPECT_EQ(yu.sizes(), (std::vector<int64_t>{L, E}));
@@ -390,39 +389,70 @@ TEST(NnMultiheadAttention, Errors) {
        "[MultiheadAttention] embed_dim must be divisible by num_heads"},
       {"zero heads", [] { nn::MultiheadAttention(8, 0); },
        "[MultiheadAttention] embed_dim and num_heads must be greater than 0"},
-      {"rank", [&] { m->forward(zeros({1, 3, 2, 8}), x, x); },
+      {"rank",
+       [&] {
+         m->forward(zeros({1, 3, 2, 8}), x, x);
+       },
        "[MultiheadAttention] query should be unbatched 2D or batched 3D tensor but received 4-D "
        "query tensor"},
-      {"key rank", [&] { m->forward(x, zeros({3, 8}), zeros({3, 8})); },
+      {"key rank",
+       [&] {
+         m->forward(x, zeros({3, 8}), zeros({3, 8}));
+       },
        "For batched (3-D) `query`, expected `key` and `value` to be 3-D but found 2-D and 2-D"},
-      {"kpm rank", [&] { m->forward(x, x, x, zeros({2, 3, 1}, kBool)); },
+      {"kpm rank",
+       [&] {
+         m->forward(x, x, x, zeros({2, 3, 1}, kBool));
+       },
        "expected `key_padding_mask` to be `None` or 2-D but found 3-D"},
   });
   expect_errors<RuntimeError>({
-      {"embed", [&] { m->forward(zeros({3, 2, 6}), x, x); },
+      {"embed",
+       [&] {
+         m->forward(zeros({3, 2, 6}), x, x);
+       },
        "[MultiheadAttention] was expecting embedding dimension of 8, but got 6"},
-      {"key shape", [&] { m->forward(x, zeros({4, 2, 8}), zeros({3, 2, 8})); },
+      {"key shape",
+       [&] {
+         m->forward(x, zeros({4, 2, 8}), zeros({3, 2, 8}));
+       },
        "key shape torch.Size([4, 2, 8]) does not match value shape torch.Size([3, 2, 8])"},
-      {"key features", [&] { m->forward(x, zeros({3, 2, 5}), zeros({3, 2, 5})); },
+      {"key features",
+       [&] {
+         m->forward(x, zeros({3, 2, 5}), zeros({3, 2, 5}));
+       },
        "expecting key weights shape of (8, 5)"},
-      {"mask 2d", [&] { m->forward(x, x, x, {}, true, zeros({3, 4})); },
+      {"mask 2d",
+       [&] {
+         m->forward(x, x, x, {}, true, zeros({3, 4}));
+       },
        "The shape of the 2D attn_mask is torch.Size([3, 4]), but should be (3, 3)."},
-      {"mask 3d", [&] { m->forward(x, x, x, {}, true, zeros({2, 3, 3})); },
+      {"mask 3d",
+       [&] {
+         m->forward(x, x, x, {}, true, zeros({2, 3, 3}));
+       },
        "The shape of the 3D attn_mask is torch.Size([2, 3, 3]), but should be (4, 3, 3)."},
-      {"kpm shape", [&] { m->forward(x, x, x, zeros({2, 4}, kBool)); },
+      {"kpm shape",
+       [&] {
+         m->forward(x, x, x, zeros({2, 4}, kBool));
+       },
        "expecting key_padding_mask shape of (2, 3), but got torch.Size([2, 4])"},
       {"causal", [&] { m->forward(x, x, x, {}, false, {}, true, true); },
        "Need attn_mask if specifying the is_causal hint"},
-      {"F embed", [&] {
-         F::multi_head_attention_forward(
-             x, x, x, F::MultiheadAttentionForwardFuncOptions(6, 2, m->in_proj_weight, m->in_proj_bias,
-                                                              {}, {}, false, 0, m->out_proj->weight,
-                                                              m->out_proj->bias));
+      {"F embed",
+       [&] {
+         F::multi_head_attention_forward(x, x, x,
+                                         F::MultiheadAttentionForwardFuncOptions(
+                                             6, 2, m->in_proj_weight, m->in_proj_bias, {}, {},
+                                             false, 0, m->out_proj->weight, m->out_proj->bias));
        },
        "[multi_head_attention_forward] was expecting embedding dimension of 6, but got 8"},
   });
   expect_errors<TypeError>({
-      {"mask dtype", [&] { m->forward(x, x, x, {}, true, zeros({3, 3}, kInt64)); },
+      {"mask dtype",
+       [&] {
+         m->forward(x, x, x, {}, true, zeros({3, 3}, kInt64));
+       },
        "only bool and floating types of attn_mask are supported"},
   });
 }
@@ -466,11 +496,10 @@ TEST(NnTransformer, EncoderLayerKeysAndReference) {
   EXPECT_EQ(probe->options.dim_feedforward(), 2048);
   EXPECT_EQ(probe->options.dropout(), 0.1);
   EXPECT_EQ(probe->state_dict().keys(),
-            (std::vector<std::string>{"self_attn.in_proj_weight", "self_attn.in_proj_bias",
-                                      "self_attn.out_proj.weight", "self_attn.out_proj.bias",
-                                      "linear1.weight", "linear1.bias", "linear2.weight",
-                                      "linear2.bias", "norm1.weight", "norm1.bias",
-                                      "norm2.weight", "norm2.bias"}));
+            (std::vector<std::string>{
+                "self_attn.in_proj_weight", "self_attn.in_proj_bias", "self_attn.out_proj.weight",
+                "self_attn.out_proj.bias", "linear1.weight", "linear1.bias", "linear2.weight",
+                "linear2.bias", "norm1.weight", "norm1.bias", "norm2.weight", "norm2.bias"}));
   EXPECT_EQ(probe->named_children().keys(),
             (std::vector<std::string>{"self_attn", "linear1", "dropout", "linear2", "norm1",
                                       "norm2", "dropout1", "dropout2"}));
@@ -506,10 +535,9 @@ TEST(NnTransformer, EncoderLayerKeysAndReference) {
     }
   }
   // Custom activation and bias=false.
-  nn::TransformerEncoderLayer t(nn::TransformerEncoderLayerOptions(4, 2)
-                                    .dim_feedforward(8)
-                                    .bias(false)
-                                    .activation([](const Tensor& x) { return x.tanh(); }));
+  nn::TransformerEncoderLayer t(
+      nn::TransformerEncoderLayerOptions(4, 2).dim_feedforward(8).bias(false).activation(
+          [](const Tensor& x) { return x.tanh(); }));
   EXPECT_EQ(t->state_dict().keys(),
             (std::vector<std::string>{"self_attn.in_proj_weight", "self_attn.out_proj.weight",
                                       "linear1.weight", "linear2.weight", "norm1.weight",
@@ -520,7 +548,8 @@ TEST(NnTransformer, EncoderLayerKeysAndReference) {
        "activation should be relu/gelu, not swish"},
   });
   expect_errors<ValueError>({
-      {"nhead", [] { nn::TransformerEncoderLayer(6, 4); }, "embed_dim must be divisible by num_heads"},
+      {"nhead", [] { nn::TransformerEncoderLayer(6, 4); },
+       "embed_dim must be divisible by num_heads"},
   });
 }
 
@@ -545,7 +574,9 @@ TEST(NnTransformer, DecoderLayerReferenceAndStacks) {
                      [](int64_t, int64_t, int64_t l, int64_t s) { return s > l ? -kInf : 0.0; })
           .out;
     };
-    auto ca = [&](const V& in) { return mha_ref(*m->multihead_attn, in, mv, mv, T, S, N, kNoMask).out; };
+    auto ca = [&](const V& in) {
+      return mha_ref(*m->multihead_attn, in, mv, mv, T, S, N, kNoMask).out;
+    };
     auto ff = [&](const V& in) { return ff_ref(m->linear1, m->linear2, in, T * N, false); };
     V ref;
     if (norm_first) {
@@ -557,8 +588,8 @@ TEST(NnTransformer, DecoderLayerReferenceAndStacks) {
       V x2 = norm_of(*m->norm2, add(x1, ca(x1)), T * N);
       ref = norm_of(*m->norm3, add(x2, ff(x2)), T * N);
     }
-    EXPECT_TRUE(near(m->forward(x, mem, causal, {}, {}, {}, /*tgt_is_causal=*/true), {T, N, E},
-                     ref, 1e-9));
+    EXPECT_TRUE(
+        near(m->forward(x, mem, causal, {}, {}, {}, /*tgt_is_causal=*/true), {T, N, E}, ref, 1e-9));
   }
   // Stacks: deep copies of the layer under layers.{i}, then the optional norm.
   nn::TransformerEncoderLayer layer(nn::TransformerEncoderLayerOptions(E, H).dim_feedforward(FF));

@@ -48,15 +48,13 @@ class RNNImplBase : public Module {
   void reset_base(const Config& config);
   /// input 2-D or 3-D as given by the user; hx / cx undefined for zeros. Returns (output, h_n,
   /// c_n) with c_n undefined except for LSTM.
-  std::tuple<Tensor, Tensor, Tensor> run(const Tensor& input, const Tensor& hx,
-                                         const Tensor& cx);
+  std::tuple<Tensor, Tensor, Tensor> run(const Tensor& input, const Tensor& hx, const Tensor& cx);
 
  private:
   struct Cell {
     Tensor w_ih, w_hh, b_ih, b_hh, w_hr;
   };
-  Tensor run_direction(const Tensor& x, const Cell& cell, Tensor& h, Tensor& c,
-                       bool reverse) const;
+  Tensor run_direction(const Tensor& x, const Cell& cell, Tensor& h, Tensor& c, bool reverse) const;
   const char* label_;
   Config cfg_;
   std::vector<Cell> cells_;  // layer-major, then direction
@@ -66,8 +64,7 @@ class RNNImplBase : public Module {
 
 class RNNImpl : public detail::RNNImplBase {
  public:
-  RNNImpl(int64_t input_size, int64_t hidden_size)
-      : RNNImpl(RNNOptions(input_size, hidden_size)) {}
+  RNNImpl(int64_t input_size, int64_t hidden_size) : RNNImpl(RNNOptions(input_size, hidden_size)) {}
   explicit RNNImpl(const RNNOptions& options);
   void reset();
   /// Returns (output, h_n): output (seq, batch, D * hidden), h_n (D * num_layers, batch, hidden).
@@ -91,8 +88,7 @@ EMBER_MODULE(LSTM);
 
 class GRUImpl : public detail::RNNImplBase {
  public:
-  GRUImpl(int64_t input_size, int64_t hidden_size)
-      : GRUImpl(GRUOptions(input_size, hidden_size)) {}
+  GRUImpl(int64_t input_size, int64_t hidden_size) : GRUImpl(GRUOptions(input_size, hidden_size)) {}
   explicit GRUImpl(const GRUOptions& options);
   void reset();
   std::tuple<Tensor, Tensor> forward(const Tensor& input, Tensor hx = {});

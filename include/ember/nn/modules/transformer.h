@@ -92,8 +92,7 @@ EMBER_MODULE(TransformerDecoderLayer);
 struct TransformerEncoderOptions {
   TransformerEncoderOptions(TransformerEncoderLayer encoder_layer, int64_t num_layers)
       : encoder_layer_(std::move(encoder_layer)), num_layers_(num_layers) {}
-  TransformerEncoderOptions(const TransformerEncoderLayerOptions& layer_options,
-                            int64_t num_layers)
+  TransformerEncoderOptions(const TransformerEncoderLayerOptions& layer_options, int64_t num_layers)
       : encoder_layer_(layer_options), num_layers_(num_layers) {}
   EMBER_ARG(TransformerEncoderLayer, encoder_layer);
   EMBER_ARG(int64_t, num_layers);
@@ -104,8 +103,7 @@ struct TransformerEncoderOptions {
 struct TransformerDecoderOptions {
   TransformerDecoderOptions(TransformerDecoderLayer decoder_layer, int64_t num_layers)
       : decoder_layer_(std::move(decoder_layer)), num_layers_(num_layers) {}
-  TransformerDecoderOptions(const TransformerDecoderLayerOptions& layer_options,
-                            int64_t num_layers)
+  TransformerDecoderOptions(const TransformerDecoderLayerOptions& layer_options, int64_t num_layers)
       : decoder_layer_(layer_options), num_layers_(num_layers) {}
   EMBER_ARG(TransformerDecoderLayer, decoder_layer);
   EMBER_ARG(int64_t, num_layers);
@@ -121,7 +119,9 @@ class TransformerEncoderImpl : public Module {
   void reset_parameters();
   Tensor forward(const Tensor& src, const Tensor& mask = {},
                  const Tensor& src_key_padding_mask = {}, bool is_causal = false);
-  void pretty_print(std::ostream& stream) const override { stream << "ember::nn::TransformerEncoder"; }
+  void pretty_print(std::ostream& stream) const override {
+    stream << "ember::nn::TransformerEncoder";
+  }
 
   TransformerEncoderOptions options;
   ModuleList layers{nullptr};
@@ -140,7 +140,9 @@ class TransformerDecoderImpl : public Module {
                  const Tensor& memory_mask = {}, const Tensor& tgt_key_padding_mask = {},
                  const Tensor& memory_key_padding_mask = {}, bool tgt_is_causal = false,
                  bool memory_is_causal = false);
-  void pretty_print(std::ostream& stream) const override { stream << "ember::nn::TransformerDecoder"; }
+  void pretty_print(std::ostream& stream) const override {
+    stream << "ember::nn::TransformerDecoder";
+  }
 
   TransformerDecoderOptions options;
   ModuleList layers{nullptr};

@@ -20,10 +20,11 @@ class TransformerActivation {
   TransformerActivation(Nonlinearity nonlinearity);  // NOLINT (kReLU only)
   TransformerActivation(const std::string& name);    // NOLINT ("relu" or "gelu")
   TransformerActivation(const char* name) : TransformerActivation(std::string(name)) {}  // NOLINT
-  TransformerActivation(std::function<Tensor(const Tensor&)> fn);  // NOLINT
-  template <typename Fn, typename = std::enable_if_t<
-                             std::is_invocable_r_v<Tensor, Fn, const Tensor&> &&
-                             !std::is_same_v<std::decay_t<Fn>, std::function<Tensor(const Tensor&)>>>>
+  TransformerActivation(std::function<Tensor(const Tensor&)> fn);                        // NOLINT
+  template <typename Fn,
+            typename = std::enable_if_t<
+                std::is_invocable_r_v<Tensor, Fn, const Tensor&> &&
+                !std::is_same_v<std::decay_t<Fn>, std::function<Tensor(const Tensor&)>>>>
   TransformerActivation(Fn fn)  // NOLINT
       : TransformerActivation(std::function<Tensor(const Tensor&)>(std::move(fn))) {}
   Tensor operator()(const Tensor& x) const;
