@@ -6,6 +6,8 @@
 #include <cmath>
 #include <sstream>
 
+#include "ember/autograd.h"
+#include "ember/autograd/function.h"
 #include "ember/ember.h"
 #include "ember/nn/functional/dropout.h"
 #include "ember/nn/init.h"
@@ -46,6 +48,35 @@ detail::RNNMode rnn_mode(Nonlinearity nl, const char* op) {
                     "] Unknown nonlinearity. Select from 'tanh' (ember::kTanh) or 'relu' "
                     "(ember::kReLU).");
   return nl == Nonlinearity::Tanh ? detail::RNNMode::RNN_TANH : detail::RNNMode::RNN_RELU;
+}
+
+/// The time steps of x (T, ...) as T tensors whose backward is one stack. (A select per step
+/// would give each step a backward that writes a zero-filled gradient of the whole sequence,
+/// quadratic in the sequence length.)
+struct UnbindSteps : autograd::Function<UnbindSteps> {
+  static autograd::variable_list forward(autograd::AutogradContext* ctx, Tensor x) {
+    ctx->saved_data["shape"] = x.sizes();
+    ctx->saved_data["dtype"] = static_cast<int64_t>(x.dtype());
+    autograd::variable_list out = x.unbind(0);
+    for (auto& t : out) t = t.clone();
+    return out;
+  }
+  static autograd::variable_list backward(autograd::AutogradContext* ctx,
+                                          autograd::variable_list grads) {
+    std::vector<int64_t> step = ctx->saved_data["shape"].toIntVector();
+    step.erase(step.begin());
+    const auto dtype = static_cast<ScalarType>(ctx->saved_data["dtype"].toInt());
+    for (auto& g : grads) {
+      if (!g.defined()) g = zeros(SymIntList(step), TensorOptions().dtype(dtype));
+    }
+    return {stack(grads, 0)};
+  }
+};
+
+std::vector<Tensor> unbind_steps(const Tensor& x) {
+  if (x.size(0) == 0) return {};
+  if (is_grad_enabled() && x.requires_grad()) return UnbindSteps::apply(x);
+  return x.unbind(0);
 }
 
 }  // namespace
@@ -126,13 +157,13 @@ Tensor RNNImplBase::run_direction(const Tensor& x, const Cell& cell, Tensor& h, 
   // The input projection of every time step at once; b_hh folds in except for GRU's n gate.
   Tensor gi = x.reshape({T * B, x.size(2)}).matmul(cell.w_ih.t());
   if (cell.b_ih.defined()) gi = gru ? gi + cell.b_ih : gi + (cell.b_ih + cell.b_hh);
-  gi = gi.view({T, B, G});
+  const std::vector<Tensor> steps = unbind_steps(gi.view({T, B, G}));
   const Tensor w_hh_t = cell.w_hh.t();
   const Tensor w_hr_t = cell.w_hr.defined() ? cell.w_hr.t() : Tensor();
   std::vector<Tensor> outs(static_cast<size_t>(T));
   for (int64_t s = 0; s < T; ++s) {
     const int64_t t = reverse ? T - 1 - s : s;
-    const Tensor g = gi.select(0, t);
+    const Tensor& g = steps[static_cast<size_t>(t)];
     switch (cfg_.mode) {
       case RNNMode::RNN_TANH:
         h = g.addmm(h, w_hh_t).tanh();

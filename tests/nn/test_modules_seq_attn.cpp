@@ -619,5 +619,35 @@ TEST(NnTransformer, DecoderLayerReferenceAndStacks) {
   EXPECT_EQ(dec->forward(src, src).sizes(), (std::vector<int64_t>{S, N, E}));
 }
 
+TEST(NnTransformer, BatchFirstUnbatchedTrainingAndGradcheck) {
+  nn::TransformerEncoderLayer a(nn::TransformerEncoderLayerOptions(4, 2).dim_feedforward(8));
+  nn::TransformerEncoderLayer b(
+      nn::TransformerEncoderLayerOptions(4, 2).dim_feedforward(8).batch_first(true));
+  b->load_state_dict(a->state_dict());
+  a->eval();
+  b->eval();
+  Tensor x = make_tensor({3, 2, 4}, kFloat32, -1, 1, 30);
+  Tensor ya = a->forward(x);
+  EXPECT_TRUE(b->forward(x.transpose(0, 1)).allclose(ya.transpose(0, 1), 1e-5, 1e-6));
+  EXPECT_TRUE(a->forward(x.select(1, 0)).allclose(ya.select(1, 0), 1e-5, 1e-6));
+  a->train();
+  manual_seed(3);
+  EXPECT_FALSE(a->forward(x).allclose(ya, 1e-5, 1e-6));  // dropout 0.1 acts in training
+  a->eval();
+  a->forward(x).pow(2).sum().backward();
+  for (const auto& p : a->parameters()) EXPECT_TRUE(p.grad().defined());
+
+  nn::TransformerEncoderLayer g(
+      nn::TransformerEncoderLayerOptions(4, 2).dim_feedforward(4).norm_first(true));
+  g->to(kFloat64);
+  g->eval();
+  Tensor kpm = from_values({1, 3}, {0, 1, 0}).to(kBool);
+  EXPECT_TRUE(autograd::gradcheck(
+      [&](const std::vector<Tensor>& in) {
+        return std::vector<Tensor>{g->forward(in[0], {}, kpm)};
+      },
+      {make_tensor({3, 1, 4}, kFloat64, -1, 1, 31).requires_grad_()}));
+}
+
 }  // namespace
 }  // namespace ember
