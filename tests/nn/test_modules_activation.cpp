@@ -144,11 +144,11 @@ TEST(NnModulesActivation, SoftmaxFamilyGluPrelu) {
   EXPECT_EQ(prelu->named_parameters().keys(), (std::vector<std::string>{"weight"}));
   EXPECT_EQ(prelu->weight.sizes(), (std::vector<int64_t>{3}));
   EXPECT_EQ(values(prelu->weight), (std::vector<double>(3, static_cast<float>(0.1))));
+  prelu->to(kFloat64);
   {
     NoGradGuard ng;
     prelu->weight.copy_(test::from_values({3}, {0.1, -0.5, 2}));
   }
-  prelu->to(kFloat64);
   Tensor p = prelu(x);
   std::vector<double> pref;
   const double w[3] = {0.1, -0.5, 2};
@@ -217,7 +217,7 @@ TEST(NnModulesActivation, Errors) {
        "[Softmax2d]"},
   });
   expect_errors<IndexError>({{"softmax dim", [] { nn::Softmax(3)(ones({2, 3})); }, "softmax"}});
-  expect_errors<TypeError>({{"relu bool", [] { nn::Sigmoid()(ones({2}, kBool)); }, "Bool"}});
+  expect_errors<TypeError>({{"gelu int", [] { nn::GELU()(ones({2}, kInt64)); }, "[gelu]"}});
 }
 
 TEST(NnModulesDropout, TrainEvalAndStatistics) {
