@@ -421,5 +421,59 @@ TEST(NnModulesPool, UpsampleFoldShufflePad) {
       {{"negative reflect", [] { nn::ReflectionPad1d(-1); }, "[ReflectionPad1d]"}});
 }
 
+// pytorch/examples' cpp/mnist network in the libtorch spelling: registration names, state_dict
+// keys as PyTorch, train/eval reaching the dropout and batch-norm children.
+struct MnistNetImpl : nn::Module {
+  MnistNetImpl()
+      : conv1(nn::Conv2dOptions(1, 4, /*kernel_size=*/5)),
+        conv2(nn::Conv2dOptions(4, 8, /*kernel_size=*/5)),
+        fc1(8 * 4 * 4, 16),
+        fc2(16, 10) {
+    register_module("conv1", conv1);
+    register_module("conv2", conv2);
+    register_module("conv2_drop", conv2_drop);
+    register_module("bn", bn);
+    register_module("fc1", fc1);
+    register_module("fc2", fc2);
+  }
+  Tensor forward(Tensor x) {
+    namespace F = nn::functional;
+    x = F::relu(F::max_pool2d(conv1->forward(x), F::MaxPool2dFuncOptions(2)));
+    x = F::relu(F::max_pool2d(conv2_drop->forward(bn->forward(conv2->forward(x))),
+                              F::MaxPool2dFuncOptions(2)));
+    x = x.view({-1, 8 * 4 * 4});
+    x = F::relu(fc1->forward(x));
+    x = F::dropout(x, F::DropoutFuncOptions().p(0.5).training(is_training()));
+    return F::log_softmax(fc2->forward(x), /*dim=*/1);
+  }
+  nn::Conv2d conv1, conv2;
+  nn::Dropout2d conv2_drop;
+  nn::BatchNorm2d bn{8};
+  nn::Linear fc1, fc2;
+};
+EMBER_MODULE(MnistNet);
+
+TEST(NnModulesConv, MnistStyleNet) {
+  manual_seed(9);
+  MnistNet net;
+  EXPECT_EQ(net->state_dict().keys(),
+            (std::vector<std::string>{"conv1.weight", "conv1.bias", "conv2.weight", "conv2.bias",
+                                      "bn.weight", "bn.bias", "bn.running_mean", "bn.running_var",
+                                      "bn.num_batches_tracked", "fc1.weight", "fc1.bias",
+                                      "fc2.weight", "fc2.bias"}));
+  Tensor x = randn({2, 1, 28, 28});
+  Tensor y = net->forward(x);
+  EXPECT_EQ(y.sizes(), (std::vector<int64_t>{2, 10}));
+  y.sum().backward();
+  EXPECT_TRUE(net->conv1->weight.grad().defined());
+  EXPECT_EQ(net->bn->num_batches_tracked.item<int64_t>(), 1);
+  net->eval();
+  EXPECT_FALSE(net->conv2_drop->is_training());
+  NoGradGuard g;
+  Tensor a = net->forward(x), b = net->forward(x);
+  EXPECT_TRUE(a.equal(b));  // deterministic in eval mode
+  EXPECT_EQ(net->bn->num_batches_tracked.item<int64_t>(), 1);
+}
+
 }  // namespace
 }  // namespace ember
