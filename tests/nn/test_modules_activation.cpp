@@ -262,6 +262,9 @@ TEST(NnModulesDropout, TrainEvalAndStatistics) {
   nn::FeatureAlphaDropout fad(0.2);
   fad->eval();
   EXPECT_TRUE(fad(u).equal(u));
+  nn::Dropout3d d3(0.5);
+  d3->eval();
+  EXPECT_TRUE(d3(u).equal(u));
   nn::Dropout1d d1(0.5);
   d1->eval();
   EXPECT_TRUE(d1(u.select(0, 0)).equal(u.select(0, 0)));

@@ -152,6 +152,16 @@ TEST(NnModulesNorm, BatchNormCumulativeAverageAndNoTracking) {
   auto s = channel_stats(x);
   EXPECT_TRUE(test::close(nt(x), {6, 2}, normalize_ref(x, s.mean, s.var, 1e-5), 1e-10, 1e-10));
 
+  // 3-d variants: statistics over (N, D, H, W) per channel.
+  nn::BatchNorm3d bn3(2);
+  bn3->to(kFloat64);
+  Tensor x5 = test::make_tensor({2, 2, 2, 2, 2}, kFloat64, -1, 1, 66);
+  auto s5 = channel_stats(x5);
+  EXPECT_TRUE(
+      test::close(bn3(x5), x5.sizes(), normalize_ref(x5, s5.mean, s5.var, 1e-5), 1e-10, 1e-10));
+  EXPECT_EQ(nn::InstanceNorm3d(2)(x5).sizes(), x5.sizes());
+  expect_errors<ValueError>({{"bn3d rank", [&] { bn3(ones({2, 2, 2, 2})); }, "[BatchNorm3d]"}});
+
   // Gradcheck through the module in training mode.
   nn::BatchNorm2d g(nn::BatchNorm2dOptions(2).momentum(0.5));
   g->to(kFloat64);
