@@ -44,7 +44,8 @@ void UpsampleImpl::pretty_print(std::ostream& s) const {
     s << "size=";
     print_list(s, *options.size());
   }
-  s << ", mode='" << enumtype::name(options.mode()) << "')";
+  if (options.scale_factor().has_value() || options.size().has_value()) s << ", ";
+  s << "mode='" << enumtype::name(options.mode()) << "')";
 }
 
 FoldImpl::FoldImpl(const FoldOptions& o) : Module("ember::nn::Fold"), options(o) {}
