@@ -3,6 +3,7 @@
 #include <cmath>
 
 #include "ember/ember.h"
+#include "ember/nn/functional/linear.h"
 #include "ember/nn/init.h"
 
 namespace ember::nn {
@@ -44,6 +45,44 @@ Tensor LinearImpl::forward(const Tensor& input) {
 
 void LinearImpl::pretty_print(std::ostream& stream) const {
   stream << "ember::nn::Linear(in_features=" << options.in_features()
+         << ", out_features=" << options.out_features() << ", bias=" << std::boolalpha
+         << options.bias() << ")";
+}
+
+BilinearImpl::BilinearImpl(const BilinearOptions& o) : Module("ember::nn::Bilinear"), options(o) {
+  reset();
+}
+
+void BilinearImpl::reset() {
+  EMBER_CHECK_VALUE(
+      options.in1_features() >= 0 && options.in2_features() >= 0 && options.out_features() >= 0,
+      "[Bilinear] in1_features, in2_features and out_features must be "
+      "non-negative, got ",
+      options.in1_features(), ", ", options.in2_features(), " and ", options.out_features());
+  weight = register_parameter(
+      "weight",
+      empty({options.out_features(), options.in1_features(), options.in2_features()}, kFloat32));
+  bias = register_parameter("bias",
+                            options.bias() ? empty({options.out_features()}, kFloat32) : Tensor(),
+                            options.bias());
+  reset_parameters();
+}
+
+void BilinearImpl::reset_parameters() {
+  // PyTorch: bound = 1 / sqrt(weight.size(1)) for both weight and bias.
+  const double bound =
+      options.in1_features() > 0 ? 1 / std::sqrt(static_cast<double>(options.in1_features())) : 0;
+  init::uniform_(weight, -bound, bound);
+  if (bias.defined()) init::uniform_(bias, -bound, bound);
+}
+
+Tensor BilinearImpl::forward(const Tensor& input1, const Tensor& input2) {
+  return functional::bilinear(input1, input2, weight, bias);
+}
+
+void BilinearImpl::pretty_print(std::ostream& stream) const {
+  stream << "ember::nn::Bilinear(in1_features=" << options.in1_features()
+         << ", in2_features=" << options.in2_features()
          << ", out_features=" << options.out_features() << ", bias=" << std::boolalpha
          << options.bias() << ")";
 }

@@ -163,11 +163,15 @@ void Module::apply(const std::function<void(const std::string&, Module&)>& fn,
 }
 
 StateDict Module::state_dict() const {
+  // PyTorch's order: each module's parameters, then its buffers, then its children's entries.
   StateDict out;
-  collect("", true, true, out);
-  OrderedDict<std::string, Tensor> b;
-  collect("", false, true, b);
-  for (const auto& item : b) out.insert(item.key(), item.value());
+  std::function<void(const Module&, const std::string&)> add = [&](const Module& m,
+                                                                   const std::string& prefix) {
+    m.collect(prefix, true, false, out);
+    m.collect(prefix, false, false, out);
+    for (const auto& child : m.children_) add(*child.value(), prefix + child.key() + ".");
+  };
+  add(*this, "");
   return out;
 }
 

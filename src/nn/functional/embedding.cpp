@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <limits>
 
+#include "ember/autograd.h"
 #include "ember/ops/elementwise.h"
 #include "ember/ops/factory.h"
 #include "ember/ops/matmul.h"
@@ -39,6 +40,7 @@ int64_t wrap_padding_idx(std::optional<int64_t> padding_idx, int64_t n, const ch
 /// Rows of `weight` referenced by `idx` with a norm above max_norm are scaled in place to
 /// max_norm / (norm + 1e-7), as torch.embedding_renorm_.
 void renorm_(const Tensor& weight, const Tensor& idx, double max_norm, double norm_type) {
+  NoGradGuard no_grad;  // as torch.embedding_renorm_ under torch.no_grad()
   Tensor flat = idx.reshape({-1});
   if (flat.numel() == 0) return;
   Tensor rows = weight.index({flat});
@@ -82,10 +84,15 @@ Tensor embedding(const Tensor& input, const Tensor& weight, const EmbeddingFuncO
   check_indices(input, "embedding", "argument #1 'indices'");
   check_weight(weight, "embedding");
   const int64_t n = weight.size(0);
-  wrap_padding_idx(o.padding_idx(), n, "embedding");  // validated; affects only the gradient
+  const int64_t pad = wrap_padding_idx(o.padding_idx(), n, "embedding");
   check_range(input, n, "embedding");
   if (o.max_norm().has_value()) renorm_(weight, input, *o.max_norm(), o.norm_type());
-  return weight.index({input});
+  Tensor out = weight.index({input});
+  if (pad >= 0 && weight.requires_grad()) {
+    // Lookups of padding_idx take a detached copy of that row: the row gets no gradient.
+    out = ember::where((input == pad).unsqueeze(-1), weight.select(0, pad).detach(), out);
+  }
+  return out;
 }
 
 Tensor embedding_bag(const Tensor& input, const Tensor& weight, const EmbeddingBagFuncOptions& o) {

@@ -7,6 +7,7 @@
 #include <cmath>
 #include <limits>
 
+#include "ember/autograd.h"
 #include "ember/ops/elementwise.h"
 #include "ember/ops/reduction.h"
 #include "ember/ops/shape.h"
@@ -172,6 +173,7 @@ Tensor batch_norm(const Tensor& input, const Tensor& running_mean, const Tensor&
     var = std::get<0>(vm);
     mean = std::get<1>(vm);
     // Note [Batch norm running stats]
+    NoGradGuard no_grad;  // the buffers are updated outside the graph
     if (running_mean.defined()) {
       Tensor rm = running_mean;
       rm.copy_(to_opmath(running_mean) * (1 - momentum) + mean * momentum);
@@ -217,6 +219,7 @@ Tensor instance_norm(const Tensor& input, const InstanceNormFuncOptions& o) {
     mean = std::get<1>(vm);
     const double m = o.momentum();
     // Running statistics: the batch average of the per-instance statistics (unbiased variance).
+    NoGradGuard no_grad;  // the buffers are updated outside the graph
     if (o.running_mean().defined()) {
       Tensor rm = o.running_mean();
       rm.copy_(to_opmath(rm) * (1 - m) + mean.reshape({n, c}).mean({0}) * m);

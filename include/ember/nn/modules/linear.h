@@ -1,10 +1,10 @@
 #pragma once
-// Identity, Linear, Flatten, Unflatten.
+// Identity, Linear, Bilinear, Flatten, Unflatten.
 #include <cstdint>
 #include <vector>
 
-#include "ember/nn/module.h"
 #include "ember/nn/arg.h"
+#include "ember/nn/module.h"
 
 namespace ember::nn {
 
@@ -38,6 +38,31 @@ class LinearImpl : public Module {
   Tensor weight, bias;
 };
 EMBER_MODULE(Linear);
+
+struct BilinearOptions {
+  BilinearOptions(int64_t in1_features, int64_t in2_features, int64_t out_features)
+      : in1_features_(in1_features), in2_features_(in2_features), out_features_(out_features) {}
+  EMBER_ARG(int64_t, in1_features);
+  EMBER_ARG(int64_t, in2_features);
+  EMBER_ARG(int64_t, out_features);
+  EMBER_ARG(bool, bias) = true;
+};
+
+/// y_k = x1^T W_k x2 + b_k, W: [out, in1, in2]; weight and bias uniform in ±1/sqrt(in1) as
+/// PyTorch.
+class BilinearImpl : public Module {
+ public:
+  BilinearImpl(int64_t in1_features, int64_t in2_features, int64_t out_features)
+      : BilinearImpl(BilinearOptions(in1_features, in2_features, out_features)) {}
+  explicit BilinearImpl(const BilinearOptions& options);
+  void reset();
+  void reset_parameters();
+  Tensor forward(const Tensor& input1, const Tensor& input2);
+  void pretty_print(std::ostream& stream) const override;
+  BilinearOptions options;
+  Tensor weight, bias;
+};
+EMBER_MODULE(Bilinear);
 
 struct FlattenOptions {
   EMBER_ARG(int64_t, start_dim) = 1;

@@ -4,8 +4,51 @@
 #include <variant>
 #include <vector>
 
+#include "ember/expanding_array.h"
 #include "ember/nn/arg.h"
 #include "ember/nn/enum_conv.h"
+
+namespace ember::nn {
+
+/// Padding modules' sizes: (left, right) for 1-d, (left, right, top, bottom) for 2-d; one
+/// integer pads every side.
+template <size_t D>
+struct ReflectionPadOptions {
+  /* implicit */ ReflectionPadOptions(ExpandingArray<D * 2> padding)  // NOLINT
+      : padding_(padding) {}
+  EMBER_ARG(ExpandingArray<D * 2>, padding);
+};
+using ReflectionPad1dOptions = ReflectionPadOptions<1>;
+using ReflectionPad2dOptions = ReflectionPadOptions<2>;
+
+template <size_t D>
+struct ReplicationPadOptions {
+  /* implicit */ ReplicationPadOptions(ExpandingArray<D * 2> padding)  // NOLINT
+      : padding_(padding) {}
+  EMBER_ARG(ExpandingArray<D * 2>, padding);
+};
+using ReplicationPad1dOptions = ReplicationPadOptions<1>;
+using ReplicationPad2dOptions = ReplicationPadOptions<2>;
+
+template <size_t D>
+struct ZeroPadOptions {
+  /* implicit */ ZeroPadOptions(ExpandingArray<D * 2> padding) : padding_(padding) {}  // NOLINT
+  EMBER_ARG(ExpandingArray<D * 2>, padding);
+};
+using ZeroPad1dOptions = ZeroPadOptions<1>;
+using ZeroPad2dOptions = ZeroPadOptions<2>;
+
+template <size_t D>
+struct ConstantPadOptions {
+  ConstantPadOptions(ExpandingArray<D * 2> padding, double value)
+      : padding_(padding), value_(value) {}
+  EMBER_ARG(ExpandingArray<D * 2>, padding);
+  EMBER_ARG(double, value);
+};
+using ConstantPad1dOptions = ConstantPadOptions<1>;
+using ConstantPad2dOptions = ConstantPadOptions<2>;
+
+}  // namespace ember::nn
 
 namespace ember::nn::functional {
 

@@ -9,6 +9,21 @@
 #include "ember/nn/arg.h"
 #include "ember/nn/enum_conv.h"
 
+namespace ember::nn {
+
+/// nn::Upsample(nn::UpsampleOptions().scale_factor({2, 2}).mode(ember::kBilinear)).
+struct UpsampleOptions {
+  typedef std::variant<enumtype::kNearest, enumtype::kLinear, enumtype::kBilinear,
+                       enumtype::kBicubic, enumtype::kTrilinear>
+      mode_t;
+  EMBER_ARG(std::optional<std::vector<int64_t>>, size) = std::nullopt;
+  EMBER_ARG(std::optional<std::vector<double>>, scale_factor) = std::nullopt;
+  EMBER_ARG(mode_t, mode) = ember::kNearest;
+  EMBER_ARG(std::optional<bool>, align_corners) = std::nullopt;
+};
+
+}  // namespace ember::nn
+
 namespace ember::nn::functional {
 
 struct InterpolateFuncOptions {
