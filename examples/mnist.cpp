@@ -2,7 +2,7 @@
 // MNIST example is: a torch::nn::Module with registered submodules, the MNIST dataset with
 // Normalize and Stack transforms, data loaders, SGD with momentum, then a test pass and a
 // checkpoint. Usage: ember_mnist [data_root] [epochs] [max_batches_per_epoch]
-// (defaults: data/fashion-mnist, 2 epochs, all batches).
+// (defaults: data/fashion-mnist, 5 epochs, all batches).
 #include <ember/torch.h>
 
 #include <cstddef>
@@ -84,7 +84,7 @@ double test(Net& model, torch::Device device, DataLoader& data_loader, size_t da
 
 int main(int argc, char** argv) {
   const std::string root = argc > 1 ? argv[1] : "data/fashion-mnist";
-  const size_t epochs = argc > 2 ? std::strtoul(argv[2], nullptr, 10) : 2;
+  const size_t epochs = argc > 2 ? std::strtoul(argv[2], nullptr, 10) : 5;
   const size_t max_batches = argc > 3 ? std::strtoul(argv[3], nullptr, 10) : 0;
   torch::manual_seed(1);
 

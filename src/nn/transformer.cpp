@@ -44,49 +44,6 @@ Tensor TransformerActivation::operator()(const Tensor& x) const {
   return name_ == "gelu" ? functional::gelu(x) : x.relu();
 }
 
-// ---- stand-in LayerNorm / Dropout ----
-
-namespace detail {
-
-TransformerLayerNormImpl::TransformerLayerNormImpl(int64_t d, double e, bool with_bias)
-    : Module("ember::nn::LayerNorm"), d_model(d), eps(e) {
-  weight = register_parameter("weight", empty({d}, kFloat32));
-  bias = register_parameter("bias", with_bias ? empty({d}, kFloat32) : Tensor(), with_bias);
-  reset_parameters();
-}
-
-void TransformerLayerNormImpl::reset_parameters() {
-  init::ones_(weight);
-  if (bias.defined()) init::zeros_(bias);
-}
-
-Tensor TransformerLayerNormImpl::forward(const Tensor& x) {
-  return functional::layer_norm(x, {d_model}, weight, bias, eps);
-}
-
-void TransformerLayerNormImpl::pretty_print(std::ostream& os) const {
-  os << std::boolalpha << "ember::nn::LayerNorm([" << d_model << "], eps=" << eps
-     << ", elementwise_affine=true)";
-}
-
-TransformerDropoutImpl::TransformerDropoutImpl(double prob)
-    : Module("ember::nn::Dropout"), p(prob) {
-  EMBER_CHECK_VALUE(p >= 0 && p <= 1,
-                    "[Dropout] dropout probability has to be between 0 and 1, "
-                    "but got ",
-                    p);
-}
-
-Tensor TransformerDropoutImpl::forward(const Tensor& x) {
-  return functional::dropout(x, p, is_training());
-}
-
-void TransformerDropoutImpl::pretty_print(std::ostream& os) const {
-  os << "ember::nn::Dropout(p=" << p << ", inplace=false)";
-}
-
-}  // namespace detail
-
 namespace {
 
 void check_layer(int64_t d_model, int64_t nhead, int64_t ff, const char* op) {
@@ -128,15 +85,15 @@ void TransformerEncoderLayerImpl::reset() {
   self_attn = register_module("self_attn", make_attention(o));
   linear1 = register_module("linear1",
                             Linear(LinearOptions(o.d_model(), o.dim_feedforward()).bias(o.bias())));
-  dropout = register_module("dropout", detail::TransformerDropout(o.dropout()));
+  dropout = register_module("dropout", Dropout(DropoutOptions(o.dropout())));
   linear2 = register_module("linear2",
                             Linear(LinearOptions(o.dim_feedforward(), o.d_model()).bias(o.bias())));
-  norm1 = register_module("norm1",
-                          detail::TransformerLayerNorm(o.d_model(), o.layer_norm_eps(), o.bias()));
-  norm2 = register_module("norm2",
-                          detail::TransformerLayerNorm(o.d_model(), o.layer_norm_eps(), o.bias()));
-  dropout1 = register_module("dropout1", detail::TransformerDropout(o.dropout()));
-  dropout2 = register_module("dropout2", detail::TransformerDropout(o.dropout()));
+  norm1 = register_module(
+      "norm1", LayerNorm(LayerNormOptions({o.d_model()}).eps(o.layer_norm_eps()).bias(o.bias())));
+  norm2 = register_module(
+      "norm2", LayerNorm(LayerNormOptions({o.d_model()}).eps(o.layer_norm_eps()).bias(o.bias())));
+  dropout1 = register_module("dropout1", Dropout(DropoutOptions(o.dropout())));
+  dropout2 = register_module("dropout2", Dropout(DropoutOptions(o.dropout())));
 }
 
 void TransformerEncoderLayerImpl::reset_parameters() {
@@ -192,18 +149,18 @@ void TransformerDecoderLayerImpl::reset() {
   multihead_attn = register_module("multihead_attn", make_attention(o));
   linear1 = register_module("linear1",
                             Linear(LinearOptions(o.d_model(), o.dim_feedforward()).bias(o.bias())));
-  dropout = register_module("dropout", detail::TransformerDropout(o.dropout()));
+  dropout = register_module("dropout", Dropout(DropoutOptions(o.dropout())));
   linear2 = register_module("linear2",
                             Linear(LinearOptions(o.dim_feedforward(), o.d_model()).bias(o.bias())));
   auto norm = [&] {
-    return detail::TransformerLayerNorm(o.d_model(), o.layer_norm_eps(), o.bias());
+    return LayerNorm(LayerNormOptions({o.d_model()}).eps(o.layer_norm_eps()).bias(o.bias()));
   };
   norm1 = register_module("norm1", norm());
   norm2 = register_module("norm2", norm());
   norm3 = register_module("norm3", norm());
-  dropout1 = register_module("dropout1", detail::TransformerDropout(o.dropout()));
-  dropout2 = register_module("dropout2", detail::TransformerDropout(o.dropout()));
-  dropout3 = register_module("dropout3", detail::TransformerDropout(o.dropout()));
+  dropout1 = register_module("dropout1", Dropout(DropoutOptions(o.dropout())));
+  dropout2 = register_module("dropout2", Dropout(DropoutOptions(o.dropout())));
+  dropout3 = register_module("dropout3", Dropout(DropoutOptions(o.dropout())));
 }
 
 void TransformerDecoderLayerImpl::reset_parameters() {

@@ -478,9 +478,9 @@ V add(const V& a, const V& b) {
   return y;
 }
 
-V norm_of(const nn::detail::TransformerLayerNormImpl& n, const V& x, int64_t R) {
-  return layer_norm_ref(x, R, n.d_model, values(n.weight), n.bias.defined() ? values(n.bias) : V(),
-                        n.eps);
+V norm_of(const nn::LayerNormImpl& n, const V& x, int64_t R) {
+  return layer_norm_ref(x, R, n.options.normalized_shape()[0], values(n.weight),
+                        n.bias.defined() ? values(n.bias) : V(), n.options.eps());
 }
 
 V ff_ref(const nn::Linear& l1, const nn::Linear& l2, const V& x, int64_t R, bool gelu) {
@@ -594,7 +594,7 @@ TEST(NnTransformer, DecoderLayerReferenceAndStacks) {
   // Stacks: deep copies of the layer under layers.{i}, then the optional norm.
   nn::TransformerEncoderLayer layer(nn::TransformerEncoderLayerOptions(E, H).dim_feedforward(FF));
   nn::TransformerEncoder enc(nn::TransformerEncoderOptions(layer, 2).norm(
-      nn::AnyModule(nn::detail::TransformerLayerNorm(E, 1e-5, true))));
+      nn::AnyModule(nn::LayerNorm(std::vector<int64_t>{E}))));
   auto keys = enc->state_dict().keys();
   EXPECT_EQ(keys.size(), 26u);
   EXPECT_EQ(keys.front(), "layers.0.self_attn.in_proj_weight");
@@ -607,8 +607,7 @@ TEST(NnTransformer, DecoderLayerReferenceAndStacks) {
   EXPECT_FALSE(l0->linear1->weight.is_same(l1->linear1->weight));
   enc->eval();
   Tensor src = make_tensor({S, N, E}, kFloat32, -1, 1, 21);
-  auto norm = std::dynamic_pointer_cast<nn::detail::TransformerLayerNormImpl>(
-      enc->named_children()["norm"]);
+  auto norm = std::dynamic_pointer_cast<nn::LayerNormImpl>(enc->named_children()["norm"]);
   ASSERT_NE(norm, nullptr);
   Tensor manual = norm->forward(l1->forward(l0->forward(src)));
   EXPECT_TRUE(enc->forward(src).allclose(manual, 1e-6, 1e-6));

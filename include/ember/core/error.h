@@ -12,22 +12,27 @@ class Error : public std::runtime_error {
   explicit Error(const std::string& msg) : std::runtime_error(msg) {}
 };
 
-#define EMBER_DEFINE_ERROR(Name)                               \
-  class Name : public Error {                                  \
-   public:                                                     \
-    explicit Name(const std::string& msg) : Error(msg) {}      \
+#define EMBER_DEFINE_ERROR(Name)                          \
+  class Name : public Error {                             \
+   public:                                                \
+    explicit Name(const std::string& msg) : Error(msg) {} \
   };
 EMBER_DEFINE_ERROR(RuntimeError)
 EMBER_DEFINE_ERROR(ValueError)
 EMBER_DEFINE_ERROR(TypeError)
 EMBER_DEFINE_ERROR(IndexError)
 EMBER_DEFINE_ERROR(NotImplementedError)
-EMBER_DEFINE_ERROR(LinAlgError)
 EMBER_DEFINE_ERROR(OutOfMemoryError)
 EMBER_DEFINE_ERROR(DistBackendError)
 EMBER_DEFINE_ERROR(DistTimeoutError)
 EMBER_DEFINE_ERROR(AssertionError)
 #undef EMBER_DEFINE_ERROR
+
+/// torch.linalg.LinAlgError: a RuntimeError (singular or non-positive-definite input).
+class LinAlgError : public RuntimeError {
+ public:
+  explicit LinAlgError(const std::string& msg) : RuntimeError(msg) {}
+};
 
 namespace detail {
 template <typename... Args>
@@ -42,11 +47,11 @@ std::string str_cat(const Args&... args) {
 
 /// Throws ErrorType with the concatenated message when cond is false. Messages start with the op
 /// in brackets: EMBER_CHECK(dim < n, "[sum] Dimension out of range (expected ...)").
-#define EMBER_CHECK_T(ErrorType, cond, ...)                        \
-  do {                                                             \
-    if (!(cond)) [[unlikely]] {                                    \
+#define EMBER_CHECK_T(ErrorType, cond, ...)                            \
+  do {                                                                 \
+    if (!(cond)) [[unlikely]] {                                        \
       throw ::ember::ErrorType(::ember::detail::str_cat(__VA_ARGS__)); \
-    }                                                              \
+    }                                                                  \
   } while (0)
 
 #define EMBER_CHECK(cond, ...) EMBER_CHECK_T(RuntimeError, cond, __VA_ARGS__)
@@ -54,10 +59,9 @@ std::string str_cat(const Args&... args) {
 #define EMBER_CHECK_TYPE(cond, ...) EMBER_CHECK_T(TypeError, cond, __VA_ARGS__)
 #define EMBER_CHECK_INDEX(cond, ...) EMBER_CHECK_T(IndexError, cond, __VA_ARGS__)
 #define EMBER_CHECK_NOT_IMPL(cond, ...) EMBER_CHECK_T(NotImplementedError, cond, __VA_ARGS__)
-#define EMBER_THROW(ErrorType, ...) \
-  throw ::ember::ErrorType(::ember::detail::str_cat(__VA_ARGS__))
+#define EMBER_THROW(ErrorType, ...) throw ::ember::ErrorType(::ember::detail::str_cat(__VA_ARGS__))
 
 /// For Ember's own invariants: a failure is a bug in Ember, reported as an exception, not abort().
-#define EMBER_INTERNAL_ASSERT(cond, ...)                                                     \
+#define EMBER_INTERNAL_ASSERT(cond, ...)                                                   \
   EMBER_CHECK_T(RuntimeError, cond, "Internal assert failed at ", __FILE__, ":", __LINE__, \
                 ": " #cond ". " __VA_OPT__(, ) __VA_ARGS__)

@@ -10,39 +10,15 @@
 #include "ember/nn/module.h"
 #include "ember/nn/modules/attention.h"
 #include "ember/nn/modules/container.h"
+#include "ember/nn/modules/dropout.h"
 #include "ember/nn/modules/linear.h"
+#include "ember/nn/modules/normalization.h"
 #include "ember/nn/options/transformer.h"
 
 namespace ember::nn {
 
 /// The float causal mask of size (sz, sz): 0 on and below the diagonal, -inf above.
 Tensor generate_square_subsequent_mask(int64_t sz, ScalarType dtype = kFloat32);
-
-namespace detail {
-// Layer norm and dropout as the Transformer layers hold them (parameters weight / bias, PyTorch's
-// defaults). Stand-ins with nn::LayerNorm's and nn::Dropout's parameters, forward and printing,
-// kept here so that these layers do not depend on the modules of another family.
-class TransformerLayerNormImpl : public Module {
- public:
-  TransformerLayerNormImpl(int64_t d_model, double eps, bool bias);
-  void reset_parameters();
-  Tensor forward(const Tensor& x);
-  void pretty_print(std::ostream& stream) const override;
-  Tensor weight, bias;
-  int64_t d_model;
-  double eps;
-};
-EMBER_MODULE(TransformerLayerNorm);
-
-class TransformerDropoutImpl : public Module {
- public:
-  explicit TransformerDropoutImpl(double p);
-  Tensor forward(const Tensor& x);
-  void pretty_print(std::ostream& stream) const override;
-  double p;
-};
-EMBER_MODULE(TransformerDropout);
-}  // namespace detail
 
 class TransformerEncoderLayerImpl : public Module {
  public:
@@ -60,8 +36,8 @@ class TransformerEncoderLayerImpl : public Module {
   TransformerEncoderLayerOptions options;
   MultiheadAttention self_attn{nullptr};
   Linear linear1{nullptr}, linear2{nullptr};
-  detail::TransformerDropout dropout{nullptr}, dropout1{nullptr}, dropout2{nullptr};
-  detail::TransformerLayerNorm norm1{nullptr}, norm2{nullptr};
+  Dropout dropout{nullptr}, dropout1{nullptr}, dropout2{nullptr};
+  LayerNorm norm1{nullptr}, norm2{nullptr};
 };
 EMBER_MODULE(TransformerEncoderLayer);
 
@@ -82,9 +58,8 @@ class TransformerDecoderLayerImpl : public Module {
   TransformerDecoderLayerOptions options;
   MultiheadAttention self_attn{nullptr}, multihead_attn{nullptr};
   Linear linear1{nullptr}, linear2{nullptr};
-  detail::TransformerDropout dropout{nullptr}, dropout1{nullptr}, dropout2{nullptr},
-      dropout3{nullptr};
-  detail::TransformerLayerNorm norm1{nullptr}, norm2{nullptr}, norm3{nullptr};
+  Dropout dropout{nullptr}, dropout1{nullptr}, dropout2{nullptr}, dropout3{nullptr};
+  LayerNorm norm1{nullptr}, norm2{nullptr}, norm3{nullptr};
 };
 EMBER_MODULE(TransformerDecoderLayer);
 
