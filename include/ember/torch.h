@@ -14,6 +14,9 @@
 // MNIST, transforms Normalize/Stack, make_data_loader), torch::autograd, NoGradGuard,
 // Device, manual_seed, and torch::save/torch::load, which write safetensors files.
 // torch::cuda::is_available() is false: Ember has no CUDA backend yet.
+#include <iostream>  // libtorch programs use std::cout without including it
+#include <optional>
+
 #include "ember/ember.h"
 
 namespace torch {
@@ -97,6 +100,13 @@ inline Tensor cross_entropy_loss(const Tensor& input, const Tensor& target) {
 namespace at {
 using namespace ::torch;  // NOLINT
 }  // namespace at
+
+/// c10's vocabulary types that libtorch programs name directly.
+namespace c10 {
+using std::nullopt;
+using std::optional;
+using IntArrayRef = ::ember::IntList;
+}  // namespace c10
 
 /// libtorch's macro for a module holder: TORCH_MODULE(Net) wraps NetImpl.
 #define TORCH_MODULE(Name) EMBER_MODULE(Name)

@@ -41,6 +41,10 @@ class LinalgLuFactor : public Primitive {
 /// {LU, pivots, B} -> X solving A X = B (or A^T X = B with trans). Not differentiable yet.
 class LinalgLuSolve : public Primitive {
  public:
+  EMBER_PRIMITIVE_CLONE(LinalgLuSolve)
+  std::vector<Tensor> vjp(const VjpContext& ctx) const override;
+  bool saves_input(size_t i) const override { return i < 2; }
+  bool saves_output(size_t) const override { return true; }
   explicit LinalgLuSolve(bool trans) : trans_(trans) {}
   const char* name() const override { return "linalg_lu_solve"; }
   void eval_cpu(const std::vector<Tensor>& inputs, std::vector<Tensor>& outputs) const override;

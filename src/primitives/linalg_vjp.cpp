@@ -52,6 +52,24 @@ std::vector<Tensor> LinalgLuFactor::vjp(const VjpContext& ctx) const {
   return {matmul(P, gA)};
 }
 
+std::vector<Tensor> LinalgLuSolve::vjp(const VjpContext& ctx) const {
+  // A = P L U packed in LU. X = A^{-1} B: gB = A^{-T} gX, gA = -gB X^T; with trans (A^T X = B):
+  // gB = A^{-1} gX, gA = -X gB^T. Then the packed factors: gL = tril(P^T gA U^T, -1) and
+  // gU = triu(L^T P^T gA).
+  const Tensor &LU = ctx.inputs[0], &pivots = ctx.inputs[1];
+  const Tensor& X = ctx.outputs[0];
+  Tensor gB = linalg::lu_solve(LU, pivots, ctx.grads[0], /*left=*/true, /*adjoint=*/!trans_);
+  Tensor gLU = grad_if(ctx.needs_grad[0], [&] {
+    Tensor gA = trans_ ? -matmul(X, gB.mT()) : -matmul(gB, X.mT());
+    const Tensor L = LU.tril(-1) + eye_like_last(LU);
+    const Tensor U = LU.triu();
+    Tensor P = linalg::detail::pivots_to_permutation(pivots, LU.size(-1), LU.dtype());
+    Tensor PtgA = matmul(P.mT(), gA);
+    return matmul(PtgA, U.mT()).tril(-1) + matmul(L.mT(), PtgA).triu();
+  });
+  return {gLU, Tensor(), ctx.needs_grad[2] ? gB : Tensor()};
+}
+
 std::vector<Tensor> LinalgSolve::vjp(const VjpContext& ctx) const {
   // X = A^{-1} B: gB = A^{-T} gX, gA = -gB X^T.
   const Tensor& A = ctx.inputs[0];

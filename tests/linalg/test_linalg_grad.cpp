@@ -189,6 +189,32 @@ TEST(LinalgGrad, LuFactorAndLu) {
   EXPECT_THROW(la::lu_factor(R).LU.sum().backward(), NotImplementedError);
 }
 
+TEST(LinalgGrad, LuSolve) {
+  // The packed factors are free inputs (any values are some L and U), with the pivots of a real
+  // factorisation; every left/adjoint combination, against finite differences.
+  Tensor A = well_conditioned(test::make_tensor({2, 3, 3}, kFloat64, -1, 1, 40));
+  auto f = la::lu_factor(A);
+  Tensor LU = f.LU.detach().requires_grad_();
+  for (bool left : {true, false}) {
+    for (bool adjoint : {false, true}) {
+      Tensor B = left ? leaf({2, 3, 2}, 41) : leaf({2, 2, 3}, 42);
+      EXPECT_TRUE(check(
+          [&](const std::vector<Tensor>& in) {
+            return std::vector<Tensor>{la::lu_solve(in[0], f.pivots, in[1], left, adjoint)};
+          },
+          {LU, B}))
+          << left << adjoint;
+    }
+  }
+  // Through lu_factor, the composition is solve's gradient.
+  EXPECT_TRUE(check(
+      [](const std::vector<Tensor>& in) {
+        auto fa = la::lu_factor(well_conditioned(in[0]));
+        return std::vector<Tensor>{la::lu_solve(fa.LU, fa.pivots, in[1])};
+      },
+      {leaf({3, 3}, 43), leaf({3, 2}, 44)}));
+}
+
 // The vjps do not depend on the engine: the same checks with the native engine forced.
 TEST(LinalgGrad, NativeEngine) {
   cpu::linalg::engine_override() = static_cast<int>(cpu::linalg::Engine::Native);
