@@ -66,11 +66,16 @@ F::PadFuncOptions::mode_t pad_mode(const ConvOptions<1>::padding_mode_t& m) {
   return ember::kConstant;
 }
 
+// Registers a conv layer's weight [a, b, *kernel] and its optional bias [out_channels].
 template <size_t D>
-std::vector<int64_t> kernel_shape(int64_t a, int64_t b, const ExpandingArray<D>& k) {
-  std::vector<int64_t> s{a, b};
-  for (size_t i = 0; i < D; ++i) s.push_back(k[i]);
-  return s;
+void register_conv_parameters(Module& m, Tensor& weight, Tensor& bias, int64_t a, int64_t b,
+                              const ExpandingArray<D>& kernel, int64_t out_channels,
+                              bool with_bias) {
+  std::vector<int64_t> shape{a, b};
+  for (size_t i = 0; i < D; ++i) shape.push_back(kernel[i]);
+  weight = m.register_parameter("weight", empty(shape, kFloat32));
+  bias = m.register_parameter("bias", with_bias ? empty({out_channels}, kFloat32) : Tensor(),
+                              with_bias);
 }
 
 }  // namespace
@@ -94,14 +99,9 @@ void ConvNdImpl<D>::reset() {
       EMBER_CHECK_VALUE((*p)[i] >= 0, "[", op, "] padding must be non-negative, got ", *p);
     }
   }
-  weight = register_parameter(
-      "weight",
-      empty(kernel_shape<D>(options.out_channels(), options.in_channels() / options.groups(),
-                            options.kernel_size()),
-            kFloat32));
-  bias = register_parameter("bias",
-                            options.bias() ? empty({options.out_channels()}, kFloat32) : Tensor(),
-                            options.bias());
+  register_conv_parameters<D>(*this, weight, bias, options.out_channels(),
+                              options.in_channels() / options.groups(), options.kernel_size(),
+                              options.out_channels(), options.bias());
   reset_parameters();
 }
 
@@ -183,14 +183,9 @@ void ConvTransposeNdImpl<D>::reset() {
                       "] padding and output_padding must be non-negative, got ", options.padding(),
                       " and ", options.output_padding());
   }
-  weight = register_parameter(
-      "weight",
-      empty(kernel_shape<D>(options.in_channels(), options.out_channels() / options.groups(),
-                            options.kernel_size()),
-            kFloat32));
-  bias = register_parameter("bias",
-                            options.bias() ? empty({options.out_channels()}, kFloat32) : Tensor(),
-                            options.bias());
+  register_conv_parameters<D>(*this, weight, bias, options.in_channels(),
+                              options.out_channels() / options.groups(), options.kernel_size(),
+                              options.out_channels(), options.bias());
   reset_parameters();
 }
 
