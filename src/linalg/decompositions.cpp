@@ -1,7 +1,9 @@
 // ember::linalg decompositions: argument checks, output allocation and dispatch of the
 // primitives in src/primitives/linalg.h.
+#include "ember/autograd.h"
 #include "ember/linalg.h"
 #include "ember/ops/factory.h"
+#include "ember/ops/matmul.h"
 #include "ember/ops/shape.h"
 #include "linalg/common.h"
 #include "ops/util.h"
@@ -128,6 +130,23 @@ Tensor svdvals(const Tensor& A, const std::optional<std::string>& driver) {
   return svd(A, false, driver).S;
 }
 
+namespace {
+// The product of reflectors H_1 ... H_k (first n columns) written with Ember ops, used when a
+// gradient is needed: autograd then differentiates it (PyTorch derives the same gradient by hand
+// in householder_product_backward). H_i = I - tau_i v_i v_i^T, v_i = e_i + A's column i below i.
+Tensor householder_product_differentiable(const Tensor& A, const Tensor& tau) {
+  const int64_t m = A.size(-2), n = A.size(-1);
+  const TensorOptions opts = TensorOptions().dtype(A.dtype());
+  Tensor V = A.tril(-1) + eye(m, n, opts);
+  Tensor Q = eye(m, n, opts).expand(SymIntList(A.sizes()));
+  for (int64_t i = tau.size(-1) - 1; i >= 0; --i) {
+    Tensor v = V.narrow(-1, i, 1);
+    Q = Q - tau.narrow(-1, i, 1).unsqueeze(-1) * matmul(v, matmul(v.mT(), Q));
+  }
+  return Q;
+}
+}  // namespace
+
 Tensor householder_product(const Tensor& A, const Tensor& tau) {
   const char* op = "linalg.householder_product";
   check_float(A, op);
@@ -146,6 +165,9 @@ Tensor householder_product(const Tensor& A, const Tensor& tau) {
   }
   EMBER_CHECK(A.dtype() == tau.dtype(), "[", op, "] tau dtype ", scalar_type_name(tau.dtype()),
               " does not match input dtype ", scalar_type_name(A.dtype()));
+  if (is_grad_enabled() && (A.requires_grad() || tau.requires_grad())) {
+    return householder_product_differentiable(A, tau);
+  }
   Tensor Q = ops::empty_tensor(A.sizes(), A.dtype(), op);
   dispatch(LinalgHouseholderProduct(), {A, tau.contiguous()}, {Q});
   return Q;

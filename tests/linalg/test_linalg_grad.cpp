@@ -215,6 +215,21 @@ TEST(LinalgGrad, LuSolve) {
       {leaf({3, 3}, 43), leaf({3, 2}, 44)}));
 }
 
+TEST(LinalgGrad, HouseholderProduct) {
+  // The differentiable form gives LAPACK's values, and its gradient matches finite differences
+  // (second order too).
+  Tensor A = test::make_tensor({2, 5, 3}, kFloat64, -1, 1, 50);
+  Tensor tau = test::make_tensor({2, 2}, kFloat64, 0.5, 1.5, 51);
+  Tensor lapack = la::householder_product(A, tau);
+  Tensor composite = la::householder_product(A.clone().requires_grad_(), tau).detach();
+  EXPECT_LT(rel_diff(composite, lapack), 1e-13);
+  Fn fn = [](const std::vector<Tensor>& in) {
+    return std::vector<Tensor>{la::householder_product(in[0], in[1])};
+  };
+  EXPECT_TRUE(check(fn, {A.requires_grad_(), tau.requires_grad_()}));
+  EXPECT_TRUE(autograd::gradgradcheck(fn, {leaf({4, 3}, 52), leaf({3}, 53)}));
+}
+
 // The vjps do not depend on the engine: the same checks with the native engine forced.
 TEST(LinalgGrad, NativeEngine) {
   cpu::linalg::engine_override() = static_cast<int>(cpu::linalg::Engine::Native);
