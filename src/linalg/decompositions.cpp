@@ -83,6 +83,13 @@ QRResult qr(const Tensor& A, const std::string& mode) {
                 "' but expected one of 'reduced' (default), 'r', or 'complete'");
   }
   const int64_t m = A.size(-2), n = A.size(-1), k = std::min(m, n);
+  if (m < n && qm != QrMode::R && is_grad_enabled() && A.requires_grad()) {
+    // A wide matrix with a gradient: A = [X | Y] with X square gives Q R = Q [U | Q^T Y] from
+    // X = Q U (the reflectors come from X's columns alone), so the square case's gradient
+    // carries over.
+    auto [Q, U] = qr(A.narrow(-1, 0, m), "reduced");
+    return {Q, cat({U, matmul(Q.mT(), A.narrow(-1, m, n - m))}, -1)};
+  }
   const auto batch = batch_shape(A);
   const int64_t qcols = qm == QrMode::Complete ? m : k;
   const int64_t rrows = qm == QrMode::Complete ? m : k;

@@ -155,9 +155,13 @@ std::vector<Tensor> LinalgQr::vjp(const VjpContext& ctx) const {
   const Tensor& Q = ctx.outputs[0];
   const Tensor& R = ctx.outputs[1];
   const int64_t m = Q.size(-2), n = R.size(-1);
+  EMBER_CHECK(!(mode_ == QrMode::Complete && m > n),
+              "[linalg.qr] The QR decomposition is not differentiable when mode='complete' and "
+              "nrows > ncols.");
+  // Wide input (m < n) is differentiated through its square part (linalg::qr), never here.
   EMBER_CHECK_NOT_IMPL(m >= n,
-                       "[linalg.qr] The QR decomposition is not differentiable when "
-                       "mode='complete' and nrows > ncols (or, in this version, when m < n).");
+                       "[linalg.qr] the derivative for 'linalg_qr' of a wide matrix is "
+                       "taken through linalg::qr");
   // A = QR, m >= n: M = R gR^T - gQ^T Q, gA = (gQ + Q copyltu(M)) R^{-T}.
   Tensor M = matmul(R, ctx.grads[1].mT()) - matmul(ctx.grads[0].mT(), Q);
   Tensor sym = M.tril(-1);

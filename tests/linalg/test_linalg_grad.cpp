@@ -150,9 +150,27 @@ TEST(LinalgGrad, Qr) {
         },
         {leaf(shape, 15)}));
   }
+  // Wide input, reduced and complete (the same factorisation when m < n).
+  for (const char* mode : {"reduced", "complete"}) {
+    EXPECT_TRUE(check(
+        [mode](const std::vector<Tensor>& in) {
+          auto [Q, R] = la::qr(in[0], mode);
+          return std::vector<Tensor>{Q, R};
+        },
+        {leaf({2, 3, 5}, 17)}))
+        << mode;
+  }
+  Tensor W = test::make_tensor({3, 5}, kFloat64, -1, 1, 18);
+  auto plain = la::qr(W);
+  auto traced = la::qr(W.clone().requires_grad_());
+  EXPECT_LT(rel_diff(traced.R.detach(), plain.R), 1e-13);
+  EXPECT_LT(rel_diff(traced.Q.detach(), plain.Q), 1e-13);
   Tensor A = leaf({3, 3}, 16);
   Tensor R = la::qr(A, "r").R;
   EXPECT_THROW(R.sum().backward(), RuntimeError);
+  // As PyTorch: complete mode of a tall matrix is not differentiable.
+  Tensor T = leaf({4, 3}, 19);
+  EXPECT_THROW(la::qr(T, "complete").Q.sum().backward(), RuntimeError);
 }
 
 TEST(LinalgGrad, Composites) {
