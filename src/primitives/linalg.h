@@ -38,7 +38,7 @@ class LinalgLuFactor : public Primitive {
   bool saves_output(size_t i) const override { return i < 2; }
 };
 
-/// {LU, pivots, B} -> X solving A X = B (or A^T X = B with trans). Not differentiable yet.
+/// {LU, pivots, B} -> X solving A X = B (or A^T X = B with trans).
 class LinalgLuSolve : public Primitive {
  public:
   EMBER_PRIMITIVE_CLONE(LinalgLuSolve)

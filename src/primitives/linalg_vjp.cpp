@@ -33,21 +33,41 @@ std::vector<Tensor> LinalgCholesky::vjp(const VjpContext& ctx) const {
 }
 
 std::vector<Tensor> LinalgLuFactor::vjp(const VjpContext& ctx) const {
-  // A = P L U (square): gA = P L^{-T} (tril(L^T gL, -1) + triu(gU U^T)) U^{-T}, with gL and gU
-  // the strictly lower and upper parts of the gradient of the packed LU.
+  // P^T A = L U, k = min(m, n). With X = L1^{-1} dA'_1 U1^{-1} over the square k×k parts,
+  // dL1 = L1 tril(X, -1) and dU1 = triu(X) U1; the rest of the factors follow the square part:
+  // tall (m > n): L2 = A'_2 U^{-1}; wide (m < n): U2 = L^{-1} A'_2. The adjoint:
+  //   gX = tril(L1^T gL1', -1) + triu(gU1' U1^T), gA'_1 = L1^{-T} gX U1^{-T}, with
+  //   tall: gU1' U1^T = triu(gU) U^T - L2^T gL2 and gA'_2 = gL2 U^{-T};
+  //   wide: L1^T gL1' = L^T tril(gL, -1) - gU2 U2^T and gA'_2 = L^{-T} gU2.
   const Tensor& LU = ctx.outputs[0];
-  const int64_t m = LU.size(-2), n = LU.size(-1);
-  EMBER_CHECK_NOT_IMPL(m == n,
-                       "[linalg.lu_factor] the derivative is implemented for square "
-                       "matrices only; got ",
-                       m, " by ", n);
+  const int64_t m = LU.size(-2), n = LU.size(-1), k = std::min(m, n);
   const Tensor& g = ctx.grads[0];
-  const Tensor L = LU.tril(-1) + eye_like_last(LU);
-  const Tensor U = LU.triu();
-  Tensor phi = matmul(L.mT(), g.tril(-1)).tril(-1) + matmul(g.triu(), U.mT()).triu();
-  Tensor gA = linalg::solve_triangular(L.mT(), phi, /*upper=*/true, /*left=*/true,
+  const Tensor sq = LU.narrow(-2, 0, k).narrow(-1, 0, k);
+  const Tensor gsq = g.narrow(-2, 0, k).narrow(-1, 0, k);
+  const Tensor L1 = sq.tril(-1) + eye_like_last(sq);
+  const Tensor U1 = sq.triu();
+  Tensor lower = matmul(L1.mT(), gsq.tril(-1));
+  Tensor upper = matmul(gsq.triu(), U1.mT());
+  if (m > n) {
+    const Tensor L2 = LU.narrow(-2, n, m - n), gL2 = g.narrow(-2, n, m - n);
+    upper = upper - matmul(L2.mT(), gL2);
+  } else if (m < n) {
+    const Tensor U2 = LU.narrow(-1, m, n - m), gU2 = g.narrow(-1, m, n - m);
+    lower = lower - matmul(gU2, U2.mT());
+  }
+  Tensor gX = lower.tril(-1) + upper.triu();
+  Tensor gA = linalg::solve_triangular(L1.mT(), gX, /*upper=*/true, /*left=*/true,
                                        /*unitriangular=*/true);
-  gA = linalg::solve_triangular(U.mT(), gA, /*upper=*/false, /*left=*/false);
+  gA = linalg::solve_triangular(U1.mT(), gA, /*upper=*/false, /*left=*/false);
+  if (m > n) {
+    Tensor g2 = linalg::solve_triangular(U1.mT(), g.narrow(-2, n, m - n), /*upper=*/false,
+                                         /*left=*/false);
+    gA = cat({gA, g2}, -2);
+  } else if (m < n) {
+    Tensor g2 = linalg::solve_triangular(L1.mT(), g.narrow(-1, m, n - m), /*upper=*/true,
+                                         /*left=*/true, /*unitriangular=*/true);
+    gA = cat({gA, g2}, -1);
+  }
   Tensor P = linalg::detail::pivots_to_permutation(ctx.outputs[1], m, LU.dtype());
   return {matmul(P, gA)};
 }

@@ -203,8 +203,18 @@ TEST(LinalgGrad, LuFactorAndLu) {
         return std::vector<Tensor>{L, U};
       },
       {leaf({3, 3}, 31)}));
-  Tensor R = leaf({3, 4}, 32);
-  EXPECT_THROW(la::lu_factor(R).LU.sum().backward(), NotImplementedError);
+  // Rectangular: tall and wide, batched, through the packed factors and through lu's P, L, U.
+  for (auto shape : std::vector<std::vector<int64_t>>{{2, 5, 3}, {2, 3, 5}}) {
+    EXPECT_TRUE(autograd::gradcheck(
+        [](const std::vector<Tensor>& in) { return std::vector<Tensor>{la::lu_factor(in[0]).LU}; },
+        {leaf(shape, 32)}));
+    EXPECT_TRUE(autograd::gradcheck(
+        [](const std::vector<Tensor>& in) {
+          auto [P, L, U] = la::lu(in[0]);
+          return std::vector<Tensor>{L, U};
+        },
+        {leaf(shape, 33)}));
+  }
 }
 
 TEST(LinalgGrad, LuSolve) {
