@@ -2,6 +2,7 @@
 #include <algorithm>
 #include <numeric>
 
+#include "ember/autograd.h"
 #include "ember/ops/shape.h"
 #include "ops/util.h"
 #include "primitives/copy.h"
@@ -14,6 +15,17 @@ Tensor make_view(const Tensor& x, const char* name, std::vector<int64_t> sizes,
   return dispatch(
       View(name, std::move(sizes), std::move(strides), offset, std::nullopt, std::move(replay)),
       {x})[0];
+}
+
+// A selection view (select, narrow, slice, diagonal) with its logical replay (View::Replay). The
+// replay is kept only when autograd will record the view, so that other calls do not allocate a
+// std::function on this hot path.
+template <typename F>
+Tensor make_selection(const Tensor& x, const char* name, std::vector<int64_t> sizes,
+                      std::vector<int64_t> strides, int64_t offset, F&& replay) {
+  View::Replay r = nullptr;
+  if (x.requires_grad() && is_grad_enabled()) r = std::forward<F>(replay);
+  return make_view(x, name, std::move(sizes), std::move(strides), offset, std::move(r));
 }
 
 Tensor make_view(const Tensor& x, const char* name, std::vector<int64_t> sizes,
@@ -224,8 +236,8 @@ Tensor narrow(const Tensor& x, int64_t dim, SymInt start_s, SymInt length_s) {
               length, ") exceeds dimension size (", size, ").");
   auto sz = x.sizes();
   sz[d] = length;
-  return make_view(x, "narrow", sz, x.strides(), x.storage_offset() + start * x.strides()[d],
-                   [d, start, length](const Tensor& t) { return t.narrow(d, start, length); });
+  return make_selection(x, "narrow", sz, x.strides(), x.storage_offset() + start * x.strides()[d],
+                        [d, start, length](const Tensor& t) { return t.narrow(d, start, length); });
 }
 
 Tensor select(const Tensor& x, int64_t dim, SymInt index_s) {
@@ -240,8 +252,8 @@ Tensor select(const Tensor& x, int64_t dim, SymInt index_s) {
   int64_t offset = x.storage_offset() + index * st[d];
   sz.erase(sz.begin() + d);
   st.erase(st.begin() + d);
-  return make_view(x, "select", sz, st, offset,
-                   [d, index](const Tensor& t) { return t.select(d, index); });
+  return make_selection(x, "select", sz, st, offset,
+                        [d, index](const Tensor& t) { return t.select(d, index); });
 }
 
 Tensor as_strided(const Tensor& x, SymIntList size_s, SymIntList stride_s,
@@ -294,8 +306,8 @@ Tensor diagonal(const Tensor& x, int64_t offset, int64_t dim1, int64_t dim2) {
   }
   sz.push_back(len);
   st.push_back(x.strides()[a] + x.strides()[b]);
-  return make_view(x, "diagonal", sz, st, start,
-                   [=](const Tensor& t) { return t.diagonal(offset, a, b); });
+  return make_selection(x, "diagonal", sz, st, start,
+                        [=](const Tensor& t) { return t.diagonal(offset, a, b); });
 }
 
 Tensor movedim(const Tensor& x, IntList source, IntList destination) {
@@ -375,8 +387,8 @@ Tensor Tensor::slice(int64_t dim, std::optional<int64_t> start, std::optional<in
   sz[d] = e == b ? 0 : (e - b - 1) / step + 1;  // ceil((e - b) / step) without overflow
   int64_t offset = storage_offset() + b * st[d];
   if (sz[d] > 1) st[d] *= step;  // step < size here, so no overflow
-  return make_view(*this, "slice", sz, st, offset,
-                   [=](const Tensor& t) { return t.slice(d, b, e, step); });
+  return make_selection(*this, "slice", sz, st, offset,
+                        [=](const Tensor& t) { return t.slice(d, b, e, step); });
 }
 Tensor Tensor::select(int64_t dim, SymInt index) const { return ember::select(*this, dim, index); }
 

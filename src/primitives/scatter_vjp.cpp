@@ -28,10 +28,16 @@ Tensor embed_corner(const Tensor& t, const std::vector<int64_t>& sizes) {
   return z;
 }
 
+// zeros(self_sizes) with `values` (index-shaped) added where index sends them.
+Tensor scatter_sum(const std::vector<int64_t>& self_sizes, int64_t dim, const Tensor& index,
+                   const Tensor& values) {
+  return zeros(self_sizes, like(values)).scatter_add(dim, index, values);
+}
+
 // How many src elements each element of self receives.
 Tensor scatter_counts(const std::vector<int64_t>& self_sizes, int64_t dim, const Tensor& index,
                       const Tensor& g) {
-  return zeros(self_sizes, like(g)).scatter_add(dim, index, ones(index.sizes(), like(g)));
+  return scatter_sum(self_sizes, dim, index, ones(index.sizes(), like(g)));
 }
 
 // Which index entries write last to their target (index-shaped, bool): with repeated indices the
@@ -62,8 +68,7 @@ std::vector<Tensor> IndexSelect::vjp(const VjpContext& ctx) const {
 
 std::vector<Tensor> Gather::vjp(const VjpContext& ctx) const {
   const auto& sizes = ctx.input_sizes[0];
-  Tensor z = zeros(sizes, like(ctx.grads[0]));
-  return {scatter_add(z, sizes.empty() ? 0 : dim_, ctx.inputs[1], ctx.grads[0]), Tensor()};
+  return {scatter_sum(sizes, sizes.empty() ? 0 : dim_, ctx.inputs[1], ctx.grads[0]), Tensor()};
 }
 
 std::vector<Tensor> Scatter::vjp(const VjpContext& ctx) const {
@@ -111,9 +116,8 @@ std::vector<Tensor> Scatter::vjp(const VjpContext& ctx) const {
       Tensor others = masked_self.scatter_reduce(dim, index, src, "prod", include_self_);
       gself = include_self_ ? g * others / masked_self : dropped(g);
       Tensor src_zero = src == 0;
-      Tensor zeros_here = zeros(self_sizes, like(g))
-                              .scatter_add(dim, index, src_zero.to(g.dtype()))
-                              .gather(dim, index);
+      Tensor zeros_here =
+          scatter_sum(self_sizes, dim, index, src_zero.to(g.dtype())).gather(dim, index);
       Tensor single_zero = src_zero.logical_and(zeros_here == 1);
       Tensor others_src =
           self.scatter_reduce(dim, index, src.masked_fill(single_zero, 1), "prod", include_self_);
