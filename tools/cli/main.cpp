@@ -1,0 +1,2 @@
+// The `ember` command: train, generate, eval, info.
+int main() { return 0; }

@@ -1,0 +1,66 @@
+#pragma once
+// What `ember train` shows and writes: a live progress bar (or plain lines when stdout is not a
+// terminal), metrics.jsonl, and loss.svg.
+#include <ember/core/tensor.h>
+
+#include <cstdint>
+#include <cstdio>
+#include <nlohmann/json_fwd.hpp>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace ember::cli {
+
+/// One progress line. On a terminal it redraws in place ("\r" + erase) at most ~10 times a
+/// second:   step 120/800 [#######.........] 15% loss 2.134 val 2.201 | 5.3k tok/s | 00:23<01:55
+/// When `out` is not a terminal it prints a plain line every `plain_every` steps and at the last
+/// step. Rate and ETA are measured from the first update after construction (or after resume).
+class Progress {
+ public:
+  Progress(int64_t total, std::string unit /* "tok" or "img" */, int64_t plain_every = 50,
+           std::FILE* out = stdout);
+  /// `done` steps finished (absolute, so a resumed run starts part-way); `items` processed since
+  /// the previous update (tokens or images) for the rate.
+  void update(int64_t done, double loss, std::optional<double> val_loss, int64_t items);
+  /// Ends the in-place line (prints the newline) if one is showing.
+  void finish();
+  /// Prints a message on its own line without garbling the bar.
+  void message(const std::string& text);
+  bool is_tty() const;
+  /// Items per second since the start (for the summary).
+  double rate() const;
+
+ private:
+  // (implementation state)
+};
+
+/// Appends one JSON object per line to `path` (created if missing), flushing each line.
+class MetricsLog {
+ public:
+  explicit MetricsLog(const std::string& path);
+  void write(const nlohmann::json& record);
+
+ private:
+  // (implementation state)
+};
+
+struct Point {
+  double step, value;
+};
+
+/// Writes an SVG line chart of train loss (and validation loss, drawn as a second series with
+/// markers) against step: axes with ticks and numbers, axis labels "step" and "loss", a title and
+/// a legend. Atomic (temp file + rename). Empty series are allowed (an empty chart with axes).
+void write_loss_svg(const std::string& path, const std::vector<Point>& train,
+                    const std::vector<Point>& val, const std::string& title);
+
+/// `ember info`: version, build type, instruction sets compiled in and available on this CPU,
+/// thread count, BLAS library (OpenBLAS config string) and its threading model.
+std::string build_info();
+
+/// A confusion matrix (int64 [C, C], rows = true class, columns = predicted) as an aligned text
+/// table with class names, per-class recall on the right, and overall accuracy below.
+std::string format_confusion(const Tensor& matrix, const std::vector<std::string>& class_names);
+
+}  // namespace ember::cli
