@@ -1,2 +1,125 @@
-// The `ember` command: train, generate, eval, info.
-int main() { return 0; }
+// The `ember` command: train, generate, eval, info. Bad input prints one line
+// ("ember: error: ...") and exits with status 2; Ctrl-C during training saves and exits 130.
+#include <ember/core/error.h>
+
+#include <CLI/CLI.hpp>
+#include <cstdio>
+#include <iostream>
+
+#include "cli/commands.h"
+#include "cli/report.h"
+#include "cli/train.h"
+
+namespace {
+
+using ember::cli::TrainConfig;
+
+// The train flags, bound to `c`; `names` maps each option to its JSON setting name.
+void add_train_flags(CLI::App& cmd, TrainConfig& c,
+                     std::vector<std::pair<CLI::Option*, std::string>>& names) {
+  auto add = [&](const char* flag, auto& value, const char* help, const char* key) {
+    names.emplace_back(cmd.add_option(flag, value, help), key);
+  };
+  add("--model", c.model, "gpt (default), mlp or cnn", "model");
+  add("--data", c.data, "a text file or folder of .txt (gpt), a folder of IDX files (mlp, cnn)",
+      "data");
+  add("--steps", c.steps, "optimizer steps (default: gpt 600, cnn 1200, mlp 1500)", "steps");
+  add("--batch-size", c.batch_size, "sequences or images per step (default: gpt 32, else 64)",
+      "batch_size");
+  add("--context", c.context, "gpt: characters per sequence (default 64)", "context");
+  add("--layers", c.layers, "gpt: transformer blocks (default 4)", "layers");
+  add("--heads", c.heads, "gpt: attention heads (default 4)", "heads");
+  add("--dim", c.dim, "gpt: embedding width (default 128)", "dim");
+  add("--lr", c.lr, "peak learning rate (default: gpt 3e-3, else 2e-3)", "lr");
+  add("--warmup", c.warmup, "linear warm-up steps before cosine decay", "warmup");
+  add("--weight-decay", c.weight_decay, "AdamW weight decay on matrices", "weight_decay");
+  add("--seed", c.seed, "seed for initialisation and batch order (default 1337)", "seed");
+  add("--threads", c.threads, "threads (default: all cores)", "threads");
+  add("--out", c.out, "output folder (default runs/<model>)", "out");
+  add("--eval-every", c.eval_every, "steps between evaluations", "eval_every");
+  add("--save-every", c.save_every, "steps between checkpoints", "save_every");
+  add("--dtype", c.dtype, "float32 or bfloat16 (gpt: bf16 matmuls, float32 master weights)",
+      "dtype");
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{
+      "Ember: PyTorch's feature set as a native C++ library. Train, sample and "
+      "evaluate models on the embedded data."};
+  app.require_subcommand(1);
+
+  ember::cli::TrainRequest train;
+  std::vector<std::pair<CLI::Option*, std::string>> train_names;
+  auto* train_cmd = app.add_subcommand("train",
+                                       "train a model (default: a character GPT on "
+                                       "Jane Austen's novels)");
+  add_train_flags(*train_cmd, train.config, train_names);
+  train_cmd->add_flag("--resume", train.resume, "continue the checkpoint in --out exactly");
+  train_cmd->add_flag("--overwrite", train.overwrite,
+                      "start afresh even if --out holds a checkpoint");
+  int64_t sample_tokens = 200;
+  train_cmd->add_option("--sample", sample_tokens,
+                        "gpt: characters to sample after training (0: none; default 200)");
+
+  ember::cli::GenerateRequest gen;
+  auto* gen_cmd = app.add_subcommand("generate", "sample text from a trained gpt, streaming");
+  gen_cmd->add_option("--checkpoint", gen.checkpoint, "folder (or file) written by ember train")
+      ->required();
+  gen_cmd->add_option("--prompt", gen.prompt, "text to continue (default \"It is a truth\")");
+  gen_cmd->add_option("--tokens", gen.tokens, "characters to generate (default 300)");
+  gen_cmd->add_option("--temperature", gen.temperature, "sampling temperature (default 0.8)");
+  gen_cmd->add_option("--top-k", gen.top_k, "sample among the k likeliest (0: all; default 40)");
+  gen_cmd->add_option("--seed", gen.seed, "sampling seed (default 1)");
+
+  std::string eval_checkpoint, eval_data;
+  auto* eval_cmd = app.add_subcommand("eval",
+                                      "validation loss (gpt) or accuracy and confusion "
+                                      "matrix (mlp, cnn) of a checkpoint");
+  eval_cmd->add_option("--checkpoint", eval_checkpoint, "folder (or file) written by ember train")
+      ->required();
+  eval_cmd->add_option("--data", eval_data, "data to evaluate on (default: the training data)");
+
+  auto* info_cmd = app.add_subcommand("info", "version, build, instruction sets, threads, BLAS");
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    return app.exit(e) == 0 ? 0 : 2;
+  }
+  try {
+    if (*train_cmd) {
+      for (const auto& [opt, key] : train_names)
+        if (opt->count()) train.given.insert(key);
+      const auto result = ember::cli::train(train);
+      std::printf(
+          "%s: %lld steps, validation loss %.4f; outputs in %s/ (checkpoint.safetensors, "
+          "metrics.jsonl, loss.svg)\n",
+          result.interrupted ? "interrupted" : "done", static_cast<long long>(result.steps_done),
+          result.val_loss, result.out_dir.c_str());
+      if (result.interrupted) return 130;
+      if (train.config.model == "gpt" && sample_tokens > 0) {
+        std::printf("\nsample:\n");
+        gen.checkpoint = result.out_dir;
+        gen.tokens = sample_tokens;
+        ember::cli::generate_text(gen, stdout);
+      }
+    } else if (*gen_cmd) {
+      ember::cli::generate_text(gen, stdout);
+    } else if (*eval_cmd) {
+      std::fputs(ember::cli::evaluate_checkpoint(eval_checkpoint, eval_data).c_str(), stdout);
+    } else if (*info_cmd) {
+      std::fputs(ember::cli::build_info().c_str(), stdout);
+    }
+  } catch (const ember::Error& e) {
+    std::fflush(stdout);
+    std::fprintf(stderr, "\nember: error: %s\n", e.what());
+    return 2;
+  } catch (const std::exception& e) {
+    std::fflush(stdout);
+    std::fprintf(stderr, "\nember: error: %s\n", e.what());
+    return 2;
+  }
+  return 0;
+}

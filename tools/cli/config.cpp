@@ -1,0 +1,123 @@
+#include "cli/config.h"
+
+#include <ember/core/error.h>
+
+#include <filesystem>
+#include <nlohmann/json.hpp>
+
+namespace ember::cli {
+
+void TrainConfig::apply_defaults() {
+  const bool gpt = model == "gpt";
+  if (data.empty()) data = default_data_root() + (gpt ? "/austen" : "/fashion-mnist");
+  if (steps == 0) steps = gpt ? 600 : (model == "cnn" ? 1200 : 1500);
+  if (batch_size == 0) batch_size = gpt ? 32 : 64;
+  if (lr == 0) lr = gpt ? 3e-3 : 2e-3;
+  if (warmup < 0) warmup = gpt ? 50 : 100;
+  if (weight_decay < 0) weight_decay = gpt ? 0.1 : 0.01;
+  if (eval_every == 0) eval_every = gpt ? 100 : 300;
+  if (save_every == 0) save_every = gpt ? 200 : 500;
+  if (out.empty()) out = "runs/" + model;
+}
+
+void TrainConfig::validate() const {
+  const char* ctx = "[ember train]";
+  EMBER_CHECK_VALUE(model == "gpt" || model == "mlp" || model == "cnn", ctx,
+                    " --model must be gpt, mlp or cnn (got '", model, "')");
+  EMBER_CHECK_VALUE(dtype == "float32" || dtype == "bfloat16", ctx,
+                    " --dtype must be float32 or bfloat16 (got '", dtype, "')");
+  auto in_range = [&](const char* flag, double v, double lo, double hi) {
+    EMBER_CHECK_VALUE(v >= lo && v <= hi, ctx, " ", flag, " must be in [", lo, ", ", hi, "] (got ",
+                      v, ")");
+  };
+  in_range("--steps", static_cast<double>(steps), 1, 1e9);
+  in_range("--batch-size", static_cast<double>(batch_size), 1, 65536);
+  in_range("--lr", lr, 1e-9, 10);
+  in_range("--warmup", static_cast<double>(warmup), 0, 1e9);
+  in_range("--weight-decay", weight_decay, 0, 10);
+  in_range("--threads", static_cast<double>(threads), 0, 1024);
+  in_range("--eval-every", static_cast<double>(eval_every), 1, 1e9);
+  in_range("--save-every", static_cast<double>(save_every), 1, 1e9);
+  if (model == "gpt") {
+    in_range("--context", static_cast<double>(context), 1, 8192);
+    in_range("--layers", static_cast<double>(layers), 1, 64);
+    in_range("--heads", static_cast<double>(heads), 1, 256);
+    in_range("--dim", static_cast<double>(dim), 1, 8192);
+    EMBER_CHECK_VALUE(dim % heads == 0, ctx, " --heads must divide --dim (got --dim ", dim,
+                      " and --heads ", heads, ")");
+  } else {
+    EMBER_CHECK_VALUE(dtype == "float32", ctx, " --dtype bfloat16 is available for --model gpt",
+                      " only (got --model ", model, ")");
+  }
+}
+
+nlohmann::json TrainConfig::architecture() const {
+  nlohmann::json j = {{"model", model}};
+  if (model == "gpt")
+    j.update({{"context", context},
+              {"layers", layers},
+              {"heads", heads},
+              {"dim", dim},
+              {"vocab_size", vocab_size}});
+  return j;
+}
+
+nlohmann::json to_json(const TrainConfig& c) {
+  return {{"model", c.model},
+          {"data", c.data},
+          {"steps", c.steps},
+          {"batch_size", c.batch_size},
+          {"context", c.context},
+          {"layers", c.layers},
+          {"heads", c.heads},
+          {"dim", c.dim},
+          {"lr", c.lr},
+          {"warmup", c.warmup},
+          {"weight_decay", c.weight_decay},
+          {"clip", c.clip},
+          {"seed", c.seed},
+          {"threads", c.threads},
+          {"eval_every", c.eval_every},
+          {"save_every", c.save_every},
+          {"eval_windows", c.eval_windows},
+          {"dtype", c.dtype},
+          {"vocab_size", c.vocab_size}};
+}
+
+TrainConfig config_from_json(const nlohmann::json& j) {
+  TrainConfig c;
+  try {
+    j.at("model").get_to(c.model);
+    j.at("data").get_to(c.data);
+    j.at("steps").get_to(c.steps);
+    j.at("batch_size").get_to(c.batch_size);
+    j.at("context").get_to(c.context);
+    j.at("layers").get_to(c.layers);
+    j.at("heads").get_to(c.heads);
+    j.at("dim").get_to(c.dim);
+    j.at("lr").get_to(c.lr);
+    j.at("warmup").get_to(c.warmup);
+    j.at("weight_decay").get_to(c.weight_decay);
+    j.at("clip").get_to(c.clip);
+    j.at("seed").get_to(c.seed);
+    j.at("threads").get_to(c.threads);
+    j.at("eval_every").get_to(c.eval_every);
+    j.at("save_every").get_to(c.save_every);
+    j.at("eval_windows").get_to(c.eval_windows);
+    j.at("dtype").get_to(c.dtype);
+    j.at("vocab_size").get_to(c.vocab_size);
+  } catch (const nlohmann::json::exception& e) {
+    EMBER_CHECK_VALUE(false, "[ember] the checkpoint's configuration is incomplete: ", e.what());
+  }
+  return c;
+}
+
+std::string default_data_root() {
+  if (const char* env = std::getenv("EMBER_DATA_DIR")) return env;
+#ifdef EMBER_SOURCE_DATA_DIR
+  if (std::filesystem::is_directory(EMBER_SOURCE_DATA_DIR)) return EMBER_SOURCE_DATA_DIR;
+#endif
+  return "data";
+}
+
+}  // namespace ember::cli

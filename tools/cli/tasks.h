@@ -1,0 +1,36 @@
+#pragma once
+// What `ember train` trains: a model, its data, its loss for a given step, and its evaluation.
+// A task's batches depend only on (seed, step), so a resumed run continues exactly.
+#include <ember/nn.h>
+
+#include <memory>
+#include <string>
+
+#include "cli/config.h"
+
+namespace ember::cli {
+
+class Task {
+ public:
+  virtual ~Task() = default;
+  virtual nn::Module& module() = 0;
+  /// The training loss of 0-based step `step` (forward only; the caller runs backward).
+  virtual Tensor loss(int64_t step) = 0;
+  /// Validation loss (gpt: the fixed validation windows; images: the test set), in eval mode
+  /// without gradients.
+  virtual double evaluate() = 0;
+  /// Tokens or images per step, and the unit's name ("tok", "img").
+  virtual int64_t items_per_step() const = 0;
+  virtual const char* unit() const = 0;
+  /// The text vocabulary (uint8) of a gpt task; undefined otherwise.
+  virtual Tensor vocab() const { return {}; }
+  /// A report for `ember eval` (validation loss and perplexity, or accuracy and the confusion
+  /// matrix), several lines.
+  virtual std::string report() = 0;
+};
+
+/// Loads the data (ValueError for missing, unreadable, empty or malformed data; nothing is
+/// written) and builds the model with the config's seed. For gpt, sets config.vocab_size.
+std::unique_ptr<Task> make_task(TrainConfig& config);
+
+}  // namespace ember::cli

@@ -1,0 +1,253 @@
+#include "cli/train.h"
+
+#include <ember/core/error.h>
+#include <ember/core/parallel.h>
+#include <ember/ember.h>
+#include <ember/optim.h>
+#include <sys/resource.h>
+
+#include <atomic>
+#include <chrono>
+#include <cmath>
+#include <csignal>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <numbers>
+#include <optional>
+
+#include "cli/checkpoint.h"
+#include "cli/report.h"
+#include "cli/tasks.h"
+
+namespace ember::cli {
+namespace fs = std::filesystem;
+using json = nlohmann::json;
+
+namespace {
+
+std::atomic<bool> g_stop{false};
+
+void on_sigint(int) {
+  g_stop.store(true);
+  std::signal(SIGINT, SIG_DFL);  // a second Ctrl-C ends the process at once
+}
+
+// Installs the Ctrl-C handler for the scope of a training run.
+class SigintScope {
+ public:
+  SigintScope() : previous_(std::signal(SIGINT, on_sigint)) { g_stop.store(false); }
+  ~SigintScope() { std::signal(SIGINT, previous_); }
+
+ private:
+  void (*previous_)(int);
+};
+
+// Linear warm-up to `lr`, then cosine decay to lr/10 at the last step (nanoGPT's schedule).
+double lr_at(const TrainConfig& c, int64_t step) {
+  if (step < c.warmup) return c.lr * static_cast<double>(step + 1) / static_cast<double>(c.warmup);
+  const double min_lr = c.lr / 10;
+  const double progress = static_cast<double>(step - c.warmup) /
+                          static_cast<double>(std::max<int64_t>(1, c.steps - c.warmup));
+  return min_lr +
+         0.5 * (c.lr - min_lr) * (1 + std::cos(std::numbers::pi * std::min(1.0, progress)));
+}
+
+double peak_rss_mb() {
+  rusage usage{};
+  getrusage(RUSAGE_SELF, &usage);
+  return static_cast<double>(usage.ru_maxrss) / 1024.0;
+}
+
+// The configuration a run uses: the command line's, or for --resume the checkpoint's with the
+// given settings laid over it (architecture settings must agree).
+TrainConfig resolve_config(const TrainRequest& r, const std::optional<Checkpoint>& ckpt) {
+  if (!ckpt) {
+    TrainConfig c = r.config;
+    c.apply_defaults();
+    c.validate();
+    return c;
+  }
+  json base = to_json(ckpt->config);
+  const json given = to_json(r.config);
+  const json arch = ckpt->config.architecture();
+  for (const auto& key : r.given) {
+    if (!given.contains(key)) continue;
+    EMBER_CHECK_VALUE(!arch.contains(key) || arch[key] == given[key],
+                      "[ember train] the checkpoint in ", r.config.out,
+                      " is from another configuration: it was trained with ", key, " = ",
+                      arch.contains(key) ? arch[key].dump() : "", ", not ", given[key].dump());
+    base[key] = given[key];
+  }
+  TrainConfig c = config_from_json(base);
+  c.validate();
+  return c;
+}
+
+// Optimizer groups: weight decay on matrices (embeddings, Linear/conv weights), none on biases
+// and normalisation parameters.
+std::unique_ptr<optim::AdamW> make_optimizer(nn::Module& m, const TrainConfig& c) {
+  std::vector<Tensor> decay, no_decay;
+  for (const auto& p : m.parameters()) (p.dim() >= 2 ? decay : no_decay).push_back(p);
+  auto opts = [&](double wd) {
+    return std::make_unique<optim::AdamWOptions>(
+        optim::AdamWOptions(c.lr).betas({0.9, c.model == "gpt" ? 0.95 : 0.999}).weight_decay(wd));
+  };
+  std::vector<optim::OptimizerParamGroup> groups;
+  groups.emplace_back(decay, opts(c.weight_decay));
+  groups.emplace_back(no_decay, opts(0.0));
+  return std::make_unique<optim::AdamW>(groups, optim::AdamWOptions(c.lr));
+}
+
+// Reads metrics.jsonl records of steps <= `upto` (a resumed run drops anything logged after its
+// checkpoint) into the chart's series.
+std::vector<json> read_metrics(const std::string& path, int64_t upto) {
+  std::vector<json> records;
+  std::ifstream in(path);
+  std::string line;
+  while (std::getline(in, line)) {
+    json j = json::parse(line, nullptr, /*allow_exceptions=*/false);
+    if (j.is_object() && !j.contains("final") && j.value("step", int64_t{0}) <= upto)
+      records.push_back(std::move(j));
+  }
+  return records;
+}
+
+void write_lines(const std::string& path, const std::vector<json>& records) {
+  const std::string tmp = path + ".tmp";
+  {
+    std::ofstream out(tmp, std::ios::trunc);
+    for (const auto& r : records) out << r.dump() << "\n";
+    EMBER_CHECK(out.good(), "[ember train] cannot write ", tmp);
+  }
+  fs::rename(tmp, path);
+}
+
+}  // namespace
+
+void request_stop() { g_stop.store(true); }
+
+TrainResult train(TrainRequest r) {
+  if (r.config.out.empty()) r.config.out = "runs/" + r.config.model;
+  const fs::path out = r.config.out;
+  const std::string ckpt_file = (out / "checkpoint.safetensors").string();
+  std::error_code ec;
+  EMBER_CHECK_VALUE(!fs::exists(out, ec) || fs::is_directory(out, ec), "[ember train] --out ",
+                    out.string(), " exists and is not a folder");
+  std::optional<Checkpoint> ckpt;
+  if (r.resume) {
+    EMBER_CHECK_VALUE(fs::exists(ckpt_file, ec), "[ember train] --resume: no checkpoint in ",
+                      out.string());
+    ckpt = read_checkpoint(ckpt_file);
+  } else {
+    EMBER_CHECK_VALUE(r.overwrite || !fs::exists(ckpt_file, ec), "[ember train] ", out.string(),
+                      " already holds a checkpoint: pass --resume to continue it, --overwrite to "
+                      "start afresh, or choose another --out");
+  }
+  TrainConfig config = resolve_config(r, ckpt);
+  if (config.threads > 0) set_num_threads(static_cast<int>(config.threads));
+
+  // Everything that can fail on bad input happens before the first write.
+  std::unique_ptr<Task> task = make_task(config);
+  nn::Module& model = task->module();
+  auto optimizer = make_optimizer(model, config);
+  int64_t step = 0;
+  if (ckpt) {
+    const Tensor vocab = task->vocab();
+    EMBER_CHECK_VALUE(
+        !vocab.defined() || (vocab.sizes() == ckpt->vocab.sizes() && vocab.equal(ckpt->vocab)),
+        "[ember train] the checkpoint in ", out.string(),
+        " was trained on text with another character set than ", config.data);
+    try {
+      model.load_state_dict(ckpt->model);
+      optimizer->load_state_dict(ckpt->optimizer);
+    } catch (const Error& e) {
+      EMBER_CHECK_VALUE(false, "[ember train] the checkpoint in ", out.string(),
+                        " does not fit the model: ", e.what());
+    }
+    default_generator().set_state(ckpt->rng);
+    step = ckpt->step;
+    EMBER_CHECK_VALUE(step <= config.steps, "[ember train] the checkpoint in ", out.string(),
+                      " is at step ", step, ", past --steps ", config.steps);
+  }
+
+  fs::create_directories(out);
+  const std::string metrics_path = (out / "metrics.jsonl").string();
+  std::vector<json> history = r.resume ? read_metrics(metrics_path, step) : std::vector<json>{};
+  write_lines(metrics_path, history);
+  MetricsLog metrics(metrics_path);
+  std::vector<Point> train_pts, val_pts;
+  std::optional<double> last_val;
+  for (const auto& h : history) {
+    const double s = h.value("step", 0.0);
+    if (h.contains("loss")) train_pts.push_back({s, h["loss"].get<double>()});
+    if (h.contains("val_loss")) {
+      val_pts.push_back({s, h["val_loss"].get<double>()});
+      last_val = h["val_loss"].get<double>();
+    }
+  }
+  const std::string title = "ember train --model " + config.model;
+  auto save = [&](int64_t done) {
+    write_checkpoint(ckpt_file,
+                     Checkpoint{config, done, model.state_dict(), optimizer->state_dict(),
+                                task->vocab(), default_generator().get_state()});
+    write_loss_svg((out / "loss.svg").string(), train_pts, val_pts, title);
+  };
+
+  std::optional<Progress> progress;
+  if (!r.quiet) progress.emplace(config.steps, task->unit(), config.log_every);
+  SigintScope sigint;
+  model.train();
+  TrainResult result{step, false, last_val.value_or(NAN), out.string()};
+  double timed_ms = 0;
+  int64_t timed_steps = 0;
+  while (step < config.steps) {
+    const auto t0 = std::chrono::steady_clock::now();
+    const double lr = lr_at(config, step);
+    for (auto& group : optimizer->param_groups()) group.options().set_lr(lr);
+    optimizer->zero_grad();
+    Tensor loss = task->loss(step);
+    loss.backward();
+    nn::utils::clip_grad_norm_(model.parameters(), config.clip);
+    optimizer->step();
+    const double loss_value = loss.item<double>();
+    ++step;
+    const double ms =
+        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+    if (step - result.steps_done > 5) timed_ms += ms, ++timed_steps;  // skip warm-up steps
+    EMBER_CHECK(std::isfinite(loss_value), "[ember train] the loss became ", loss_value,
+                " at step ", step, "; try a lower --lr (the last checkpoint is kept)");
+    json record = {{"step", step}, {"loss", loss_value}, {"lr", lr}, {"ms", ms}};
+    train_pts.push_back({static_cast<double>(step), loss_value});
+    if (step % config.eval_every == 0 || step == config.steps) {
+      last_val = task->evaluate();
+      record["val_loss"] = *last_val;
+      val_pts.push_back({static_cast<double>(step), *last_val});
+    }
+    metrics.write(record);
+    if (progress) progress->update(step, loss_value, last_val, task->items_per_step());
+    const bool stop = g_stop.load() || (r.stop_after && r.stop_after(step));
+    if (stop || step % config.save_every == 0 || step == config.steps) save(step);
+    if (stop && step < config.steps) {
+      result.interrupted = true;
+      if (progress)
+        progress->message("stopped at step " + std::to_string(step) + "; saved " + ckpt_file +
+                          " (continue with --resume)");
+      break;
+    }
+  }
+  if (progress) progress->finish();
+  result.steps_done = step;
+  result.val_loss = last_val.value_or(NAN);
+  const double ms_per_step = timed_steps ? timed_ms / static_cast<double>(timed_steps) : NAN;
+  metrics.write(
+      {{"final", true},
+       {"step", step},
+       {"val_loss", result.val_loss},
+       {"ms_per_step", ms_per_step},
+       {"items_per_s", static_cast<double>(task->items_per_step()) * 1000.0 / ms_per_step},
+       {"peak_rss_mb", peak_rss_mb()}});
+  return result;
+}
+
+}  // namespace ember::cli
