@@ -237,6 +237,7 @@ TEST(CliTrain, CheckpointsAreNeverClobbered) {
   // Resuming on text with another character set.
   TrainRequest text2 = tiny_gpt(write_text(dir, "b.txt", austen_like(3000) + "~~~"), out, 8);
   text2.resume = true;
+  text2.given = {"data"};
   EXPECT_THROW(train(text2), ValueError);
   EXPECT_EQ(bytes(), before);
   // A corrupt checkpoint is an error naming it, for train --resume, generate and eval.
