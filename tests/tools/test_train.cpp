@@ -9,6 +9,7 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <numbers>
+#include <set>
 
 #include "cli/checkpoint.h"
 #include "cli/commands.h"
@@ -167,6 +168,32 @@ TEST(CliTrain, GenerateIsSeededAndStreams) {
   g.prompt = "Zebra~";  // '~' never occurs in the training text
   EXPECT_THROW(generate_text(g, nullptr), ValueError);
   EXPECT_NE(evaluate_checkpoint(dir.file("run"), "").find("validation loss"), std::string::npos);
+}
+
+TEST(CliTrain, ProfileWritesTraceBesideCheckpoint) {
+  TempDir dir;
+  const std::string text = write_text(dir, "a.txt", austen_like(3000));
+  TrainRequest r = tiny_gpt(text, dir.file("run"), 12);
+  r.profile_steps = 3;
+  train(r);
+  std::ifstream in(dir.file("run/trace.json"));
+  const nlohmann::json trace = nlohmann::json::parse(in);
+  // Steps 0-4 skipped, step 5 warms up, steps 6, 7 and 8 are recorded.
+  std::set<std::string> steps;
+  int64_t backward = 0;
+  for (const auto& e : trace["traceEvents"]) {
+    const std::string name = e.value("name", "");
+    if (name.rfind("ProfilerStep#", 0) == 0) steps.insert(name);
+    backward += name.find("evaluate_function") != std::string::npos;
+  }
+  EXPECT_EQ(steps, (std::set<std::string>{"ProfilerStep#6", "ProfilerStep#7", "ProfilerStep#8"}));
+  EXPECT_GT(backward, 0);
+  std::ifstream table(dir.file("run/profile.txt"));
+  const std::string text_table((std::istreambuf_iterator<char>(table)), {});
+  EXPECT_NE(text_table.find("Self CPU"), std::string::npos);
+  r.profile_steps = -1;
+  r.overwrite = true;
+  EXPECT_THROW(train(r), ValueError);
 }
 
 // Every bad input is a ValueError and leaves --out exactly as it was.

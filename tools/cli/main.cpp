@@ -59,6 +59,8 @@ int main(int argc, char** argv) {
   train_cmd->add_flag("--resume", train.resume, "continue the checkpoint in --out exactly");
   train_cmd->add_flag("--overwrite", train.overwrite,
                       "start afresh even if --out holds a checkpoint");
+  train_cmd->add_option("--profile", train.profile_steps,
+                        "record N steps after a warm-up; writes trace.json and profile.txt");
   int64_t sample_tokens = 200;
   train_cmd->add_option("--sample", sample_tokens,
                         "gpt: characters to sample after training (0: none; default 200)");

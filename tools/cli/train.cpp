@@ -4,6 +4,7 @@
 #include <ember/core/parallel.h>
 #include <ember/ember.h>
 #include <ember/optim.h>
+#include <ember/profiler.h>
 #include <sys/resource.h>
 
 #include <atomic>
@@ -194,6 +195,23 @@ TrainResult train(TrainRequest r) {
     write_loss_svg((out / "loss.svg").string(), train_pts, val_pts, title);
   };
 
+  std::optional<profiler::profile> prof;
+  EMBER_CHECK_VALUE(r.profile_steps >= 0 && r.profile_steps <= 100000,
+                    "[ember train] --profile must be in [0, 100000] (got ", r.profile_steps, ")");
+  if (r.profile_steps > 0) {
+    prof.emplace(profiler::ProfileOptions()
+                     .record_shapes(true)
+                     .profile_memory(true)
+                     .with_flops(true)
+                     .schedule(profiler::schedule(/*wait=*/0, /*warmup=*/1, r.profile_steps,
+                                                  /*repeat=*/1, /*skip_first=*/5))
+                     .on_trace_ready([out](profiler::profile& p) {
+                       p.export_chrome_trace((out / "trace.json").string());
+                       std::ofstream((out / "profile.txt").string())
+                           << p.key_averages().table("self_cpu_time_total", 40);
+                     }));
+    prof->start();
+  }
   std::optional<Progress> progress;
   if (!r.quiet) progress.emplace(config.steps, task->unit(), config.log_every);
   SigintScope sigint;
@@ -226,6 +244,7 @@ TrainResult train(TrainRequest r) {
     }
     metrics.write(record);
     if (progress) progress->update(step, loss_value, last_val, task->items_per_step());
+    if (prof) prof->step();
     const bool stop = g_stop.load() || (r.stop_after && r.stop_after(step));
     if (stop || step % config.save_every == 0 || step == config.steps) save(step);
     if (stop && step < config.steps) {
@@ -236,6 +255,7 @@ TrainResult train(TrainRequest r) {
       break;
     }
   }
+  if (prof && prof->is_running()) prof->stop();
   if (progress) progress->finish();
   result.steps_done = step;
   result.val_loss = last_val.value_or(NAN);
