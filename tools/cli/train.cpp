@@ -132,6 +132,8 @@ TrainResult train(TrainRequest r) {
   if (r.config.out.empty()) r.config.out = "runs/" + r.config.model;
   const fs::path out = r.config.out;
   const std::string ckpt_file = (out / "checkpoint.safetensors").string();
+  EMBER_CHECK_VALUE(r.profile_steps >= 0 && r.profile_steps <= 100000,
+                    "[ember train] --profile must be in [0, 100000] (got ", r.profile_steps, ")");
   std::error_code ec;
   EMBER_CHECK_VALUE(!fs::exists(out, ec) || fs::is_directory(out, ec), "[ember train] --out ",
                     out.string(), " exists and is not a folder");
@@ -196,8 +198,6 @@ TrainResult train(TrainRequest r) {
   };
 
   std::optional<profiler::profile> prof;
-  EMBER_CHECK_VALUE(r.profile_steps >= 0 && r.profile_steps <= 100000,
-                    "[ember train] --profile must be in [0, 100000] (got ", r.profile_steps, ")");
   if (r.profile_steps > 0) {
     prof.emplace(profiler::ProfileOptions()
                      .record_shapes(true)
