@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
-# Install what is missing, build Ember (preset `default`) and run the demo: libtorch's MNIST CNN
-# example (examples/mnist.cpp) on the embedded Fashion-MNIST subset.
+# Install what is missing, build Ember (preset `default`) and run its main job: `ember train`
+# with defaults (a character-level GPT on the embedded Jane Austen novels, about 4 minutes on
+# 2 cores), then `ember generate` from the checkpoint it wrote. Outputs go to runs/gpt/.
+# Extra arguments are passed to `ember train` (e.g. --steps 100, or --model cnn).
 #
-#   bash scripts/demo.sh [EPOCHS [MAX_BATCHES_PER_EPOCH]]
+#   bash scripts/demo.sh [TRAIN FLAGS...]
 set -euo pipefail
 
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -11,9 +13,16 @@ export CCACHE_BASEDIR="$root"
 
 bash scripts/install-deps.sh
 echo "==> configure (preset default)"
-cmake --preset default -DEMBER_BUILD_EXAMPLES=ON >/dev/null
+cmake --preset default >/dev/null
 echo "==> build"
-cmake --build --preset default -j "$(nproc)" --target ember_mnist
-echo "==> run build/default/examples/ember_mnist (a CNN on the embedded Fashion-MNIST)"
-cd "$root/build/default"
-exec "$root/build/default/examples/ember_mnist" "$root/data/fashion-mnist" "$@"
+cmake --build --preset default -j "$(nproc)" --target ember_cli
+echo "==> build/default/ember train --overwrite $*"
+build/default/ember train --overwrite --sample 0 "$@"
+if [[ " $* " != *" --model "* || " $* " == *" --model gpt "* ]]; then
+  out=runs/gpt
+  for ((i = 1; i <= $#; i++)); do [[ ${!i} == --out ]] && j=$((i + 1)) && out=${!j}; done
+  echo
+  echo "==> build/default/ember generate --checkpoint $out --prompt \"It is a truth\" --tokens 300"
+  build/default/ember generate --checkpoint "$out" --prompt "It is a truth" --tokens 300 \
+    --temperature 0.8 --top-k 40 --seed 1
+fi
