@@ -1,6 +1,6 @@
-// ember::linalg: batched small matrices (native engine vs LAPACK per matrix, same process) and
-// one large matrix (LAPACK). Peer numbers (torch.linalg) need Debian's python3-torch, which is
-// not installed here; run the same shapes there for the side-by-side ratios of issue 6.
+// ember::linalg: batched small matrices (the automatic engine choice, and each engine forced:
+// native or LAPACK per matrix) and one large matrix. bench/linalg_side_by_side.sh runs this next
+// to the same shapes in torch.linalg (bench/peers/linalg_peer.py) and prints the ratios.
 #include <benchmark/benchmark.h>
 
 #include "backend/cpu/linalg_util.h"
@@ -47,21 +47,23 @@ void BM_Solve(benchmark::State& s) {
   run(s, [&] { benchmark::DoNotOptimize(la::solve(A, B)); });
 }
 
-// {batch, n, engine}: engine 1 = LAPACK, 2 = native.
+// {batch, n, engine}: engine 0 = automatic choice, 1 = LAPACK, 2 = native.
 #define SMALL(BM)                     \
   BENCHMARK(BM)                       \
+      ->Args({4096, 8, 0})            \
       ->Args({4096, 8, 1})            \
       ->Args({4096, 8, 2})            \
+      ->Args({4096, 16, 0})           \
       ->Args({4096, 16, 1})           \
       ->Args({4096, 16, 2})           \
-      ->Args({1, 1024, 1})            \
+      ->Args({1, 1024, 0})            \
       ->Unit(benchmark::kMillisecond) \
       ->UseRealTime();
 SMALL(BM_Svd)
 SMALL(BM_Eigh)
 SMALL(BM_Qr)
 SMALL(BM_Cholesky)
-BENCHMARK(BM_Solve)->Args({1, 1024, 1})->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK(BM_Solve)->Args({1, 1024, 0})->Unit(benchmark::kMillisecond)->UseRealTime();
 
 }  // namespace
 
