@@ -77,8 +77,7 @@ TEST(ReportProgress, PlainLinesEveryNAndAtTheLastStep) {
   EXPECT_FALSE(p.is_tty());
   for (int64_t step = 1; step <= 10; ++step) {
     now = 100 + 2.0 * step;  // 2 s per step, 100 tokens per step
-    p.update(step, 3.0 - 0.25 * step, step == 6 ? std::optional<double>(1.25) : std::nullopt,
-             100);
+    p.update(step, 3.0 - 0.25 * step, step == 6 ? std::optional<double>(1.25) : std::nullopt, 100);
   }
   p.finish();  // no in-place line to end: prints nothing
   const auto lines = split_lines(read_back(f));
@@ -99,8 +98,8 @@ TEST(ReportProgress, ResumedRunCountsOnlyNewStepsAndFormatsHours) {
   Progress p(10000, "img", 1000, f, [&] { return now; });
   now = 10;
   p.update(5000, 0.25, std::nullopt, 1'000'000);  // resumed at step 4999: one step in 10 s
-  now = 3725;                                       // 1:02:05
-  p.update(5999, 0.2, std::nullopt, 50'000'000);    // not a multiple of 1000: no line
+  now = 3725;                                     // 1:02:05
+  p.update(5999, 0.2, std::nullopt, 50'000'000);  // not a multiple of 1000: no line
   p.update(6000, 0.125, 0.5, 0);
   const auto lines = split_lines(read_back(f));
   std::fclose(f);
@@ -116,7 +115,8 @@ TEST(ReportProgress, TerminalLineRedrawsInPlaceAtMostTenTimesASecond) {
   std::FILE* f = std::tmpfile();
   ASSERT_NE(f, nullptr);
   double now = 0;
-  Progress p(20, "tok", 50, f, [&] { return now; }, /*tty=*/true);
+  Progress p(
+      20, "tok", 50, f, [&] { return now; }, /*tty=*/true);
   EXPECT_TRUE(p.is_tty());
   const std::string erase = "\r\033[K";
   now = 1.0;
@@ -152,7 +152,8 @@ TEST(ReportProgress, TerminalLineRedrawsInPlaceAtMostTenTimesASecond) {
 TEST(ReportProgress, MessageWithoutBarIsAPlainLine) {
   std::FILE* f = std::tmpfile();
   ASSERT_NE(f, nullptr);
-  Progress p(5, "tok", 50, f, [] { return 0.0; }, /*tty=*/true);
+  Progress p(
+      5, "tok", 50, f, [] { return 0.0; }, /*tty=*/true);
   p.message("hello");
   EXPECT_EQ(read_back(f), "hello\n");
   std::fclose(f);
@@ -328,8 +329,8 @@ TEST(ReportSvg, DegenerateSeriesStillMakeAValidChart) {
     const double w = std::stod(attribute(svg, "class=\"plot\"", "width"));
     const double h = std::stod(attribute(svg, "class=\"plot\"", "height"));
     for (const char* cls : {"train", "validation"})
-      for (const auto& [px, py] : parse_points(attribute(svg, std::string("class=\"") + cls + "\"",
-                                                         "points"))) {
+      for (const auto& [px, py] :
+           parse_points(attribute(svg, std::string("class=\"") + cls + "\"", "points"))) {
         EXPECT_GE(px, x - 1e-9) << c.name;
         EXPECT_LE(px, x + w + 1e-9) << c.name;
         EXPECT_GE(py, y - 1e-9) << c.name;
@@ -341,9 +342,9 @@ TEST(ReportSvg, DegenerateSeriesStillMakeAValidChart) {
 
 TEST(ReportSvg, UnwritableDirectoryIsRuntimeError) {
   TempDir dir;
-  EXPECT_THROW(ember::cli::write_loss_svg((dir.path / "no" / "loss.svg").string(), {{0, 1}}, {},
-                                          "t"),
-               ember::RuntimeError);
+  EXPECT_THROW(
+      ember::cli::write_loss_svg((dir.path / "no" / "loss.svg").string(), {{0, 1}}, {}, "t"),
+      ember::RuntimeError);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -387,10 +388,10 @@ TEST(ReportConfusion, AlignedTableWithRecallAndAccuracy) {
 
 TEST(ReportConfusion, IndicesWithoutNamesAndEmptyRows) {
   std::vector<int64_t> values(11 * 11, 0);
-  values[0] = 120;                // class 0: all right
-  values[1 * 11 + 0] = 3;         // class 1: all wrong
-  const std::string table = ember::cli::format_confusion(
-      ember::tensor(values, ember::kInt64).reshape({11, 11}), {});
+  values[0] = 120;         // class 0: all right
+  values[1 * 11 + 0] = 3;  // class 1: all wrong
+  const std::string table =
+      ember::cli::format_confusion(ember::tensor(values, ember::kInt64).reshape({11, 11}), {});
   const auto lines = split_lines(table);
   ASSERT_EQ(lines.size(), 13u) << table;
   for (size_t i = 1; i < 12; ++i) EXPECT_EQ(lines[i].size(), lines[0].size()) << table;

@@ -19,8 +19,7 @@ namespace ember::cli {
 namespace {
 
 double steady_seconds() {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch())
-      .count();
+  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
 }
 
 template <typename... Args>
@@ -34,8 +33,8 @@ std::string format(const char* fmt, Args... args) {
 std::string format_duration(double seconds) {
   if (!std::isfinite(seconds) || seconds < 0) return "--:--";
   const auto s = static_cast<int64_t>(std::llround(seconds));
-  if (s < 3600) return format("%02lld:%02lld", static_cast<long long>(s / 60),
-                              static_cast<long long>(s % 60));
+  if (s < 3600)
+    return format("%02lld:%02lld", static_cast<long long>(s / 60), static_cast<long long>(s % 60));
   return format("%lld:%02lld:%02lld", static_cast<long long>(s / 3600),
                 static_cast<long long>(s / 60 % 60), static_cast<long long>(s % 60));
 }
@@ -77,8 +76,8 @@ double Progress::rate() const {
 std::string Progress::line(bool with_bar) const {
   const double elapsed = clock_() - start_;
   const int64_t done = std::clamp<int64_t>(done_, 0, total_);
-  std::string s = format("step %lld/%lld ", static_cast<long long>(done),
-                         static_cast<long long>(total_));
+  std::string s =
+      format("step %lld/%lld ", static_cast<long long>(done), static_cast<long long>(total_));
   if (with_bar) {
     constexpr int kWidth = 20;
     const auto filled = static_cast<int>(done * kWidth / total_);
@@ -89,8 +88,8 @@ std::string Progress::line(bool with_bar) const {
   }
   s += format("%lld%% | loss %.3f", static_cast<long long>(done * 100 / total_), loss_);
   if (val_) s += format(" | val %.3f", *val_);
-  s += " | " + (elapsed > 0 ? format_rate(items_ / elapsed) : std::string("-")) + " " + unit_ +
-       "/s";
+  s +=
+      " | " + (elapsed > 0 ? format_rate(items_ / elapsed) : std::string("-")) + " " + unit_ + "/s";
   // Steps since construction: the first update's step ran after it.
   const int64_t steps = done_ - first_done_ + 1;
   const double eta = elapsed > 0 && steps > 0
@@ -190,11 +189,20 @@ std::string xml_escape(const std::string& s) {
   std::string r;
   for (char c : s) {
     switch (c) {
-      case '&': r += "&amp;"; break;
-      case '<': r += "&lt;"; break;
-      case '>': r += "&gt;"; break;
-      case '"': r += "&quot;"; break;
-      default: r += c;
+      case '&':
+        r += "&amp;";
+        break;
+      case '<':
+        r += "&lt;";
+        break;
+      case '>':
+        r += "&gt;";
+        break;
+      case '"':
+        r += "&quot;";
+        break;
+      default:
+        r += c;
     }
   }
   return r;
@@ -224,9 +232,10 @@ void write_loss_svg(const std::string& path, const std::vector<Point>& train,
   auto sy = [&](double y) { return py0 + ph - (y - ay.lo) / (ay.hi - ay.lo) * ph; };
 
   std::ostringstream svg;
-  svg << format("<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%.0f\" height=\"%.0f\" "
-                "viewBox=\"0 0 %.0f %.0f\" font-family=\"sans-serif\" font-size=\"12\">\n",
-                kWidth, kHeight, kWidth, kHeight);
+  svg << format(
+      "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%.0f\" height=\"%.0f\" "
+      "viewBox=\"0 0 %.0f %.0f\" font-family=\"sans-serif\" font-size=\"12\">\n",
+      kWidth, kHeight, kWidth, kHeight);
   svg << "<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n";
   svg << "<text x=\"" << kWidth / 2 << "\" y=\"24\" text-anchor=\"middle\" font-size=\"15\">"
       << xml_escape(title) << "</text>\n";
@@ -236,8 +245,8 @@ void write_loss_svg(const std::string& path, const std::vector<Point>& train,
     svg << format("<line x1=\"%.2f\" y1=\"%.2f\" x2=\"%.2f\" y2=\"%.2f\"/>\n", sx(v), py0, sx(v),
                   py0 + ph);
   for (double v = ay.lo; v <= ay.hi + ay.step * 1e-6; v += ay.step)
-    svg << format("<line x1=\"%.2f\" y1=\"%.2f\" x2=\"%.2f\" y2=\"%.2f\"/>\n", px0, sy(v),
-                  px0 + pw, sy(v));
+    svg << format("<line x1=\"%.2f\" y1=\"%.2f\" x2=\"%.2f\" y2=\"%.2f\"/>\n", px0, sy(v), px0 + pw,
+                  sy(v));
   svg << "</g>\n<g class=\"ticks\" fill=\"#333\">\n";
   for (double v = ax.lo; v <= ax.hi + ax.step * 1e-6; v += ax.step)
     svg << format("<text x=\"%.2f\" y=\"%.2f\" text-anchor=\"middle\">", sx(v), py0 + ph + 18)
@@ -247,20 +256,22 @@ void write_loss_svg(const std::string& path, const std::vector<Point>& train,
         << tick_label(v, ay) << "</text>\n";
   svg << "</g>\n";
   // Plot frame (the axes) and axis labels.
-  svg << format("<rect class=\"plot\" x=\"%.2f\" y=\"%.2f\" width=\"%.2f\" height=\"%.2f\" "
-                "fill=\"none\" stroke=\"#333\"/>\n",
-                px0, py0, pw, ph);
+  svg << format(
+      "<rect class=\"plot\" x=\"%.2f\" y=\"%.2f\" width=\"%.2f\" height=\"%.2f\" "
+      "fill=\"none\" stroke=\"#333\"/>\n",
+      px0, py0, pw, ph);
   svg << format("<text x=\"%.2f\" y=\"%.2f\" text-anchor=\"middle\">step</text>\n", px0 + pw / 2,
                 kHeight - 12);
-  svg << format("<text x=\"16\" y=\"%.2f\" text-anchor=\"middle\" "
-                "transform=\"rotate(-90 16 %.2f)\">loss</text>\n",
-                py0 + ph / 2, py0 + ph / 2);
+  svg << format(
+      "<text x=\"16\" y=\"%.2f\" text-anchor=\"middle\" "
+      "transform=\"rotate(-90 16 %.2f)\">loss</text>\n",
+      py0 + ph / 2, py0 + ph / 2);
   // The series.
   auto polyline = [&](const std::vector<Point>& pts, const char* cls, const char* colour) {
     std::string points;
     for (const Point& p : pts)
-      if (finite(p)) points += format("%s%.2f,%.2f", points.empty() ? "" : " ", sx(p.step),
-                                      sy(p.value));
+      if (finite(p))
+        points += format("%s%.2f,%.2f", points.empty() ? "" : " ", sx(p.step), sy(p.value));
     if (points.empty()) return;
     svg << "<polyline class=\"" << cls << "\" fill=\"none\" stroke=\"" << colour
         << "\" stroke-width=\"1.5\" stroke-linejoin=\"round\" points=\"" << points << "\"/>\n";
@@ -269,21 +280,24 @@ void write_loss_svg(const std::string& path, const std::vector<Point>& train,
   polyline(val, "validation", "#d62728");
   svg << "<g class=\"markers\" fill=\"#d62728\">\n";
   for (const Point& p : val)
-    if (finite(p)) svg << format("<circle cx=\"%.2f\" cy=\"%.2f\" r=\"3\"/>\n", sx(p.step),
-                                 sy(p.value));
+    if (finite(p))
+      svg << format("<circle cx=\"%.2f\" cy=\"%.2f\" r=\"3\"/>\n", sx(p.step), sy(p.value));
   svg << "</g>\n";
   // Legend, top right inside the plot.
   const double lx = px0 + pw - 110, ly = py0 + 10;
-  svg << format("<g class=\"legend\">\n<rect x=\"%.2f\" y=\"%.2f\" width=\"100\" height=\"44\" "
-                "fill=\"white\" fill-opacity=\"0.85\" stroke=\"#ccc\"/>\n",
-                lx, ly);
-  svg << format("<line x1=\"%.2f\" y1=\"%.2f\" x2=\"%.2f\" y2=\"%.2f\" stroke=\"#1f77b4\" "
-                "stroke-width=\"2\"/>\n<text x=\"%.2f\" y=\"%.2f\">train</text>\n",
-                lx + 8, ly + 14, lx + 30, ly + 14, lx + 36, ly + 18);
-  svg << format("<line x1=\"%.2f\" y1=\"%.2f\" x2=\"%.2f\" y2=\"%.2f\" stroke=\"#d62728\" "
-                "stroke-width=\"2\"/>\n<circle cx=\"%.2f\" cy=\"%.2f\" r=\"3\" fill=\"#d62728\"/>\n"
-                "<text x=\"%.2f\" y=\"%.2f\">validation</text>\n</g>\n",
-                lx + 8, ly + 32, lx + 30, ly + 32, lx + 19, ly + 32, lx + 36, ly + 36);
+  svg << format(
+      "<g class=\"legend\">\n<rect x=\"%.2f\" y=\"%.2f\" width=\"100\" height=\"44\" "
+      "fill=\"white\" fill-opacity=\"0.85\" stroke=\"#ccc\"/>\n",
+      lx, ly);
+  svg << format(
+      "<line x1=\"%.2f\" y1=\"%.2f\" x2=\"%.2f\" y2=\"%.2f\" stroke=\"#1f77b4\" "
+      "stroke-width=\"2\"/>\n<text x=\"%.2f\" y=\"%.2f\">train</text>\n",
+      lx + 8, ly + 14, lx + 30, ly + 14, lx + 36, ly + 18);
+  svg << format(
+      "<line x1=\"%.2f\" y1=\"%.2f\" x2=\"%.2f\" y2=\"%.2f\" stroke=\"#d62728\" "
+      "stroke-width=\"2\"/>\n<circle cx=\"%.2f\" cy=\"%.2f\" r=\"3\" fill=\"#d62728\"/>\n"
+      "<text x=\"%.2f\" y=\"%.2f\">validation</text>\n</g>\n",
+      lx + 8, ly + 32, lx + 30, ly + 32, lx + 19, ly + 32, lx + 36, ly + 36);
   svg << "</svg>\n";
 
   const std::string tmp = path + ".tmp";
@@ -373,9 +387,11 @@ std::string build_info() {
                                       : "unknown";
   std::string config = openblas_get_config();
   while (!config.empty() && config.back() == ' ') config.pop_back();
-  s << "BLAS: OpenBLAS " << config << " (threading: " << model << ")\n";
+  s << "BLAS: " << config << " (threading: " << model << ")\n";
   const dnnl_version_t* v = dnnl_version();
-  s << "oneDNN: " << v->major << "." << v->minor << "." << v->patch << " (" << v->hash << ")\n";
+  s << "oneDNN: " << v->major << "." << v->minor << "." << v->patch;
+  if (v->hash && std::string(v->hash) != "N/A") s << " (" << v->hash << ")";
+  s << "\n";
   return s.str();
 }
 

@@ -50,15 +50,16 @@ Tensor normalize_images(const Tensor& images) {
                    "[ember train] images must be uint8 [N, 28, 28], got dtype ",
                    images.scalar_type());
   EMBER_CHECK_VALUE(images.dim() == 3 && images.size(1) == 28 && images.size(2) == 28,
-                    "[ember train] images must be uint8 [N, 28, 28], got shape ", shape_str(images));
+                    "[ember train] images must be uint8 [N, 28, 28], got shape ",
+                    shape_str(images));
   constexpr double kMean = 0.2860, kStd = 0.3530;
   // (x / 255 - mean) / std  ==  x * (1 / (255 std)) - mean / std
   return images.to(kFloat32).unsqueeze(1).mul(1.0 / (255.0 * kStd)).sub(kMean / kStd);
 }
 
 const std::vector<std::string>& fashion_mnist_classes() {
-  static const std::vector<std::string> names = {"T-shirt/top", "Trouser", "Pullover", "Dress",
-                                                 "Coat",        "Sandal",  "Shirt",    "Sneaker",
+  static const std::vector<std::string> names = {"T-shirt/top", "Trouser",   "Pullover", "Dress",
+                                                 "Coat",        "Sandal",    "Shirt",    "Sneaker",
                                                  "Bag",         "Ankle boot"};
   return names;
 }
