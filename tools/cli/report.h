@@ -15,10 +15,11 @@
 namespace ember::cli {
 
 /// One progress line. On a terminal it redraws in place ("\r" + erase) at most ~10 times a
-/// second:   step 120/800 [#######.........] 15% loss 2.134 val 2.201 | 5.3k tok/s | 00:23<01:55
-/// When `out` is not a terminal it prints a plain line every `plain_every` steps and at the last
-/// step. Rate and ETA are measured from construction; a resumed run (whose first update is
-/// part-way) counts only the steps done since.
+/// second (elapsed<ETA, mm:ss or h:mm:ss; "val" once a validation loss is known):
+///   step 120/800 [###.................] 15% | loss 2.134 | val 2.201 | 5.3k tok/s | 00:23<01:55
+/// When `out` is not a terminal it prints the same line without the bar every `plain_every` steps
+/// and at the last step. Rate and ETA are measured from construction; a resumed run (whose first
+/// update is part-way) counts only the steps done since.
 class Progress {
  public:
   /// Seconds on a monotonic clock.
