@@ -38,7 +38,7 @@ TEST(Vision, CnnShapeAndParameterCount) {
   const ember::Tensor one = model->forward(ember::randn({1, 1, 28, 28}));
   EXPECT_EQ(one.sizes(), (std::vector<int64_t>{1, 10}));
   // conv 3×3 (no bias) + BatchNorm (weight, bias) per block; 28 -> 14 -> 7 after two poolings.
-  const int64_t c1 = 32, c2 = 64, hidden = 128;
+  const int64_t c1 = 16, c2 = 32, hidden = 128;
   const int64_t expected = (c1 * 1 * 9 + 2 * c1) + (c2 * c1 * 9 + 2 * c2) +
                            (c2 * 7 * 7 * hidden + hidden) + (hidden * 10 + 10);
   EXPECT_EQ(count_parameters(model), expected);
