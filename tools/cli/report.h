@@ -5,6 +5,8 @@
 
 #include <cstdint>
 #include <cstdio>
+#include <fstream>
+#include <functional>
 #include <nlohmann/json_fwd.hpp>
 #include <optional>
 #include <string>
@@ -13,13 +15,20 @@
 namespace ember::cli {
 
 /// One progress line. On a terminal it redraws in place ("\r" + erase) at most ~10 times a
-/// second:   step 120/800 [#######.........] 15% loss 2.134 val 2.201 | 5.3k tok/s | 00:23<01:55
-/// When `out` is not a terminal it prints a plain line every `plain_every` steps and at the last
-/// step. Rate and ETA are measured from the first update after construction (or after resume).
+/// second (elapsed<ETA, mm:ss or h:mm:ss; "val" once a validation loss is known):
+///   step 120/800 [###.................] 15% | loss 2.134 | val 2.201 | 5.3k tok/s | 00:23<01:55
+/// When `out` is not a terminal it prints the same line without the bar every `plain_every` steps
+/// and at the last step. Rate and ETA are measured from construction; a resumed run (whose first
+/// update is part-way) counts only the steps done since.
 class Progress {
  public:
+  /// Seconds on a monotonic clock.
+  using Clock = std::function<double()>;
   Progress(int64_t total, std::string unit /* "tok" or "img" */, int64_t plain_every = 50,
            std::FILE* out = stdout);
+  /// For tests: an injected clock, and optionally forcing terminal (in-place) mode on or off.
+  Progress(int64_t total, std::string unit, int64_t plain_every, std::FILE* out, Clock clock,
+           std::optional<bool> tty = std::nullopt);
   /// `done` steps finished (absolute, so a resumed run starts part-way); `items` processed since
   /// the previous update (tokens or images) for the rate.
   void update(int64_t done, double loss, std::optional<double> val_loss, int64_t items);
@@ -32,7 +41,21 @@ class Progress {
   double rate() const;
 
  private:
-  // (implementation state)
+  std::string line(bool with_bar) const;
+  void draw();
+
+  int64_t total_;
+  std::string unit_;
+  int64_t plain_every_;
+  std::FILE* out_;
+  Clock clock_;
+  bool tty_;
+  double start_ = 0;       // clock at construction
+  double last_draw_ = -1;  // clock at the last in-place redraw (-1: never)
+  bool showing_ = false;   // an in-place line is on screen (no newline after it yet)
+  int64_t first_done_ = -1, done_ = 0;
+  double items_ = 0, loss_ = 0;
+  std::optional<double> val_;
 };
 
 /// Appends one JSON object per line to `path` (created if missing), flushing each line.
@@ -42,7 +65,8 @@ class MetricsLog {
   void write(const nlohmann::json& record);
 
  private:
-  // (implementation state)
+  std::string path_;
+  std::ofstream out_;
 };
 
 struct Point {
