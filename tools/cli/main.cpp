@@ -23,15 +23,15 @@ void add_train_flags(CLI::App& cmd, TrainConfig& c,
   add("--model", c.model, "gpt (default), mlp or cnn", "model");
   add("--data", c.data, "a text file or folder of .txt (gpt), a folder of IDX files (mlp, cnn)",
       "data");
-  add("--steps", c.steps, "optimizer steps (default: gpt 600, cnn 1200, mlp 1500)", "steps");
-  add("--batch-size", c.batch_size, "sequences or images per step (default: gpt 32, else 64)",
+  add("--steps", c.steps, "optimizer steps (default: gpt 600, cnn 300, mlp 1000)", "steps");
+  add("--batch-size", c.batch_size, "sequences or images per step (default: gpt 32, else 128)",
       "batch_size");
   add("--context", c.context, "gpt: characters per sequence (default 64)", "context");
   add("--layers", c.layers, "gpt: transformer blocks (default 4)", "layers");
   add("--heads", c.heads, "gpt: attention heads (default 4)", "heads");
   add("--dim", c.dim, "gpt: embedding width (default 128)", "dim");
-  add("--lr", c.lr, "peak learning rate (default: gpt 3e-3, else 2e-3)", "lr");
-  add("--warmup", c.warmup, "linear warm-up steps before cosine decay", "warmup");
+  add("--lr", c.lr, "peak learning rate (default: mlp 2e-3, else 3e-3)", "lr");
+  add("--warmup", c.warmup, "linear warm-up steps before cosine decay (default 50)", "warmup");
   add("--weight-decay", c.weight_decay, "AdamW weight decay on matrices", "weight_decay");
   add("--seed", c.seed, "seed for initialisation and batch order (default 1337)", "seed");
   add("--threads", c.threads, "threads (default: all cores)", "threads");
