@@ -368,6 +368,9 @@ TEST(GptErrors, TypedErrorsForBadArguments) {
   bad = small_config();
   bad.vocab_size = 0;
   EXPECT_THROW({ GPT m(bad); }, ValueError);
+  bad = small_config();
+  bad.layers = 0;
+  EXPECT_THROW({ GPT m(bad); }, ValueError);
 
   GPT model = make_model(small_config());
   EXPECT_THROW(model->forward(random_ids(1, 17, 11)), ValueError);  // T > context

@@ -129,8 +129,8 @@ void KVCache::clear() {
 
 GPTImpl::GPTImpl(const GPTConfig& config) : nn::Module("ember::cli::GPT"), config_(config) {
   const auto& c = config_;
-  EMBER_CHECK_VALUE(c.vocab_size > 0 && c.context > 0 && c.layers >= 0 && c.heads > 0 && c.dim > 0,
-                    "[GPT] vocab_size, context, heads and dim must be positive and layers >= 0, "
+  EMBER_CHECK_VALUE(c.vocab_size > 0 && c.context > 0 && c.layers > 0 && c.heads > 0 && c.dim > 0,
+                    "[GPT] vocab_size, context, layers, heads and dim must be positive, "
                     "got vocab_size=",
                     c.vocab_size, " context=", c.context, " layers=", c.layers, " heads=", c.heads,
                     " dim=", c.dim);
@@ -147,8 +147,7 @@ GPTImpl::GPTImpl(const GPTConfig& config) : nn::Module("ember::cli::GPT"), confi
 
   // GPT-2 initialisation; the residual projections are scaled down by sqrt(2 * layers).
   NoGradGuard no_grad;
-  const double proj_std =
-      0.02 / std::sqrt(2.0 * static_cast<double>(std::max<int64_t>(1, c.layers)));
+  const double proj_std = 0.02 / std::sqrt(2.0 * static_cast<double>(c.layers));
   nn::init::normal_(wte->weight, 0.0, 0.02);
   nn::init::normal_(wpe->weight, 0.0, 0.02);
   for (auto& b : blocks_) {
