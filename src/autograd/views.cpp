@@ -144,7 +144,13 @@ Tensor view_backward(const Tensor& grad, const ViewGeometry& geom,
     for (size_t d = 0; d < base_sizes.size(); ++d) {
       if (base_sizes[d] != 1) bsz.push_back(base_sizes[d]), bst.push_back(contiguous[d]);
     }
-    if (ks == bsz && kst == bst) return g.reshape(SymIntList(base_sizes));
+    // The view walks the base's memory in order (a reshape that splits or merges dims).
+    bool in_order = true;
+    for (int64_t d = static_cast<int64_t>(ks.size()) - 1, expect = 1; d >= 0; --d) {
+      in_order &= kst[d] == expect;
+      expect *= ks[d];
+    }
+    if (in_order || (ks == bsz && kst == bst)) return g.reshape(SymIntList(base_sizes));
     // A permutation: g (squeezed) has the base's non-1 dims in another order.
     if (auto perm = match_permutation(bsz, bst, ks, kst)) {
       return g.reshape(SymIntList(ks)).permute(IntList(*perm)).reshape(SymIntList(base_sizes));

@@ -28,6 +28,8 @@ struct KVCache {
   void clear();
 };
 
+class GPTBlockImpl;  // one pre-norm transformer block (gpt.cpp)
+
 class GPTImpl : public nn::Module {
  public:
   explicit GPTImpl(const GPTConfig& config);
@@ -42,10 +44,16 @@ class GPTImpl : public nn::Module {
   Tensor forward_cached(const Tensor& idx, KVCache& cache);
   const GPTConfig& config() const { return config_; }
 
+  nn::Embedding wte{nullptr}, wpe{nullptr};  // the head reuses wte->weight
+  nn::LayerNorm ln_f{nullptr};
+
  private:
+  Tensor run(const Tensor& idx, KVCache* cache, ScalarType compute);
+
   GPTConfig config_;
   // submodules registered as: wte, wpe, h.{i}.{ln_1, attn.c_attn, attn.c_proj, ln_2, mlp.c_fc,
   // mlp.c_proj}, ln_f (the GPT-2 parameter names)
+  std::vector<std::shared_ptr<GPTBlockImpl>> blocks_;
 };
 EMBER_MODULE(GPT);
 

@@ -340,10 +340,16 @@ void backward(const std::vector<Tensor>& in, std::vector<Tensor>& out, const Att
                         ds.data());
           gemm(true, false, nj, d.Ev, nq, T(1), pr.data(), nj, dOb, d.Ev, T(1), dV, d.Ev);
           gemm(true, false, nj, d.E, nq, scale, ds.data(), nj, Q, d.E, T(1), dK, d.E);
+          // A single key block: this task alone writes these dQ rows, so it adds its share now
+          // and pass 2 (which would recompute the same tiles) is skipped.
+          if (nkb == 1)
+            gemm(false, false, nq, d.E, nj, scale, ds.data(), nj, K, d.E, T(1), dq + row0 * d.E,
+                 d.E);
         }
       }
     }
   });
+  if (nkb == 1) return;
   // Pass 2: dQ per (batch * head, query block).
   cpu::parallel_for(0, d.B * d.Hq * nqb, task_grain(work * nkb), [&](int64_t b, int64_t e) {
     std::vector<T> pr(kBlockQ * kBlockK), ds(kBlockQ * kBlockK);
