@@ -3,6 +3,8 @@
 #include <ember/core/error.h>
 #include <ember/ember.h>
 
+#include <algorithm>
+
 #include "cli/checkpoint.h"
 #include "cli/gpt.h"
 #include "cli/tasks.h"
@@ -23,12 +25,19 @@ std::string generate_text(const GenerateRequest& r, std::FILE* out) {
                     c.config.model, " image model; generate needs a gpt checkpoint");
   CharCorpus vocab;
   vocab.vocab.assign(c.vocab.data_ptr<uint8_t>(), c.vocab.data_ptr<uint8_t>() + c.vocab.numel());
-  const std::vector<int64_t> prompt = vocab.encode(r.prompt);
+  std::string prompt_text = r.prompt;
+  if (r.lenient_prompt) {
+    std::erase_if(prompt_text, [&](char ch) {
+      return !std::binary_search(vocab.vocab.begin(), vocab.vocab.end(), static_cast<uint8_t>(ch));
+    });
+    if (prompt_text.empty()) prompt_text.assign(1, static_cast<char>(vocab.vocab.front()));
+  }
+  const std::vector<int64_t> prompt = vocab.encode(prompt_text);
   GPT model(GPTConfig{c.config.vocab_size, c.config.context, c.config.layers, c.config.heads,
                       c.config.dim});
   model->load_state_dict(c.model);
   Generator gen(r.seed);
-  std::fputs(r.prompt.c_str(), out);
+  std::fputs(prompt_text.c_str(), out);
   std::fflush(out);
   std::string text;
   generate(*model, prompt, SampleOptions{r.tokens, r.temperature, r.top_k}, gen, [&](int64_t id) {

@@ -13,6 +13,9 @@ struct GenerateRequest {
   double temperature = 0.8;
   int64_t top_k = 40;
   uint64_t seed = 1;
+  /// Drop prompt characters the vocabulary lacks (starting from its first character when none
+  /// remain) instead of raising: for the sample printed after training on arbitrary text.
+  bool lenient_prompt = false;
 };
 
 /// Prints the prompt, then each sampled character as it is produced (flushed), to `out`; returns

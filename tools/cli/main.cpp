@@ -49,6 +49,7 @@ int main(int argc, char** argv) {
       "Ember: PyTorch's feature set as a native C++ library. Train, sample and "
       "evaluate models on the embedded data."};
   app.require_subcommand(1);
+  app.option_defaults()->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);
 
   ember::cli::TrainRequest train;
   std::vector<std::pair<CLI::Option*, std::string>> train_names;
@@ -87,8 +88,14 @@ int main(int argc, char** argv) {
 
   try {
     app.parse(argc, argv);
+  } catch (const CLI::CallForHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForAllHelp& e) {
+    return app.exit(e);
   } catch (const CLI::ParseError& e) {
-    return app.exit(e) == 0 ? 0 : 2;
+    // One line, like every other error (CLI11's own report adds a second "Run with --help").
+    std::fprintf(stderr, "ember: error: %s (see ember --help)\n", e.what());
+    return 2;
   }
   try {
     if (*train_cmd) {
@@ -105,6 +112,7 @@ int main(int argc, char** argv) {
         std::printf("\nsample:\n");
         gen.checkpoint = result.out_dir;
         gen.tokens = sample_tokens;
+        gen.lenient_prompt = true;
         ember::cli::generate_text(gen, stdout);
       }
     } else if (*gen_cmd) {

@@ -245,7 +245,8 @@ TrainResult train(TrainRequest r) {
     metrics.write(record);
     if (progress) progress->update(step, loss_value, last_val, task->items_per_step());
     if (prof) prof->step();
-    const bool stop = g_stop.load() || (r.stop_after && r.stop_after(step));
+    const bool hook_stop = r.stop_after && r.stop_after(step);
+    const bool stop = hook_stop || g_stop.load();
     if (stop || step % config.save_every == 0 || step == config.steps) save(step);
     if (stop && step < config.steps) {
       result.interrupted = true;
