@@ -10,13 +10,13 @@ namespace ember::cli {
 void TrainConfig::apply_defaults() {
   const bool gpt = model == "gpt";
   if (data.empty()) data = default_data_root() + (gpt ? "/austen" : "/fashion-mnist");
-  if (steps == kUnset) steps = gpt ? 600 : (model == "cnn" ? 300 : 1000);
+  if (steps == kUnset) steps = gpt ? 1000 : (model == "cnn" ? 300 : 1000);
   if (batch_size == kUnset) batch_size = gpt ? 32 : 128;
   if (lr == kUnsetReal) lr = model == "mlp" ? 2e-3 : 3e-3;
   if (warmup == kUnset) warmup = 50;
   if (weight_decay == kUnsetReal) weight_decay = gpt ? 0.1 : 0.01;
   if (eval_every == kUnset) eval_every = 100;
-  if (save_every == kUnset) save_every = gpt ? 200 : 100;
+  if (save_every == kUnset) save_every = gpt ? 250 : 100;
   if (out.empty()) out = "runs/" + model;
 }
 

@@ -23,7 +23,7 @@ void add_train_flags(CLI::App& cmd, TrainConfig& c,
   add("--model", c.model, "gpt (default), mlp or cnn", "model");
   add("--data", c.data, "a text file or folder of .txt (gpt), a folder of IDX files (mlp, cnn)",
       "data");
-  add("--steps", c.steps, "optimizer steps (default: gpt 600, cnn 300, mlp 1000)", "steps");
+  add("--steps", c.steps, "optimizer steps (default: gpt 1000, cnn 300, mlp 1000)", "steps");
   add("--batch-size", c.batch_size, "sequences or images per step (default: gpt 32, else 128)",
       "batch_size");
   add("--context", c.context, "gpt: characters per sequence (default 64)", "context");
@@ -108,7 +108,9 @@ int main(int argc, char** argv) {
           result.interrupted ? "interrupted" : "done", static_cast<long long>(result.steps_done),
           result.val_loss, result.out_dir.c_str());
       if (result.interrupted) return 130;
-      if (train.config.model == "gpt" && sample_tokens > 0) {
+      if (result.model != "gpt") {
+        std::printf("\n%s", ember::cli::evaluate_checkpoint(result.out_dir, "").c_str());
+      } else if (sample_tokens > 0) {
         std::printf("\nsample:\n");
         gen.checkpoint = result.out_dir;
         gen.tokens = sample_tokens;

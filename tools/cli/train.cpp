@@ -216,7 +216,7 @@ TrainResult train(TrainRequest r) {
   if (!r.quiet) progress.emplace(config.steps, task->unit(), config.log_every);
   SigintScope sigint;
   model.train();
-  TrainResult result{step, false, last_val.value_or(NAN), out.string()};
+  TrainResult result{step, false, last_val.value_or(NAN), out.string(), config.model};
   double timed_ms = 0;
   int64_t timed_steps = 0;
   while (step < config.steps) {

@@ -32,6 +32,7 @@ struct TrainResult {
   bool interrupted = false;
   double val_loss = 0;
   std::string out_dir;
+  std::string model;  // the model trained (the checkpoint's for --resume)
 };
 
 /// Validates everything (flags, data, the checkpoint to resume) before writing anything; bad
