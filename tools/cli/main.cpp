@@ -3,6 +3,7 @@
 #include <ember/core/error.h>
 
 #include <CLI/CLI.hpp>
+#include <cmath>
 #include <cstdio>
 #include <iostream>
 
@@ -102,11 +103,14 @@ int main(int argc, char** argv) {
       for (const auto& [opt, key] : train_names)
         if (opt->count()) train.given.insert(key);
       const auto result = ember::cli::train(train);
+      char val[64] = "no validation yet";
+      if (!std::isnan(result.val_loss))
+        std::snprintf(val, sizeof val, "validation loss %.4f", result.val_loss);
       std::printf(
-          "%s: %lld steps, validation loss %.4f; outputs in %s/ (checkpoint.safetensors, "
-          "metrics.jsonl, loss.svg)\n",
+          "%s: %lld steps, %s; outputs in %s/ (checkpoint.safetensors, metrics.jsonl, "
+          "loss.svg)\n",
           result.interrupted ? "interrupted" : "done", static_cast<long long>(result.steps_done),
-          result.val_loss, result.out_dir.c_str());
+          val, result.out_dir.c_str());
       if (result.interrupted) return 130;
       if (result.model != "gpt") {
         std::printf("\n%s", ember::cli::evaluate_checkpoint(result.out_dir, "").c_str());
