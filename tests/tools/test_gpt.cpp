@@ -21,12 +21,7 @@ using cli::GPTConfig;
 namespace F = nn::functional;
 
 GPTConfig small_config() {
-  GPTConfig c;
-  c.vocab_size = 11;
-  c.context = 16;
-  c.layers = 2;
-  c.heads = 2;
-  c.dim = 16;
+  GPTConfig c{/*vocab_size=*/11, /*context=*/16, /*layers=*/2, /*heads=*/2, /*dim=*/16};
   return c;
 }
 
@@ -53,12 +48,7 @@ double rel_diff(const Tensor& a, const Tensor& b) {
 }
 
 TEST(GptStructure, ParameterNamesAndCountMatchGpt2) {
-  GPTConfig c;
-  c.vocab_size = 90;
-  c.context = 64;
-  c.layers = 3;
-  c.heads = 4;
-  c.dim = 32;
+  GPTConfig c{/*vocab_size=*/90, /*context=*/64, /*layers=*/3, /*heads=*/4, /*dim=*/32};
   GPT model = make_model(c);
   const int64_t V = c.vocab_size, C = c.context, L = c.layers, d = c.dim;
   // Embeddings, 12 d^2 + 13 d per block (qkv, proj, 4x MLP, two LayerNorms), the final
@@ -87,12 +77,7 @@ TEST(GptStructure, ParameterNamesAndCountMatchGpt2) {
 }
 
 TEST(GptStructure, InitialisationFollowsGpt2) {
-  GPTConfig c;
-  c.vocab_size = 50;
-  c.context = 64;
-  c.layers = 2;
-  c.heads = 4;
-  c.dim = 64;
+  GPTConfig c{/*vocab_size=*/50, /*context=*/64, /*layers=*/2, /*heads=*/4, /*dim=*/64};
   GPT model = make_model(c);
   const double proj_std = 0.02 / std::sqrt(2.0 * c.layers);
   for (const auto& item : model->named_parameters()) {
@@ -314,12 +299,7 @@ TEST(GptCompute, BFloat16CloseToFloat32WithFloat32Gradients) {
 }
 
 TEST(GptGradient, MatchesFiniteDifferencesInFloat64) {
-  GPTConfig c;
-  c.vocab_size = 7;
-  c.context = 6;
-  c.layers = 2;
-  c.heads = 2;
-  c.dim = 8;
+  GPTConfig c{/*vocab_size=*/7, /*context=*/6, /*layers=*/2, /*heads=*/2, /*dim=*/8};
   GPT model = make_model(c, 5);
   model->to(kFloat64);
   {
