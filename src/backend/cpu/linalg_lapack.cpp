@@ -55,14 +55,6 @@ LI getrs(char t, LI n, LI k, const double* a, const LI* p, double* b) {
   return LAPACKE_dgetrs_work(LAPACK_COL_MAJOR, t, n, k, a, std::max<LI>(1, n), p, b,
                              std::max<LI>(1, n));
 }
-LI gesv(LI n, LI k, float* a, LI* p, float* b) {
-  return LAPACKE_sgesv_work(LAPACK_COL_MAJOR, n, k, a, std::max<LI>(1, n), p, b,
-                            std::max<LI>(1, n));
-}
-LI gesv(LI n, LI k, double* a, LI* p, double* b) {
-  return LAPACKE_dgesv_work(LAPACK_COL_MAJOR, n, k, a, std::max<LI>(1, n), p, b,
-                            std::max<LI>(1, n));
-}
 void trsm(bool upper, bool unit, LI n, LI k, const float* a, float* b) {
   cblas_strsm(CblasColMajor, CblasLeft, upper ? CblasUpper : CblasLower, CblasNoTrans,
               unit ? CblasUnit : CblasNonUnit, n, k, 1.0f, a, std::max<LI>(1, n), b,
@@ -150,16 +142,19 @@ void LinalgCholesky::eval_cpu(const std::vector<Tensor>& inputs,
         zero_triangle(w.data(), n, !upper_);
         store_cm(w.data(), n, n, n, dst, false);
       } else {
-        std::vector<T> w(n * n);
-        load_cm(a, it, b, w.data(), n);
-        LI r = potrf(upper_ ? 'U' : 'L', li(n), w.data());
+        // Factor in place in the row-major output, which LAPACK reads as the transpose: the
+        // lower factor of A is the transposed upper factor of A^T (and the other way round), so
+        // no transposing copies are needed.
+        const T* p = a + it.offset(b);
+        for (int64_t i = 0; i < n; ++i)
+          for (int64_t j = 0; j < n; ++j) dst[i * n + j] = p[i * it.rs + j * it.cs];
+        LI r = potrf(upper_ ? 'L' : 'U', li(n), dst);
         // OpenBLAS's potrf lets NaN through: report the first non-finite pivot as LAPACK does.
         for (int64_t j = 0; r == 0 && j < n; ++j) {
-          if (!std::isfinite(w[j + j * n])) r = static_cast<LI>(j + 1);
+          if (!std::isfinite(dst[j + j * n])) r = static_cast<LI>(j + 1);
         }
         info[b] = r;
-        zero_triangle(w.data(), n, !upper_);
-        store_cm(w.data(), n, n, n, dst, false);
+        zero_triangle(dst, n, upper_);
       }
     });
   });
@@ -220,15 +215,14 @@ void LinalgSolve::eval_cpu(const std::vector<Tensor>& inputs, std::vector<Tensor
     for_batches(ia.nbatch, batch_grain(n, std::max(n, k)), [&](int64_t b) {
       std::vector<T> wa(n * n), wb(n * k);
       std::vector<LI> p(n + 1);
-      load_cm(a, ia, b, wa.data(), n);
+      // A row-major copy of A is A^T to LAPACK: factor that (as PyTorch does for row-major
+      // input) and solve with its transpose, saving a transposing copy of A.
+      const T* pa = a + ia.offset(b);
+      for (int64_t i = 0; i < n; ++i)
+        for (int64_t j = 0; j < n; ++j) wa[i * n + j] = pa[i * ia.rs + j * ia.cs];
       load_cm(bb, ib, b, wb.data(), n);
-      if (n == 0) {
-        info[b] = 0;
-      } else if (k == 0) {
-        info[b] = getrf(li(n), li(n), wa.data(), p.data());
-      } else {
-        info[b] = gesv(li(n), li(k), wa.data(), p.data(), wb.data());
-      }
+      info[b] = n == 0 ? 0 : getrf(li(n), li(n), wa.data(), p.data());
+      if (info[b] == 0 && n > 0 && k > 0) getrs('T', li(n), li(k), wa.data(), p.data(), wb.data());
       store_cm(wb.data(), n, n, k, out + b * n * k, false);
     });
   });
