@@ -67,6 +67,9 @@ struct UnaryArgs {
   std::optional<Scalar> a, b, c;
   int64_t decimals = 0;
   bool tanh_approx = false;
+  /// Gelu only: compute the derivative gelu'(x) instead (what its vjp multiplies the gradient
+  /// by; one fused kernel instead of a chain of ops).
+  bool derivative = false;
 };
 
 /// PyTorch's name of a unary op ("abs", "leaky_relu", ...).
@@ -79,7 +82,9 @@ class Unary : public Primitive {
   bool saves_input(size_t) const override;
   bool saves_output(size_t) const override;
   explicit Unary(UnaryOp op, UnaryArgs args = {}) : op_(op), args_(std::move(args)) {}
-  const char* name() const override { return unary_op_name(op_); }
+  const char* name() const override {
+    return args_.derivative ? "gelu_backward" : unary_op_name(op_);
+  }
   std::string describe() const override;
   void eval_cpu(const std::vector<Tensor>& inputs, std::vector<Tensor>& outputs) const override;
   UnaryOp op() const { return op_; }

@@ -3,7 +3,9 @@
 #include <cmath>
 #include <numbers>
 
+#include "dispatch/dispatch.h"
 #include "ember/ember.h"
+#include "ops/util.h"
 #include "primitives/unary.h"
 
 namespace ember {
@@ -122,17 +124,25 @@ std::vector<Tensor> Unary::vjp(const VjpContext& ctx) const {
     case UnaryOp::Relu:
       return {g.masked_fill(y <= 0, 0)};
     case UnaryOp::Gelu: {
+      if (!args_.derivative) {  // g * gelu'(x), one fused kernel
+        UnaryArgs d = args_;
+        d.derivative = true;
+        Tensor slope = ops::empty_tensor(x.sizes(), x.dtype(), "gelu_backward");
+        dispatch(Unary(UnaryOp::Gelu, d), {x}, {slope});
+        return {g * slope};
+      }
+      // gelu''(x), for double backward.
       if (args_.tanh_approx) {
         const double beta = std::sqrt(2.0 / std::numbers::pi), kappa = 0.044715;
         Tensor x2 = x * x;
         Tensor t = ((x + x2 * x * kappa) * beta).tanh();
-        Tensor left = (t + 1) * 0.5;
-        Tensor right = x * 0.5 * (1 - t * t) * ((x2 * (3 * kappa) + 1) * beta);
-        return {g * (left + right)};
+        Tensor dt = (1 - t * t) * ((x2 * (3 * kappa) + 1) * beta);  // d tanh(inner) / dx
+        Tensor d2t =
+            -2 * t * dt * ((x2 * (3 * kappa) + 1) * beta) + (1 - t * t) * (x * (6 * kappa * beta));
+        return {g * (dt + x * 0.5 * d2t)};
       }
-      Tensor cdf = ((x * std::numbers::sqrt2 / 2).erf() + 1) * 0.5;
       Tensor pdf = (x * x * -0.5).exp() * (1 / std::sqrt(2 * std::numbers::pi));
-      return {g * (cdf + x * pdf)};
+      return {g * pdf * (2 - x * x)};
     }
     case UnaryOp::Silu: {
       Tensor s = x.sigmoid();

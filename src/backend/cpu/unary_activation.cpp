@@ -16,10 +16,11 @@ bool unary_activation_kernel(UnaryOp op, const UnaryArgs& args, const StridedLoo
       float_unary<LogitF>(loop, dt, n, args.a ? args.a->toDouble() : -1.0);
       break;
     case UnaryOp::Gelu:
-      if (args.tanh_approx)
-        float_unary<GeluTanhF>(loop, dt, n);
+      if (args.derivative)
+        args.tanh_approx ? float_unary<GeluTanhGradF>(loop, dt, n)
+                         : float_unary<GeluGradF>(loop, dt, n);
       else
-        float_unary<GeluF>(loop, dt, n);
+        args.tanh_approx ? float_unary<GeluTanhF>(loop, dt, n) : float_unary<GeluF>(loop, dt, n);
       break;
     case UnaryOp::Silu:
       float_unary<SiluF>(loop, dt, n);

@@ -68,7 +68,7 @@ template <typename T>
 struct GeluF {
   T operator()(T x) const { return x * T(0.5) * (T(1) + std::erf(x * T(M_SQRT1_2))); }
   Vec<T> vec(const Vec<T>& x) const {
-    return x * Vec<T>(T(0.5)) * (Vec<T>(T(1)) + verf(x * Vec<T>(T(M_SQRT1_2))));
+    return x * Vec<T>(T(0.5)) * (Vec<T>(T(1)) + verf_fast(x * Vec<T>(T(M_SQRT1_2))));
   }
 };
 template <typename T>
@@ -82,6 +82,35 @@ struct GeluTanhF {
   Vec<T> vec(const Vec<T>& x) const {
     Vec<T> inner = Vec<T>(kBeta) * (x + Vec<T>(kKappa) * x * x * x);
     return Vec<T>(T(0.5)) * x * (Vec<T>(T(1)) + vtanh(inner));
+  }
+};
+/// gelu'(x) = Phi(x) + x phi(x), with the erf of GeluF.
+template <typename T>
+struct GeluGradF {
+  static constexpr T kInvSqrt2Pi = T(0.3989422804014327);
+  T operator()(T x) const {
+    return T(0.5) * (T(1) + std::erf(x * T(M_SQRT1_2))) +
+           x * kInvSqrt2Pi * std::exp(T(-0.5) * x * x);
+  }
+  Vec<T> vec(const Vec<T>& x) const {
+    const Vec<T> cdf = Vec<T>(T(0.5)) * (Vec<T>(T(1)) + verf_fast(x * Vec<T>(T(M_SQRT1_2))));
+    return cdf + x * Vec<T>(kInvSqrt2Pi) * vexp(Vec<T>(T(-0.5)) * x * x);
+  }
+};
+/// The derivative of GeluTanhF.
+template <typename T>
+struct GeluTanhGradF {
+  static constexpr T kBeta = GeluTanhF<T>::kBeta, kKappa = GeluTanhF<T>::kKappa;
+  T operator()(T x) const {
+    const T t = std::tanh(kBeta * (x + kKappa * x * x * x));
+    return T(0.5) * (T(1) + t) +
+           T(0.5) * x * (T(1) - t * t) * kBeta * (T(1) + T(3) * kKappa * x * x);
+  }
+  Vec<T> vec(const Vec<T>& x) const {
+    const Vec<T> half(T(0.5)), one(T(1)), x2 = x * x;
+    const Vec<T> t = vtanh(Vec<T>(kBeta) * (x + Vec<T>(kKappa) * x2 * x));
+    return half * (one + t) +
+           half * x * (one - t * t) * Vec<T>(kBeta) * (one + Vec<T>(T(3) * kKappa) * x2);
   }
 };
 
