@@ -142,12 +142,12 @@ TrainResult train(TrainRequest r) {
     EMBER_CHECK_VALUE(fs::exists(ckpt_file, ec), "[ember train] --resume: no checkpoint in ",
                       out.string());
     ckpt = read_checkpoint(ckpt_file);
-  } else {
-    EMBER_CHECK_VALUE(r.overwrite || !fs::exists(ckpt_file, ec), "[ember train] ", out.string(),
-                      " already holds a checkpoint: pass --resume to continue it, --overwrite to "
-                      "start afresh, or choose another --out");
   }
   TrainConfig config = resolve_config(r, ckpt);
+  EMBER_CHECK_VALUE(r.resume || r.overwrite || !fs::exists(ckpt_file, ec), "[ember train] ",
+                    out.string(),
+                    " already holds a checkpoint: pass --resume to continue it, --overwrite to "
+                    "start afresh, or choose another --out");
   if (config.threads > 0) set_num_threads(static_cast<int>(config.threads));
 
   // Everything that can fail on bad input happens before the first write.
