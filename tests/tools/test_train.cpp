@@ -14,6 +14,7 @@
 #include "cli/checkpoint.h"
 #include "cli/commands.h"
 #include "cli/train.h"
+#include "cli/vision.h"
 #include "data/data_test_util.h"
 
 namespace ember::cli {
@@ -62,6 +63,17 @@ void expect_same_state(const StateDict& a, const StateDict& b) {
   for (const auto& item : a) {
     ASSERT_TRUE(b.contains(item.key())) << item.key();
     EXPECT_TRUE(item.value().equal(b[item.key()])) << item.key() << " differs";
+  }
+}
+
+// A folder of MNIST-style IDX files: n random images with labels i % 10 (train and t10k).
+void write_images(const std::string& dir, int64_t n) {
+  fs::create_directories(dir);
+  for (const char* split : {"train", "t10k"}) {
+    data::write_idx(randint(0, 256, {n, 28, 28}, kInt64).to(kUInt8),
+                    dir + "/" + split + "-images-idx3-ubyte");
+    data::write_idx(arange(n, kInt64).remainder(10).to(kUInt8),
+                    dir + "/" + split + "-labels-idx1-ubyte");
   }
 }
 
@@ -231,11 +243,36 @@ TEST(CliTrain, BadInputWritesNothing) {
   r = tiny_gpt(dir.file("img"), out, 5);
   r.config.model = "mlp";
   expect_rejected(r, "not found");
-  data::write_idx(zeros({8, 28, 28}, kUInt8), dir.file("img/train-images-idx3-ubyte"));
-  data::write_idx(zeros({8}, kUInt8), dir.file("img/train-labels-idx1-ubyte"));
-  data::write_idx(zeros({8, 28, 28}, kUInt8), dir.file("img/t10k-images-idx3-ubyte"));
-  std::ofstream(dir.file("img/t10k-labels-idx1-ubyte")) << "not an idx file";
+  write_images(dir.file("img"), 8);
+  std::ofstream(dir.file("img/t10k-labels-idx1-ubyte"), std::ios::trunc) << "not an idx file";
   expect_rejected(r, "bad IDX file");
+}
+
+// --dtype bfloat16 on an image model: the step runs in bfloat16, the master weights (and what
+// the checkpoint stores) stay float32 and follow the float32 run closely.
+TEST(CliTrain, ImageMixedPrecisionKeepsFloat32Masters) {
+  TempDir dir;
+  write_images(dir.file("img"), 64);
+  auto run = [&](const std::string& dtype) {
+    TrainRequest r = tiny_gpt(dir.file("img"), dir.file(dtype), 6);
+    r.config.model = "mlp";
+    r.config.batch_size = 16;
+    r.config.dtype = dtype;
+    train(r);
+    return read_checkpoint(dir.file(dtype));
+  };
+  const Checkpoint full = run("float32"), mixed = run("bfloat16");
+  const Tensor init = [&] {  // the same seed's initial weights
+    manual_seed(1337);
+    return make_image_model("mlp")->named_parameters()["1.weight"];
+  }();
+  for (const auto& item : mixed.model) {
+    EXPECT_EQ(item.value().scalar_type(), kFloat32) << item.key();
+    const Tensor& f = full.model[item.key()];
+    EXPECT_LT((item.value() - f).abs().max().item<double>(), 0.02) << item.key();
+  }
+  EXPECT_GT((mixed.model["1.weight"] - init).abs().max().item<double>(), 1e-3);
+  EXPECT_FALSE(mixed.model["1.weight"].equal(full.model["1.weight"]));
 }
 
 TEST(CliTrain, CheckpointsAreNeverClobbered) {

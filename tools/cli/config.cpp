@@ -45,9 +45,6 @@ void TrainConfig::validate() const {
     in_range("--dim", static_cast<double>(dim), 1, 8192);
     EMBER_CHECK_VALUE(dim % heads == 0, ctx, " --heads must divide --dim (got --dim ", dim,
                       " and --heads ", heads, ")");
-  } else {
-    EMBER_CHECK_VALUE(dtype == "float32", ctx, " --dtype bfloat16 is available for --model gpt",
-                      " only (got --model ", model, ")");
   }
 }
 

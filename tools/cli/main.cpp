@@ -39,8 +39,7 @@ void add_train_flags(CLI::App& cmd, TrainConfig& c,
   add("--out", c.out, "output folder (default runs/<model>)", "out");
   add("--eval-every", c.eval_every, "steps between evaluations", "eval_every");
   add("--save-every", c.save_every, "steps between checkpoints", "save_every");
-  add("--dtype", c.dtype, "float32 or bfloat16 (gpt: bf16 matmuls, float32 master weights)",
-      "dtype");
+  add("--dtype", c.dtype, "float32 or bfloat16 (mixed precision, float32 master weights)", "dtype");
 }
 
 }  // namespace

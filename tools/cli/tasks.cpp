@@ -138,6 +138,10 @@ class ImageTask : public Task {
                       " images)");
     manual_seed(c.seed);
     model_ = make_image_model(c.model);
+    if (c.dtype == "bfloat16") {  // master weights stay float32 in model_
+      low_ = make_image_model(c.model);
+      low_->to(kBFloat16);
+    }
   }
   nn::Module& module() override { return *model_; }
   Tensor loss(int64_t step) override {
@@ -150,8 +154,30 @@ class ImageTask : public Task {
       perm_epoch_ = epoch;
     }
     const Tensor idx = perm_.slice(0, pos * config_.batch_size, (pos + 1) * config_.batch_size);
-    return nn::functional::cross_entropy(model_->forward(train_.images.index({idx})),
-                                         train_.labels.index({idx}));
+    const Tensor x = train_.images.index({idx}), y = train_.labels.index({idx});
+    if (!low_) return nn::functional::cross_entropy(model_->forward(x), y);
+    // bfloat16 mixed precision with float32 master weights: the step runs on a bfloat16 copy of
+    // the weights, its gradients are applied to the masters (after_backward).
+    {
+      NoGradGuard no_grad;
+      copy_state(*model_, *low_);
+    }
+    low_->train(model_->is_training());
+    return nn::functional::cross_entropy(low_->forward(x.to(kBFloat16)).to(kFloat32), y);
+  }
+  void after_backward() override {
+    if (!low_) return;
+    NoGradGuard no_grad;
+    auto low = low_->named_parameters();
+    for (const auto& item : model_->named_parameters()) {
+      Tensor& g = low[item.key()].mutable_grad();
+      Tensor master = item.value();  // shares the parameter
+      if (g.defined()) master.mutable_grad() = g.to(kFloat32);
+      g = Tensor();
+    }
+    auto master_buffers = model_->named_buffers();
+    for (const auto& item : low_->named_buffers())  // BatchNorm's running statistics
+      master_buffers[item.key()].copy_(item.value());
   }
   double evaluate() override { return test_pass().first; }
   int64_t items_per_step() const override { return config_.batch_size; }
@@ -186,7 +212,15 @@ class ImageTask : public Task {
 
   TrainConfig& config_;
   ImageSet train_, test_;
-  nn::Sequential model_{nullptr};
+  // Copies parameters and buffers of `from` into the same-named tensors of `to` (any dtypes).
+  static void copy_state(nn::Module& from, nn::Module& to) {
+    auto params = to.named_parameters();
+    for (const auto& item : from.named_parameters()) params[item.key()].copy_(item.value());
+    auto buffers = to.named_buffers();
+    for (const auto& item : from.named_buffers()) buffers[item.key()].copy_(item.value());
+  }
+
+  nn::Sequential model_{nullptr}, low_{nullptr};
   Tensor perm_;
   int64_t perm_epoch_ = -1;
 };

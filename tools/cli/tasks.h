@@ -16,6 +16,9 @@ class Task {
   virtual nn::Module& module() = 0;
   /// The training loss of 0-based step `step` (forward only; the caller runs backward).
   virtual Tensor loss(int64_t step) = 0;
+  /// Called after the loss's backward, before clipping and the optimizer step (mixed precision
+  /// moves the low-precision copy's gradients to the float32 master weights here).
+  virtual void after_backward() {}
   /// Validation loss (gpt: the fixed validation windows; images: the test set), in eval mode
   /// without gradients.
   virtual double evaluate() = 0;

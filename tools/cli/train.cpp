@@ -226,6 +226,7 @@ TrainResult train(TrainRequest r) {
     optimizer->zero_grad();
     Tensor loss = task->loss(step);
     loss.backward();
+    task->after_backward();
     nn::utils::clip_grad_norm_(model.parameters(), config.clip);
     optimizer->step();
     const double loss_value = loss.item<double>();
