@@ -136,9 +136,9 @@ std::vector<Tensor> Unary::vjp(const VjpContext& ctx) const {
         const double beta = std::sqrt(2.0 / std::numbers::pi), kappa = 0.044715;
         Tensor x2 = x * x;
         Tensor t = ((x + x2 * x * kappa) * beta).tanh();
-        Tensor dt = (1 - t * t) * ((x2 * (3 * kappa) + 1) * beta);  // d tanh(inner) / dx
-        Tensor d2t =
-            -2 * t * dt * ((x2 * (3 * kappa) + 1) * beta) + (1 - t * t) * (x * (6 * kappa * beta));
+        Tensor du = (x2 * (3 * kappa) + 1) * beta;  // d inner / dx
+        Tensor dt = (1 - t * t) * du;               // d tanh(inner) / dx
+        Tensor d2t = -2 * t * dt * du + (1 - t * t) * (x * (6 * kappa * beta));
         return {g * (dt + x * 0.5 * d2t)};
       }
       Tensor pdf = (x * x * -0.5).exp() * (1 / std::sqrt(2 * std::numbers::pi));

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <filesystem>
 
+#include "cli/config.h"
 #include "cli/vision.h"
 #include "ember/core/error.h"
 #include "ember/data/readers.h"
@@ -87,17 +88,9 @@ TEST(Vision, FashionMnistClassNames) {
 // A short run on the embedded data: the MLP learns well past chance (10%) in a second.
 TEST(Vision, MlpLearnsFashionMnistQuickly) {
   namespace fs = std::filesystem;
-  // The repository's data/ folder, from the working directory or one of its parents (tests run
-  // from the repository root or from build/<preset>/tests).
-  fs::path root;
-  for (fs::path dir = fs::current_path(); !dir.empty(); dir = dir.parent_path()) {
-    if (fs::exists(dir / "data/fashion-mnist/train-images-idx3-ubyte.gz")) {
-      root = dir / "data/fashion-mnist";
-      break;
-    }
-    if (dir == dir.parent_path()) break;
-  }
-  if (root.empty()) GTEST_SKIP() << "data/fashion-mnist not found above " << fs::current_path();
+  // The embedded data, found as `ember train` finds it.
+  const fs::path root = fs::path(ember::cli::default_data_root()) / "fashion-mnist";
+  ASSERT_TRUE(fs::exists(root / "train-images-idx3-ubyte.gz")) << root;
   ember::manual_seed(0);
   const ember::Tensor x = ember::cli::normalize_images(
       ember::data::read_idx((root / "train-images-idx3-ubyte.gz").string()));

@@ -18,8 +18,6 @@ std::string generate_text(const GenerateRequest& r, std::FILE* out) {
                     " --tokens must be in [1, 1000000] (got ", r.tokens, ")");
   EMBER_CHECK_VALUE(r.temperature > 0 && r.temperature <= 100, ctx,
                     " --temperature must be in (0, 100] (got ", r.temperature, ")");
-  EMBER_CHECK_VALUE(r.top_k >= 0, ctx, " --top-k must be >= 0 (got ", r.top_k, ")");
-  EMBER_CHECK_VALUE(!r.prompt.empty(), ctx, " --prompt must not be empty");
   const Checkpoint c = read_checkpoint(r.checkpoint);
   EMBER_CHECK_VALUE(c.config.model == "gpt", ctx, " ", checkpoint_path(r.checkpoint), " holds a ",
                     c.config.model, " image model; generate needs a gpt checkpoint");
@@ -56,8 +54,7 @@ std::string evaluate_checkpoint(const std::string& checkpoint, const std::string
   if (!data.empty()) config.data = data;
   auto task = make_task(config);
   const Tensor vocab = task->vocab();
-  EMBER_CHECK_VALUE(!vocab.defined() || (vocab.sizes() == c.vocab.sizes() && vocab.equal(c.vocab)),
-                    "[ember eval] ", config.data,
+  EMBER_CHECK_VALUE(!vocab.defined() || vocab.equal(c.vocab), "[ember eval] ", config.data,
                     " has another character set than the text the checkpoint was trained on");
   task->module().load_state_dict(c.model);
   return task->report();

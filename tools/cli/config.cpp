@@ -59,54 +59,20 @@ nlohmann::json TrainConfig::architecture() const {
   return j;
 }
 
-nlohmann::json to_json(const TrainConfig& c) {
-  return {{"model", c.model},
-          {"data", c.data},
-          {"steps", c.steps},
-          {"batch_size", c.batch_size},
-          {"context", c.context},
-          {"layers", c.layers},
-          {"heads", c.heads},
-          {"dim", c.dim},
-          {"lr", c.lr},
-          {"warmup", c.warmup},
-          {"weight_decay", c.weight_decay},
-          {"clip", c.clip},
-          {"seed", c.seed},
-          {"threads", c.threads},
-          {"eval_every", c.eval_every},
-          {"save_every", c.save_every},
-          {"eval_windows", c.eval_windows},
-          {"dtype", c.dtype},
-          {"vocab_size", c.vocab_size}};
-}
+// The settings a checkpoint records (not --out or the log interval), under their field names.
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(TrainConfig, model, data, steps, batch_size, context, layers,
+                                   heads, dim, lr, warmup, weight_decay, clip, seed, threads,
+                                   eval_every, save_every, eval_windows, dtype, vocab_size)
+
+nlohmann::json to_json(const TrainConfig& c) { return c; }
 
 TrainConfig config_from_json(const nlohmann::json& j) {
-  TrainConfig c;
   try {
-    j.at("model").get_to(c.model);
-    j.at("data").get_to(c.data);
-    j.at("steps").get_to(c.steps);
-    j.at("batch_size").get_to(c.batch_size);
-    j.at("context").get_to(c.context);
-    j.at("layers").get_to(c.layers);
-    j.at("heads").get_to(c.heads);
-    j.at("dim").get_to(c.dim);
-    j.at("lr").get_to(c.lr);
-    j.at("warmup").get_to(c.warmup);
-    j.at("weight_decay").get_to(c.weight_decay);
-    j.at("clip").get_to(c.clip);
-    j.at("seed").get_to(c.seed);
-    j.at("threads").get_to(c.threads);
-    j.at("eval_every").get_to(c.eval_every);
-    j.at("save_every").get_to(c.save_every);
-    j.at("eval_windows").get_to(c.eval_windows);
-    j.at("dtype").get_to(c.dtype);
-    j.at("vocab_size").get_to(c.vocab_size);
+    return j.get<TrainConfig>();
   } catch (const nlohmann::json::exception& e) {
     EMBER_CHECK_VALUE(false, "[ember] the checkpoint's configuration is incomplete: ", e.what());
   }
-  return c;
+  return {};
 }
 
 std::string default_data_root() {

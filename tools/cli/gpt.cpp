@@ -9,6 +9,8 @@
 #include <cmath>
 #include <limits>
 
+#include "cli/evaluating.h"
+
 namespace ember::cli {
 namespace F = nn::functional;
 
@@ -205,19 +207,6 @@ Tensor GPTImpl::forward_cached(const Tensor& idx, KVCache& cache) {
 
 namespace {
 
-/// Restores the module's train/eval mode on scope exit.
-class EvalGuard {
- public:
-  explicit EvalGuard(nn::Module& m) : m_(m), was_training_(m.is_training()) { m_.eval(); }
-  ~EvalGuard() { m_.train(was_training_); }
-  EvalGuard(const EvalGuard&) = delete;
-  EvalGuard& operator=(const EvalGuard&) = delete;
-
- private:
-  nn::Module& m_;
-  bool was_training_;
-};
-
 /// Draws a token from one row of logits [V] (float32): temperature, top-k, then inverse-CDF
 /// sampling with one uniform draw from `gen` (Ember has no multinomial op).
 int64_t sample(const Tensor& logits, const SampleOptions& o, Generator& gen) {
@@ -256,8 +245,7 @@ std::vector<int64_t> generate(GPTImpl& model, const std::vector<int64_t>& prompt
     EMBER_CHECK_INDEX(id >= 0 && id < c.vocab_size, "[generate] prompt token ", id,
                       " is out of range for a vocabulary of ", c.vocab_size);
 
-  EvalGuard eval(model);
-  NoGradGuard no_grad;
+  Evaluating eval(model);
   std::vector<int64_t> seq = prompt, out;
   out.reserve(static_cast<size_t>(options.tokens));
   KVCache cache;

@@ -300,11 +300,15 @@ void write_loss_svg(const std::string& path, const std::vector<Point>& train,
       lx + 8, ly + 32, lx + 30, ly + 32, lx + 19, ly + 32, lx + 36, ly + 36);
   svg << "</svg>\n";
 
+  write_file_atomically(path, svg.str());
+}
+
+void write_file_atomically(const std::string& path, const std::string& contents) {
   const std::string tmp = path + ".tmp";
   {
     std::ofstream f(tmp, std::ios::binary | std::ios::trunc);
     EMBER_CHECK(f.is_open(), "[ember train] cannot write ", tmp);
-    f << svg.str();
+    f << contents;
     f.close();
     EMBER_CHECK(!f.fail(), "[ember train] cannot write ", tmp);
   }

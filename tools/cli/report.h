@@ -79,6 +79,10 @@ struct Point {
 void write_loss_svg(const std::string& path, const std::vector<Point>& train,
                     const std::vector<Point>& val, const std::string& title);
 
+/// Replaces `path` by `contents` atomically (a temporary file beside it, then a rename); on
+/// failure the old file is intact and the temporary removed. RuntimeError naming the path.
+void write_file_atomically(const std::string& path, const std::string& contents);
+
 /// `ember info`: version, build type, instruction sets compiled in and available on this CPU,
 /// thread count, BLAS library (OpenBLAS config string) and its threading model.
 std::string build_info();

@@ -9,6 +9,7 @@
 #include <filesystem>
 #include <sstream>
 
+#include "cli/evaluating.h"
 #include "cli/gpt.h"
 #include "cli/report.h"
 #include "cli/text_data.h"
@@ -16,17 +17,6 @@
 
 namespace ember::cli {
 namespace {
-
-// Runs `fn` in eval mode without gradients, restoring the training mode afterwards.
-template <typename F>
-auto evaluating(nn::Module& m, F&& fn) {
-  NoGradGuard no_grad;
-  const bool was_training = m.is_training();
-  m.eval();
-  auto result = fn();
-  m.train(was_training);
-  return result;
-}
 
 class GptTask : public Task {
  public:
@@ -45,16 +35,15 @@ class GptTask : public Task {
     return cross_entropy_of(x, y);
   }
   double evaluate() override {
-    return evaluating(*model_, [&] {
-      const Tensor offsets = val_offsets(corpus_, config_.eval_windows, config_.context);
-      double total = 0;
-      for (int64_t b = 0; b < offsets.numel(); b += config_.batch_size) {
-        const int64_t e = std::min(offsets.numel(), b + config_.batch_size);
-        auto [x, y] = windows(corpus_.val, offsets.slice(0, b, e), config_.context);
-        total += cross_entropy_of(x, y).item<double>() * static_cast<double>(e - b);
-      }
-      return total / static_cast<double>(offsets.numel());
-    });
+    Evaluating guard(*model_);
+    const Tensor offsets = val_offsets(corpus_, config_.eval_windows, config_.context);
+    double total = 0;
+    for (int64_t b = 0; b < offsets.numel(); b += config_.batch_size) {
+      const int64_t e = std::min(offsets.numel(), b + config_.batch_size);
+      auto [x, y] = windows(corpus_.val, offsets.slice(0, b, e), config_.context);
+      total += cross_entropy_of(x, y).item<double>() * static_cast<double>(e - b);
+    }
+    return total / static_cast<double>(offsets.numel());
   }
   int64_t items_per_step() const override { return config_.batch_size * config_.context; }
   const char* unit() const override { return "tok"; }
@@ -194,20 +183,19 @@ class ImageTask : public Task {
  private:
   // Mean test loss and the confusion matrix (rows: true class, columns: predicted).
   std::pair<double, Tensor> test_pass() {
-    return evaluating(*model_, [&] {
-      const int64_t n = test_.images.size(0);
-      Tensor confusion = zeros({10, 10}, kInt64);
-      double total = 0;
-      for (int64_t b = 0; b < n; b += 500) {
-        const int64_t e = std::min(n, b + 500);
-        const Tensor logits = model_->forward(test_.images.slice(0, b, e));
-        const Tensor target = test_.labels.slice(0, b, e);
-        total += nn::functional::cross_entropy(logits, target).item<double>() *
-                 static_cast<double>(e - b);
-        confusion.view({-1}).index_add_(0, target * 10 + logits.argmax(1), ones({e - b}, kInt64));
-      }
-      return std::pair{total / static_cast<double>(n), confusion};
-    });
+    Evaluating guard(*model_);
+    const int64_t n = test_.images.size(0);
+    Tensor confusion = zeros({10, 10}, kInt64);
+    double total = 0;
+    for (int64_t b = 0; b < n; b += 500) {
+      const int64_t e = std::min(n, b + 500);
+      const Tensor logits = model_->forward(test_.images.slice(0, b, e));
+      const Tensor target = test_.labels.slice(0, b, e);
+      total +=
+          nn::functional::cross_entropy(logits, target).item<double>() * static_cast<double>(e - b);
+      confusion.view({-1}).index_add_(0, target * 10 + logits.argmax(1), ones({e - b}, kInt64));
+    }
+    return {total / static_cast<double>(n), confusion};
   }
 
   TrainConfig& config_;

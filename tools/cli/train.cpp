@@ -115,18 +115,46 @@ std::vector<json> read_metrics(const std::string& path, int64_t upto) {
 }
 
 void write_lines(const std::string& path, const std::vector<json>& records) {
-  const std::string tmp = path + ".tmp";
-  {
-    std::ofstream out(tmp, std::ios::trunc);
-    for (const auto& r : records) out << r.dump() << "\n";
-    EMBER_CHECK(out.good(), "[ember train] cannot write ", tmp);
-  }
-  fs::rename(tmp, path);
+  std::string text;
+  for (const auto& r : records) text += r.dump() + "\n";
+  write_file_atomically(path, text);
 }
 
-}  // namespace
+// --profile N: skip 5 steps, warm up for one, record N; the trace and the key-averages table go
+// beside the checkpoint.
+void start_profiler(std::optional<profiler::profile>& prof, const fs::path& out, int64_t steps) {
+  prof.emplace(profiler::ProfileOptions()
+                   .record_shapes(true)
+                   .profile_memory(true)
+                   .with_flops(true)
+                   .schedule(profiler::schedule(/*wait=*/0, /*warmup=*/1, steps, /*repeat=*/1,
+                                                /*skip_first=*/5))
+                   .on_trace_ready([out](profiler::profile& p) {
+                     p.export_chrome_trace((out / "trace.json").string());
+                     write_file_atomically((out / "profile.txt").string(),
+                                           p.key_averages().table("self_cpu_time_total", 40));
+                   }));
+  prof->start();
+}
 
-void request_stop() { g_stop.store(true); }
+// The loss chart's series (and the last validation loss) from the metrics kept on resume.
+struct Curves {
+  std::vector<Point> train, val;
+  std::optional<double> last_val;
+  explicit Curves(const std::vector<json>& history) {
+    for (const auto& h : history) {
+      const double s = h.value("step", 0.0);
+      if (h.contains("loss")) train.push_back({s, h["loss"].get<double>()});
+      if (h.contains("val_loss")) add_val(s, h["val_loss"].get<double>());
+    }
+  }
+  void add_val(double step, double loss) {
+    val.push_back({step, loss});
+    last_val = loss;
+  }
+};
+
+}  // namespace
 
 TrainResult train(TrainRequest r) {
   if (r.config.out.empty()) r.config.out = "runs/" + r.config.model;
@@ -157,10 +185,9 @@ TrainResult train(TrainRequest r) {
   int64_t step = 0;
   if (ckpt) {
     const Tensor vocab = task->vocab();
-    EMBER_CHECK_VALUE(
-        !vocab.defined() || (vocab.sizes() == ckpt->vocab.sizes() && vocab.equal(ckpt->vocab)),
-        "[ember train] the checkpoint in ", out.string(),
-        " was trained on text with another character set than ", config.data);
+    EMBER_CHECK_VALUE(!vocab.defined() || vocab.equal(ckpt->vocab),
+                      "[ember train] the checkpoint in ", out.string(),
+                      " was trained on text with another character set than ", config.data);
     try {
       model.load_state_dict(ckpt->model);
       optimizer->load_state_dict(ckpt->optimizer);
@@ -179,44 +206,23 @@ TrainResult train(TrainRequest r) {
   std::vector<json> history = r.resume ? read_metrics(metrics_path, step) : std::vector<json>{};
   write_lines(metrics_path, history);
   MetricsLog metrics(metrics_path);
-  std::vector<Point> train_pts, val_pts;
-  std::optional<double> last_val;
-  for (const auto& h : history) {
-    const double s = h.value("step", 0.0);
-    if (h.contains("loss")) train_pts.push_back({s, h["loss"].get<double>()});
-    if (h.contains("val_loss")) {
-      val_pts.push_back({s, h["val_loss"].get<double>()});
-      last_val = h["val_loss"].get<double>();
-    }
-  }
+  Curves curves(history);
   const std::string title = "ember train --model " + config.model;
   auto save = [&](int64_t done) {
     write_checkpoint(ckpt_file,
                      Checkpoint{config, done, model.state_dict(), optimizer->state_dict(),
                                 task->vocab(), default_generator().get_state()});
-    write_loss_svg((out / "loss.svg").string(), train_pts, val_pts, title);
+    write_loss_svg((out / "loss.svg").string(), curves.train, curves.val, title);
   };
 
   std::optional<profiler::profile> prof;
-  if (r.profile_steps > 0) {
-    prof.emplace(profiler::ProfileOptions()
-                     .record_shapes(true)
-                     .profile_memory(true)
-                     .with_flops(true)
-                     .schedule(profiler::schedule(/*wait=*/0, /*warmup=*/1, r.profile_steps,
-                                                  /*repeat=*/1, /*skip_first=*/5))
-                     .on_trace_ready([out](profiler::profile& p) {
-                       p.export_chrome_trace((out / "trace.json").string());
-                       std::ofstream((out / "profile.txt").string())
-                           << p.key_averages().table("self_cpu_time_total", 40);
-                     }));
-    prof->start();
-  }
+  if (r.profile_steps > 0) start_profiler(prof, out, r.profile_steps);
   std::optional<Progress> progress;
   if (!r.quiet) progress.emplace(config.steps, task->unit(), config.log_every);
   SigintScope sigint;
   model.train();
-  TrainResult result{step, false, last_val.value_or(NAN), out.string(), config.model};
+  TrainResult result{step, false, curves.last_val.value_or(NAN), out.string(), config.model};
+  const int64_t first_step = step;
   double timed_ms = 0;
   int64_t timed_steps = 0;
   while (step < config.steps) {
@@ -233,18 +239,17 @@ TrainResult train(TrainRequest r) {
     ++step;
     const double ms =
         std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
-    if (step - result.steps_done > 5) timed_ms += ms, ++timed_steps;  // skip warm-up steps
+    if (step - first_step > 5) timed_ms += ms, ++timed_steps;  // skip warm-up steps
     EMBER_CHECK(std::isfinite(loss_value), "[ember train] the loss became ", loss_value,
                 " at step ", step, "; try a lower --lr (the last checkpoint is kept)");
     json record = {{"step", step}, {"loss", loss_value}, {"lr", lr}, {"ms", ms}};
-    train_pts.push_back({static_cast<double>(step), loss_value});
+    curves.train.push_back({static_cast<double>(step), loss_value});
     if (step % config.eval_every == 0 || step == config.steps) {
-      last_val = task->evaluate();
-      record["val_loss"] = *last_val;
-      val_pts.push_back({static_cast<double>(step), *last_val});
+      curves.add_val(static_cast<double>(step), task->evaluate());
+      record["val_loss"] = *curves.last_val;
     }
     metrics.write(record);
-    if (progress) progress->update(step, loss_value, last_val, task->items_per_step());
+    if (progress) progress->update(step, loss_value, curves.last_val, task->items_per_step());
     if (prof) prof->step();
     const bool hook_stop = r.stop_after && r.stop_after(step);
     const bool stop = hook_stop || g_stop.load();
@@ -260,7 +265,7 @@ TrainResult train(TrainRequest r) {
   if (prof && prof->is_running()) prof->stop();
   if (progress) progress->finish();
   result.steps_done = step;
-  result.val_loss = last_val.value_or(NAN);
+  result.val_loss = curves.last_val.value_or(NAN);
   const double ms_per_step = timed_steps ? timed_ms / static_cast<double>(timed_steps) : NAN;
   metrics.write(
       {{"final", true},

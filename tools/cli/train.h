@@ -39,7 +39,4 @@ struct TrainResult {
 /// input is a ValueError and leaves --out untouched.
 TrainResult train(TrainRequest request);
 
-/// The SIGINT handler's flag: set by Ctrl-C, checked after each step.
-void request_stop();
-
 }  // namespace ember::cli

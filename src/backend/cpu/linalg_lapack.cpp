@@ -145,9 +145,7 @@ void LinalgCholesky::eval_cpu(const std::vector<Tensor>& inputs,
         // Factor in place in the row-major output, which LAPACK reads as the transpose: the
         // lower factor of A is the transposed upper factor of A^T (and the other way round), so
         // no transposing copies are needed.
-        const T* p = a + it.offset(b);
-        for (int64_t i = 0; i < n; ++i)
-          for (int64_t j = 0; j < n; ++j) dst[i * n + j] = p[i * it.rs + j * it.cs];
+        load_rm(a, it, b, dst);
         LI r = potrf(upper_ ? 'L' : 'U', li(n), dst);
         // OpenBLAS's potrf lets NaN through: report the first non-finite pivot as LAPACK does.
         for (int64_t j = 0; r == 0 && j < n; ++j) {
@@ -217,9 +215,7 @@ void LinalgSolve::eval_cpu(const std::vector<Tensor>& inputs, std::vector<Tensor
       std::vector<LI> p(n + 1);
       // A row-major copy of A is A^T to LAPACK: factor that (as PyTorch does for row-major
       // input) and solve with its transpose, saving a transposing copy of A.
-      const T* pa = a + ia.offset(b);
-      for (int64_t i = 0; i < n; ++i)
-        for (int64_t j = 0; j < n; ++j) wa[i * n + j] = pa[i * ia.rs + j * ia.cs];
+      load_rm(a, ia, b, wa.data());
       load_cm(bb, ib, b, wb.data(), n);
       info[b] = n == 0 ? 0 : getrf(li(n), li(n), wa.data(), p.data());
       if (info[b] == 0 && n > 0 && k > 0) getrs('T', li(n), li(k), wa.data(), p.data(), wb.data());

@@ -65,6 +65,15 @@ void load_cm(const S* base, const MatIter& it, int64_t b, W* dst, int64_t ld) {
   }
 }
 
+/// Copies square matrix b of `it` (n×n, strided) into a contiguous row-major buffer: what LAPACK,
+/// reading it column-major, sees as the transpose.
+template <typename T>
+void load_rm(const T* base, const MatIter& it, int64_t b, T* dst) {
+  const T* p = base + it.offset(b);
+  for (int64_t i = 0; i < it.rows; ++i)
+    for (int64_t j = 0; j < it.cols; ++j) dst[i * it.cols + j] = p[i * it.rs + j * it.cs];
+}
+
 /// Writes the rows×cols column-major block `src` (leading dim ld) to the contiguous row-major
 /// matrix at dst (transposed: dst is cols×rows).
 template <typename W, typename S>
