@@ -84,5 +84,97 @@ TEST(LinalgEngines, NativeRectangularAndRankDeficient) {
   EXPECT_LT(rel_diff(matmul(V * w.unsqueeze(-2), V.mT()), A), 1e-13);
 }
 
+// The native kernels factorise Vec-width groups of matrices, one per SIMD lane (Note [Lane-batched
+// linalg]): batches that fill some groups and leave the last one partial give each matrix the same
+// result as LAPACK on that matrix alone, with residuals at working precision.
+TEST(LinalgEngines, NativeLaneGroups) {
+  for (ScalarType dt : {kFloat32, kFloat64}) {
+    const double e = eps(dt);
+    for (int64_t n : {5, 16}) {
+      const double tol = 8 * static_cast<double>(n) * e;
+      Tensor X = rand({11, n, n}, dt, 400 + n);
+      Tensor A = spd({11, n, n}, dt, 500 + n);
+      Tensor Sym = X + X.mT();
+      EngineGuard g(Engine::Native);
+      auto [U, S, Vh] = la::svd(X, false);
+      EXPECT_LT(rel_diff(matmul(U * S.unsqueeze(-2), Vh), X), tol) << n;
+      EXPECT_LT(ortho_err(U), tol) << n;
+      EXPECT_LT(ortho_err(Vh.mT()), tol) << n;
+      auto [w, Q] = la::eigh(Sym);
+      EXPECT_LT(rel_diff(matmul(Q * w.unsqueeze(-2), Q.mT()), Sym), tol) << n;
+      EXPECT_LT(ortho_err(Q), tol) << n;
+      auto [Qr, R] = la::qr(X);
+      EXPECT_LT(rel_diff(matmul(Qr, R), X), tol) << n;
+      EXPECT_LT(ortho_err(Qr), tol) << n;
+      EXPECT_EQ(rel_diff(R, R.triu()), 0.0);
+      Tensor L = la::cholesky(A);
+      EXPECT_LT(rel_diff(matmul(L, L.mT()), A), tol) << n;
+      EXPECT_EQ(rel_diff(L, L.tril()), 0.0);
+      // Each matrix alone, through LAPACK.
+      for (int64_t b : {0, 3, 7, 8, 10}) {
+        auto one = [&](const Tensor& t) { return t.select(0, b).contiguous(); };
+        EngineGuard lapack(Engine::Lapack);
+        const double t = dt == kFloat32 ? 1e-4 : 1e-12;
+        EXPECT_LT(rel_diff(one(S), la::svdvals(one(X))), t) << n << " " << b;
+        EXPECT_LT(rel_diff(one(w), la::eigvalsh(one(Sym))), t) << n << " " << b;
+        EXPECT_LT(rel_diff(one(R), la::qr(one(X)).R), t) << n << " " << b;
+        EXPECT_LT(rel_diff(one(L), la::cholesky(one(A))), t) << n << " " << b;
+      }
+      // Upper variants read only their triangle.
+      Tensor junk_low = A.triu() + (rand({11, n, n}, dt, 600) * 100.0).tril(-1);
+      EXPECT_LT(rel_diff(la::cholesky(junk_low, true), L.mT()), 1e-15);
+      Tensor sym_junk = Sym.triu() + (rand({11, n, n}, dt, 601) * 100.0).tril(-1);
+      EXPECT_LT(rel_diff(la::eigvalsh(sym_junk, "U"), w), 1e-15);
+    }
+  }
+}
+
+// Each matrix is scaled by a power of two before the Jacobi sweeps and Householder steps, so sums
+// of squares neither overflow nor underflow where the entries themselves are representable.
+TEST(LinalgEngines, NativeExtremeScales) {
+  EngineGuard g(Engine::Native);
+  for (ScalarType dt : {kFloat32, kFloat64}) {
+    const double big = dt == kFloat32 ? 1e30 : 1e250, small = dt == kFloat32 ? 1e-30 : 1e-250;
+    const double t = dt == kFloat32 ? 1e-5 : 1e-13;
+    Tensor X = rand({9, 6, 6}, dt, 700);
+    Tensor Sym = X + X.mT();
+    for (double f : {big, small}) {
+      EXPECT_LT(rel_diff(la::svdvals(X * f) / f, la::svdvals(X)), t) << f;
+      EXPECT_LT(rel_diff(la::eigvalsh(Sym * f) / f, la::eigvalsh(Sym)), t) << f;
+      EXPECT_LT(rel_diff(la::qr(X * f).R / f, la::qr(X).R), t) << f;
+    }
+  }
+}
+
+// Lanes fail independently: one matrix of a group that is not positive-definite, or that holds a
+// NaN, is reported by its batch element while the others are factorised.
+TEST(LinalgEngines, NativeFailingLane) {
+  EngineGuard g(Engine::Native);
+  for (ScalarType dt : {kFloat32, kFloat64}) {
+    Tensor A = spd({10, 4, 4}, dt, 800);
+    Tensor Bad = A.clone();
+    Bad.index_put_({6, 2, 2}, -100.0);
+    auto [L, info] = la::cholesky_ex(Bad);
+    std::vector<int32_t> want(10, 0);
+    want[6] = 3;
+    EXPECT_EQ(info.tolist<int32_t>(), want);
+    for (int64_t b : {0, 5, 7, 9}) {
+      EXPECT_LT(rel_diff(L.select(0, b), la::cholesky(A.select(0, b))), 1e-15) << b;
+    }
+    test::expect_errors<LinAlgError>({
+        {"cholesky", [&] { la::cholesky(Bad); },
+         "(Batch element 6): The factorization could not be completed because the input is not "
+         "positive-definite (the leading minor of order 3 is not positive-definite)."},
+    });
+    Tensor N = rand({10, 4, 4}, dt, 801);
+    N.index_put_({7, 1, 3}, std::nan(""));
+    Tensor Ns = N + N.mT();
+    test::expect_errors<LinAlgError>({
+        {"svd", [&] { la::svd(N); }, "[linalg.svd] (Batch element 7): The algorithm failed"},
+        {"eigh", [&] { la::eigh(Ns); }, "[linalg.eigh] (Batch element 7): The algorithm failed"},
+    });
+  }
+}
+
 }  // namespace
 }  // namespace ember

@@ -24,6 +24,12 @@ std::string batch_str(int64_t nbatch_dims, int64_t b) {
   return nbatch_dims == 0 ? std::string() : detail::str_cat("(Batch element ", b, "): ");
 }
 
+void throw_non_finite(const char* op, const MatIter& it, int64_t b) {
+  EMBER_THROW(LinAlgError, "[", op, "] ", batch_str(static_cast<int64_t>(it.bsizes.size()), b),
+              "The algorithm failed to converge because the input matrix contained non-finite "
+              "values.");
+}
+
 }  // namespace cpu::linalg
 
 namespace {
@@ -116,12 +122,6 @@ void set_identity(T* dst, int64_t rows, int64_t cols) {
   }
 }
 
-[[noreturn]] void throw_non_finite(const char* op, const MatIter& it, int64_t b) {
-  EMBER_THROW(LinAlgError, "[", op, "] ", batch_str(static_cast<int64_t>(it.bsizes.size()), b),
-              "The algorithm failed to converge because the input matrix contained non-finite "
-              "values.");
-}
-
 }  // namespace
 
 void LinalgCholesky::eval_cpu(const std::vector<Tensor>& inputs,
@@ -133,27 +133,23 @@ void LinalgCholesky::eval_cpu(const std::vector<Tensor>& inputs,
     using T = std::remove_pointer_t<decltype(tag)>;
     const T* a = static_cast<const T*>(inputs[0].data_ptr());
     T* out = outputs[0].data_ptr<T>();
+    if (use_native(n, kNativeCholeskyMax)) {
+      native_cholesky(a, it, upper_, out, info);
+      return;
+    }
     for_batches(it.nbatch, batch_grain(n, n), [&](int64_t b) {
+      // Factor in place in the row-major output, which LAPACK reads as the transpose: the lower
+      // factor of A is the transposed upper factor of A^T (and the other way round), so no
+      // transposing copies are needed.
       T* dst = out + b * n * n;
-      if (use_native(n, kNativeCholeskyMax)) {
-        std::vector<double> w(n * n);
-        load_cm(a, it, b, w.data(), n);
-        info[b] = static_cast<int32_t>(small_cholesky(w.data(), n, n, upper_));
-        zero_triangle(w.data(), n, !upper_);
-        store_cm(w.data(), n, n, n, dst, false);
-      } else {
-        // Factor in place in the row-major output, which LAPACK reads as the transpose: the
-        // lower factor of A is the transposed upper factor of A^T (and the other way round), so
-        // no transposing copies are needed.
-        load_rm(a, it, b, dst);
-        LI r = potrf(upper_ ? 'L' : 'U', li(n), dst);
-        // OpenBLAS's potrf lets NaN through: report the first non-finite pivot as LAPACK does.
-        for (int64_t j = 0; r == 0 && j < n; ++j) {
-          if (!std::isfinite(dst[j + j * n])) r = static_cast<LI>(j + 1);
-        }
-        info[b] = r;
-        zero_triangle(dst, n, upper_);
+      load_rm(a, it, b, dst);
+      LI r = potrf(upper_ ? 'L' : 'U', li(n), dst);
+      // OpenBLAS's potrf lets NaN through: report the first non-finite pivot as LAPACK does.
+      for (int64_t j = 0; r == 0 && j < n; ++j) {
+        if (!std::isfinite(dst[j + j * n])) r = static_cast<LI>(j + 1);
       }
+      info[b] = r;
+      zero_triangle(dst, n, upper_);
     });
   });
 }
@@ -256,6 +252,10 @@ void LinalgEigh::eval_cpu(const std::vector<Tensor>& inputs, std::vector<Tensor>
     const T* a = static_cast<const T*>(inputs[0].data_ptr());
     T* wout = outputs[0].data_ptr<T>();
     T* vout = outputs[1].data_ptr<T>();
+    if (use_native(n, kNativeEighMax)) {
+      native_eigh(a, it, upper_, wout, vout);
+      return;
+    }
     for_batches(it.nbatch, batch_grain(n, 4 * n), [&](int64_t b) {
       std::vector<T> w(n * n), ev(n);
       load_cm(a, it, b, w.data(), n);
@@ -270,12 +270,7 @@ void LinalgEigh::eval_cpu(const std::vector<Tensor>& inputs, std::vector<Tensor>
         }
       }
       if (!all_finite(w.data(), n * n)) throw_non_finite("linalg.eigh", it, b);
-      if (use_native(n, kNativeEighMax)) {
-        std::vector<double> wd(w.begin(), w.end()), evd(n), vd(n * n);
-        small_eigh(wd.data(), n, evd.data(), vd.data());
-        std::copy(evd.begin(), evd.end(), ev.begin());
-        std::copy(vd.begin(), vd.end(), w.begin());
-      } else if (n > 0) {
+      if (n > 0) {
         const LI info = syevd('L', li(n), w.data(), ev.data());
         EMBER_CHECK_T(LinAlgError, info == 0, "[linalg.eigh] ",
                       batch_str(static_cast<int64_t>(it.bsizes.size()), b),
@@ -299,6 +294,10 @@ void LinalgSvd::eval_cpu(const std::vector<Tensor>& inputs, std::vector<Tensor>&
     T* uo = outputs[0].data_ptr<T>();
     T* so = outputs[1].data_ptr<T>();
     T* vo = outputs[2].data_ptr<T>();
+    if (k > 0 && use_native(std::max(m, n), kNativeSvdMax)) {
+      native_svd(a, it, full_matrices_, uo, so, vo);
+      return;
+    }
     for_batches(it.nbatch, batch_grain(m, 4 * n), [&](int64_t b) {
       T* ud = uo + b * m * ucols;
       T* sd = so + b * k;
@@ -311,14 +310,6 @@ void LinalgSvd::eval_cpu(const std::vector<Tensor>& inputs, std::vector<Tensor>&
       std::vector<T> w(m * n);
       load_cm(a, it, b, w.data(), m);
       if (!all_finite(w.data(), m * n)) throw_non_finite("linalg.svd", it, b);
-      if (use_native(std::max(m, n), kNativeSvdMax)) {
-        std::vector<double> wd(w.begin(), w.end()), u(m * ucols), s(k), v(n * vrows);
-        small_svd(wd.data(), m, n, full_matrices_, u.data(), s.data(), v.data());
-        store_cm(u.data(), m, m, ucols, ud, false);
-        std::copy(s.begin(), s.end(), sd);
-        store_cm(v.data(), n, n, vrows, vd, true);  // Vh = V^T
-        return;
-      }
       std::vector<T> u(m * ucols), vt(vrows * n), s(k);
       const LI info = gesdd(full_matrices_ ? 'A' : 'S', li(m), li(n), w.data(), s.data(), u.data(),
                             vt.data(), ld(vrows));
@@ -345,18 +336,15 @@ void LinalgQr::eval_cpu(const std::vector<Tensor>& inputs, std::vector<Tensor>& 
     const T* a = static_cast<const T*>(inputs[0].data_ptr());
     T* qo = want_q ? outputs[0].data_ptr<T>() : nullptr;
     T* ro = outputs[1].data_ptr<T>();
+    if (use_native(std::max(m, n), kNativeQrMax)) {
+      native_qr(a, it, qo, qcols, ro, rrows);
+      return;
+    }
     for_batches(it.nbatch, batch_grain(m, 2 * n), [&](int64_t b) {
       T* rd = ro + b * rrows * n;
       T* qd = want_q ? qo + b * m * qcols : nullptr;
       std::vector<T> w(m * n);
       load_cm(a, it, b, w.data(), m);
-      if (use_native(std::max(m, n), kNativeQrMax)) {
-        std::vector<double> wd(w.begin(), w.end()), q(want_q ? m * qcols : 0), r(rrows * n);
-        small_qr(wd.data(), m, n, want_q ? q.data() : nullptr, qcols, r.data(), rrows);
-        store_cm(r.data(), rrows, rrows, n, rd, false);
-        if (want_q) store_cm(q.data(), m, m, qcols, qd, false);
-        return;
-      }
       std::vector<T> tau(k + 1);
       if (k > 0) geqrf(li(m), li(n), w.data(), tau.data());
       for (int64_t i = 0; i < rrows; ++i) {

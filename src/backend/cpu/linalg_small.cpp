@@ -1,239 +1,449 @@
-// Native engines for small matrices (n <= kSmallMatrixMax): calling LAPACK once per matrix costs
-// more than the arithmetic there. They work in double on column-major buffers (linalg_util.h).
-// Note [Jacobi SVD orthogonality]: the one-sided Jacobi sweep stops on a relative criterion
-// (|g_p·g_q| <= eps·|g_p|·|g_q|), so the normalised columns are orthogonal to working precision
-// whatever their norms; columns that are exactly zero (rank-deficient input) are replaced by an
-// orthonormal completion, so U and V stay orthonormal where PyTorch 2.14's Jacobi SVD did not.
+// Native engines for many small matrices: calling LAPACK once per matrix costs more than the
+// arithmetic there.
+//
+// Note [Lane-batched linalg]: each kernel factorises a group of Vec<T>::size matrices at once, one
+// per SIMD lane. A group is held as a LaneMat: element (i, j) of every matrix of the group in one
+// Vec, column-major (column j is rows consecutive Vecs). Every step of the algorithm is lane-wise;
+// where the matrices of a group need different steps (a Jacobi pair that one matrix has already
+// converged on, a Householder reflector that is the identity, a failed Cholesky pivot) the step's
+// coefficients are selected per lane so that it leaves that matrix unchanged. The last group of a
+// batch is padded with identity matrices. The arithmetic is in T (float for float32, as LAPACK's
+// s-routines); SVD and eigh scale each matrix by a power of two first (exactly) so that sums of
+// squares neither overflow nor underflow.
+//
+// Note [Jacobi SVD orthogonality]: the one-sided Jacobi sweep rotates a pair of columns while
+// |g_p·g_q| > tol·|g_p|·|g_q|, a relative criterion, so the normalised columns are orthogonal to
+// working precision whatever their norms; columns that are exactly zero (rank-deficient input) are
+// replaced by an orthonormal completion, so U and V stay orthonormal where PyTorch 2.14's Jacobi
+// SVD did not.
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <limits>
 #include <numeric>
 #include <vector>
 
 #include "backend/cpu/linalg_util.h"
+#include "backend/cpu/parallel.h"
+#include "backend/cpu/vec.h"
 
 namespace ember::cpu::linalg {
 
 namespace {
 
-constexpr double kEps = std::numeric_limits<double>::epsilon();
 constexpr int kMaxSweeps = 60;
 
-double dot(const double* x, const double* y, int64_t n) {
-  double s = 0;
-  for (int64_t i = 0; i < n; ++i) s += x[i] * y[i];
-  return s;
+template <typename T>
+using V = Vec<T>;
+template <typename T>
+constexpr int kLanes = Vec<T>::size;
+
+/// The matrices of one group, lane-interleaved column-major (Note [Lane-batched linalg]).
+template <typename T>
+struct LaneMat {
+  int64_t rows, cols;
+  std::vector<T> data;
+  LaneMat(int64_t r, int64_t c) : rows(r), cols(c), data(static_cast<size_t>(r * c * kLanes<T>)) {}
+  T* ptr(int64_t i, int64_t j) { return data.data() + (i + j * rows) * kLanes<T>; }
+  const T* ptr(int64_t i, int64_t j) const { return data.data() + (i + j * rows) * kLanes<T>; }
+  V<T> get(int64_t i, int64_t j) const { return V<T>::load(ptr(i, j)); }
+  void set(int64_t i, int64_t j, const V<T>& x) { x.store(ptr(i, j)); }
+  T& lane(int64_t i, int64_t j, int l) { return ptr(i, j)[l]; }
+  void set_identity() {
+    std::fill(data.begin(), data.end(), T(0));
+    for (int64_t i = 0; i < std::min(rows, cols); ++i) set(i, i, V<T>(T(1)));
+  }
+};
+
+template <typename T>
+std::array<T, kLanes<T>> lanes(const V<T>& x) {
+  std::array<T, kLanes<T>> t;
+  x.store(t.data());
+  return t;
 }
 
-// Rotates columns p and q of the rows×? column-major matrix a (leading dim rows):
-// (a_p, a_q) <- (c a_p - s a_q, s a_p + c a_q).
-void rotate_cols(double* a, int64_t rows, int64_t p, int64_t q, double c, double s) {
-  double* ap = a + p * rows;
-  double* aq = a + q * rows;
-  for (int64_t i = 0; i < rows; ++i) {
-    const double x = ap[i], y = aq[i];
-    ap[i] = c * x - s * y;
-    aq[i] = s * x + c * y;
+template <typename T>
+bool any_lane(const V<T>& x) {  // any lane nonzero
+  const auto t = lanes(x);
+  return std::any_of(t.begin(), t.end(), [](T v) { return v != T(0); });
+}
+
+/// Lane-wise mask ? x : y, with mask lanes 1 (true) or 0.
+template <typename T>
+V<T> select(const V<T>& mask, const V<T>& x, const V<T>& y) {
+  return vselect_gt(mask, V<T>(T(0)), x, y);
+}
+
+/// Loads matrices b0 .. b0+cnt-1 of `it` into the lanes of m (the transposes when `transpose`);
+/// lanes past cnt hold the identity.
+template <typename T>
+void pack(const T* a, const MatIter& it, int64_t b0, int cnt, bool transpose, LaneMat<T>& m) {
+  m.set_identity();
+  const int64_t rs = transpose ? it.cs : it.rs, cs = transpose ? it.rs : it.cs;
+  for (int l = 0; l < cnt; ++l) {
+    const T* p = a + it.offset(b0 + l);
+    for (int64_t j = 0; j < m.cols; ++j)
+      for (int64_t i = 0; i < m.rows; ++i) m.lane(i, j, l) = p[i * rs + j * cs];
   }
 }
 
-// Fills columns [first, cols) of the m×cols column-major u with unit vectors orthogonal to every
-// other valid column (valid[j]), by Gram-Schmidt on the standard basis vector that keeps most.
-void complete_orthonormal(double* u, int64_t m, int64_t cols, std::vector<bool>& valid) {
-  std::vector<double> cand(m);
+/// Writes the first cnt lanes of m as contiguous row-major matrices (transposed when `transpose`)
+/// at out, out + rows*cols, ...
+template <typename T>
+void unpack(LaneMat<T>& m, int cnt, bool transpose, T* out) {
+  const int64_t size = m.rows * m.cols;
+  for (int l = 0; l < cnt; ++l) {
+    T* dst = out + l * size;
+    for (int64_t j = 0; j < m.cols; ++j) {
+      for (int64_t i = 0; i < m.rows; ++i) {
+        dst[transpose ? j * m.rows + i : i * m.cols + j] = m.lane(i, j, l);
+      }
+    }
+  }
+}
+
+/// Scales each lane's matrix by a power of two that brings its largest magnitude into [0.5, 1)
+/// (exact); returns the factor that undoes it.
+template <typename T>
+V<T> normalise(LaneMat<T>& m) {
+  V<T> mx(T(0));
+  for (size_t e = 0; e < m.data.size(); e += kLanes<T>) mx = vmax(mx, vabs(V<T>::load(&m.data[e])));
+  alignas(32) T f[kLanes<T>], undo[kLanes<T>];
+  mx.store(f);
+  for (int l = 0; l < kLanes<T>; ++l) {
+    int e = 0;
+    if (f[l] > 0) std::frexp(f[l], &e);
+    f[l] = std::ldexp(T(1), -e);
+    undo[l] = std::ldexp(T(1), e);
+  }
+  const V<T> scale = V<T>::load(f);
+  for (size_t e = 0; e < m.data.size(); e += kLanes<T>)
+    (V<T>::load(&m.data[e]) * scale).store(&m.data[e]);
+  return V<T>::load(undo);
+}
+
+/// Throws as the LAPACK path does if a lane (< cnt) of m holds a non-finite value.
+template <typename T>
+void check_finite(const LaneMat<T>& m, int cnt, const char* op, const MatIter& it, int64_t b0) {
+  for (int l = 0; l < cnt; ++l) {
+    for (size_t e = static_cast<size_t>(l); e < m.data.size(); e += kLanes<T>) {
+      if (!std::isfinite(m.data[e])) throw_non_finite(op, it, b0 + l);
+    }
+  }
+}
+
+/// The Jacobi rotation (c, s) that annihilates the off-diagonal element of the symmetric 2×2
+/// [[a, g], [g, b]], lane-wise; where `mask` is 0 the identity (c = 1, s = 0). Returns t = s/c.
+template <typename T>
+V<T> jacobi_rotation(const V<T>& a, const V<T>& b, const V<T>& g, const V<T>& mask, V<T>& c,
+                     V<T>& s) {
+  const V<T> zero(T(0)), one(T(1));
+  const V<T> zeta = (b - a) / (V<T>(T(2)) * g);
+  const V<T> az = vabs(zeta);
+  // t = sign(zeta) / (|zeta| + sqrt(1 + zeta^2)); for huge |zeta|, 1 / (2 zeta) (no overflow).
+  V<T> t = one / (az + vsqrt(one + az * az));
+  t = vselect_gt(az, V<T>(T(1) / std::sqrt(std::numeric_limits<T>::epsilon())),
+                 one / (V<T>(T(2)) * az), t);
+  t = select(mask, vselect_lt(zeta, zero, vneg(t), t), zero);
+  c = one / vsqrt(one + t * t);
+  s = c * t;
+  return t;
+}
+
+/// (x_p, x_q) <- (c x_p - s x_q, s x_p + c x_q) for n Vecs at stride `step` (in Vecs).
+template <typename T>
+void rotate(T* xp, T* xq, int64_t n, int64_t step, const V<T>& c, const V<T>& s) {
+  for (int64_t i = 0; i < n; ++i) {
+    T* pp = xp + i * step * kLanes<T>;
+    T* pq = xq + i * step * kLanes<T>;
+    const V<T> x = V<T>::load(pp), y = V<T>::load(pq);
+    (c * x - s * y).store(pp);
+    (s * x + c * y).store(pq);
+  }
+}
+
+/// Lane-wise dot product of column p of x and column q of y over rows [from, rows).
+template <typename T>
+V<T> dot_cols2(const LaneMat<T>& x, int64_t p, const LaneMat<T>& y, int64_t q, int64_t from = 0) {
+  V<T> acc(T(0));
+  for (int64_t i = from; i < x.rows; ++i) acc = acc + x.get(i, p) * y.get(i, q);
+  return acc;
+}
+template <typename T>
+V<T> dot_cols(const LaneMat<T>& m, int64_t p, int64_t q, int64_t from = 0) {
+  return dot_cols2(m, p, m, q, from);
+}
+
+// Fills columns of the m×cols column-major u that are not `valid` with unit vectors orthogonal to
+// every valid column, by Gram-Schmidt (twice) on the standard basis vector that keeps most.
+template <typename T>
+void complete_orthonormal(T* u, int64_t m, int64_t cols, std::vector<bool>& valid) {
+  std::vector<double> cand(m), best_vec(m);
   for (int64_t j = 0; j < cols; ++j) {
     if (valid[j]) continue;
     double best = -1;
-    std::vector<double> best_vec(m);
     for (int64_t e = 0; e < m; ++e) {
       std::fill(cand.begin(), cand.end(), 0.0);
       cand[e] = 1;
       for (int pass = 0; pass < 2; ++pass) {
         for (int64_t c = 0; c < cols; ++c) {
           if (!valid[c]) continue;
-          const double d = dot(u + c * m, cand.data(), m);
+          double d = 0;
+          for (int64_t i = 0; i < m; ++i) d += u[i + c * m] * cand[i];
           for (int64_t i = 0; i < m; ++i) cand[i] -= d * u[i + c * m];
         }
       }
-      const double nrm = std::sqrt(dot(cand.data(), cand.data(), m));
+      double nrm = 0;
+      for (int64_t i = 0; i < m; ++i) nrm += cand[i] * cand[i];
       if (nrm > best) {
         best = nrm;
         best_vec = cand;
       }
     }
-    for (int64_t i = 0; i < m; ++i) u[i + j * m] = best_vec[i] / best;
+    for (int64_t i = 0; i < m; ++i) u[i + j * m] = static_cast<T>(best_vec[i] / std::sqrt(best));
     valid[j] = true;
   }
 }
 
-// One-sided Jacobi SVD for m >= n: u is m×ucols (ucols = n or m), s n, v n×n.
-void svd_tall(const double* a, int64_t m, int64_t n, int64_t ucols, double* u, double* s,
-              double* v) {
-  std::vector<double> g(a, a + m * n);
-  std::fill(v, v + n * n, 0.0);
-  for (int64_t i = 0; i < n; ++i) v[i + i * n] = 1;
-  std::vector<double> sq(n);  // squared column norms, updated by each rotation
-  for (int sweep = 0; sweep < kMaxSweeps; ++sweep) {
-    bool rotated = false;
-    for (int64_t j = 0; j < n; ++j) sq[j] = dot(&g[j * m], &g[j * m], m);
-    for (int64_t p = 0; p + 1 < n; ++p) {
-      for (int64_t q = p + 1; q < n; ++q) {
-        const double alpha = sq[p], beta = sq[q];
-        const double gamma = dot(&g[p * m], &g[q * m], m);
-        if (gamma == 0 || std::abs(gamma) <= kEps * std::sqrt(alpha) * std::sqrt(beta)) continue;
-        rotated = true;
-        const double zeta = (beta - alpha) / (2 * gamma);
-        const double t = (zeta >= 0 ? 1.0 : -1.0) / (std::abs(zeta) + std::hypot(1.0, zeta));
-        const double c = 1 / std::hypot(1.0, t), sn = c * t;
-        rotate_cols(g.data(), m, p, q, c, sn);
-        rotate_cols(v, n, p, q, c, sn);
-        sq[p] = alpha - t * gamma;  // the rotation diagonalises [[alpha, gamma], [gamma, beta]]
-        sq[q] = beta + t * gamma;
-      }
+/// Runs f(b0, cnt) over the groups of a batch, in parallel.
+template <typename T, typename F>
+void for_groups(int64_t nbatch, int64_t work_per_matrix, const F& f) {
+  const int64_t ngroups = (nbatch + kLanes<T> - 1) / kLanes<T>;
+  const int64_t grain = std::max<int64_t>(1, 65536 / (work_per_matrix * kLanes<T> + 1));
+  parallel_for(0, ngroups, grain, [&](int64_t g0, int64_t g1) {
+    for (int64_t g = g0; g < g1; ++g) {
+      const int64_t b0 = g * kLanes<T>;
+      f(b0, static_cast<int>(std::min<int64_t>(kLanes<T>, nbatch - b0)));
     }
-    if (!rotated) break;
-  }
-  // Sort by descending norm.
-  std::vector<double> norms(n);
-  for (int64_t j = 0; j < n; ++j) norms[j] = std::sqrt(dot(&g[j * m], &g[j * m], m));
-  std::vector<int64_t> order(n);
-  std::iota(order.begin(), order.end(), 0);
-  std::stable_sort(order.begin(), order.end(),
-                   [&](int64_t x, int64_t y) { return norms[x] > norms[y]; });
-  std::vector<double> vs(v, v + n * n);
-  std::fill(u, u + m * ucols, 0.0);
-  std::vector<bool> valid(ucols, false);
-  for (int64_t j = 0; j < n; ++j) {
-    const int64_t o = order[j];
-    s[j] = norms[o];
-    std::copy(&vs[o * n], &vs[o * n] + n, v + j * n);
-    if (norms[o] > std::numeric_limits<double>::min()) {
-      for (int64_t i = 0; i < m; ++i) u[i + j * m] = g[i + o * m] / norms[o];
-      valid[j] = true;
-    }
-  }
-  complete_orthonormal(u, m, ucols, valid);
+  });
 }
 
 }  // namespace
 
-int64_t small_cholesky(double* a, int64_t n, int64_t lda, bool upper) {
-  // Upper works on the transpose: U^T U = A, i.e. the lower factor of the mirrored storage.
-  auto at = [&](int64_t i, int64_t j) -> double& {
-    return upper ? a[j + i * lda] : a[i + j * lda];
-  };
-  for (int64_t j = 0; j < n; ++j) {
-    double d = at(j, j);
-    for (int64_t k = 0; k < j; ++k) d -= at(j, k) * at(j, k);
-    if (!(d > 0)) return j + 1;  // also catches NaN
-    d = std::sqrt(d);
-    at(j, j) = d;
-    for (int64_t i = j + 1; i < n; ++i) {
-      double x = at(i, j);
-      for (int64_t k = 0; k < j; ++k) x -= at(i, k) * at(j, k);
-      at(i, j) = x / d;
+template <typename T>
+void native_cholesky(const T* a, const MatIter& it, bool upper, T* out, int32_t* info) {
+  const int64_t n = it.rows;
+  for_groups<T>(it.nbatch, n * n * n, [&](int64_t b0, int cnt) {
+    // Upper: U^T is the lower factor of the transpose, so work on the transposes.
+    LaneMat<T> m(n, n);
+    pack(a, it, b0, cnt, upper, m);
+    const V<T> zero(T(0)), one(T(1));
+    V<T> failed(T(0));  // per lane, the order of the first non-positive leading minor
+    for (int64_t j = 0; j < n; ++j) {
+      V<T> d = m.get(j, j);
+      for (int64_t k = 0; k < j; ++k) d = d - m.get(j, k) * m.get(j, k);
+      // A lane that fails (d <= 0 or NaN) records j + 1 and goes on with pivot 1.
+      failed = vselect_gt(failed, zero, failed, vselect_gt(d, zero, zero, V<T>(T(j + 1))));
+      d = vsqrt(vselect_gt(d, zero, d, one));
+      m.set(j, j, d);
+      const V<T> inv = one / d;
+      for (int64_t i = j + 1; i < n; ++i) {
+        V<T> x = m.get(i, j);
+        for (int64_t k = 0; k < j; ++k) x = x - m.get(i, k) * m.get(j, k);
+        m.set(i, j, x * inv);
+      }
+      for (int64_t i = 0; i < j; ++i) m.set(i, j, zero);
     }
-  }
-  return 0;
+    unpack(m, cnt, upper, out + b0 * n * n);
+    const auto f = lanes(failed);
+    for (int l = 0; l < cnt; ++l) info[b0 + l] = static_cast<int32_t>(f[l]);
+  });
 }
 
-void small_eigh(double* a, int64_t n, double* w, double* v) {
-  std::fill(v, v + n * n, 0.0);
-  for (int64_t i = 0; i < n; ++i) v[i + i * n] = 1;
-  const double norm = std::sqrt(dot(a, a, n * n));
-  for (int sweep = 0; sweep < kMaxSweeps && norm > 0; ++sweep) {
-    double off = 0;
-    for (int64_t q = 0; q < n; ++q) {
-      for (int64_t p = 0; p < q; ++p) off += a[p + q * n] * a[p + q * n];
-    }
-    if (std::sqrt(off) <= kEps * norm) break;
-    for (int64_t p = 0; p + 1 < n; ++p) {
-      for (int64_t q = p + 1; q < n; ++q) {
-        const double apq = a[p + q * n];
-        if (apq == 0) continue;
-        const double theta = (a[q + q * n] - a[p + p * n]) / (2 * apq);
-        const double t = (theta >= 0 ? 1.0 : -1.0) / (std::abs(theta) + std::hypot(1.0, theta));
-        const double c = 1 / std::hypot(1.0, t), s = c * t;
-        rotate_cols(a, n, p, q, c, s);
-        for (int64_t k = 0; k < n; ++k) {  // rows p and q
-          const double x = a[p + k * n], y = a[q + k * n];
-          a[p + k * n] = c * x - s * y;
-          a[q + k * n] = s * x + c * y;
+template <typename T>
+void native_eigh(const T* a, const MatIter& it, bool upper, T* w, T* vout) {
+  const int64_t n = it.rows;
+  const T eps = std::numeric_limits<T>::epsilon();
+  for_groups<T>(it.nbatch, 8 * n * n * n, [&](int64_t b0, int cnt) {
+    LaneMat<T> m(n, n), v(n, n);
+    pack(a, it, b0, cnt, false, m);
+    // Only the named triangle is read: mirror it.
+    for (int64_t j = 0; j < n; ++j) {
+      for (int64_t i = j + 1; i < n; ++i) {
+        if (upper) {
+          m.set(i, j, m.get(j, i));
+        } else {
+          m.set(j, i, m.get(i, j));
         }
-        a[p + q * n] = a[q + p * n] = 0;
-        rotate_cols(v, n, p, q, c, s);
       }
     }
-  }
-  std::vector<int64_t> order(n);
-  std::iota(order.begin(), order.end(), 0);
-  std::stable_sort(order.begin(), order.end(),
-                   [&](int64_t x, int64_t y) { return a[x + x * n] < a[y + y * n]; });
-  std::vector<double> vs(v, v + n * n);
-  for (int64_t j = 0; j < n; ++j) {
-    w[j] = a[order[j] + order[j] * n];
-    std::copy(&vs[order[j] * n], &vs[order[j] * n] + n, v + j * n);
-  }
+    check_finite(m, cnt, "linalg.eigh", it, b0);
+    const V<T> undo = normalise(m);
+    v.set_identity();
+    V<T> norm2(T(0));
+    for (size_t e = 0; e < m.data.size(); e += kLanes<T>) {
+      const V<T> x = V<T>::load(&m.data[e]);
+      norm2 = norm2 + x * x;
+    }
+    const V<T> tol2 = norm2 * V<T>(eps * eps), zero(T(0)), one(T(1));
+    for (int sweep = 0; sweep < kMaxSweeps; ++sweep) {
+      V<T> off(T(0));
+      for (int64_t q = 0; q < n; ++q)
+        for (int64_t p = 0; p < q; ++p) off = off + m.get(p, q) * m.get(p, q);
+      const V<T> active = vselect_gt(off, tol2, one, zero);
+      if (!any_lane(active)) break;
+      for (int64_t p = 0; p + 1 < n; ++p) {
+        for (int64_t q = p + 1; q < n; ++q) {
+          const V<T> apq = m.get(p, q);
+          const V<T> mask = vselect_gt(vabs(apq) * active, zero, one, zero);
+          if (!any_lane(mask)) continue;
+          V<T> c, s;
+          jacobi_rotation(m.get(p, p), m.get(q, q), apq, mask, c, s);
+          rotate(m.ptr(0, p), m.ptr(0, q), n, 1, c, s);  // columns p, q
+          rotate(m.ptr(p, 0), m.ptr(q, 0), n, n, c, s);  // rows p, q
+          m.set(p, q, select(mask, zero, m.get(p, q)));
+          m.set(q, p, select(mask, zero, m.get(q, p)));
+          rotate(v.ptr(0, p), v.ptr(0, q), n, 1, c, s);
+        }
+      }
+    }
+    // Eigenvalues ascending, eigenvector columns in the same order.
+    std::vector<int64_t> order(n);
+    const auto f = lanes(undo);
+    for (int l = 0; l < cnt; ++l) {
+      std::iota(order.begin(), order.end(), 0);
+      std::stable_sort(order.begin(), order.end(),
+                       [&](int64_t x, int64_t y) { return m.lane(x, x, l) < m.lane(y, y, l); });
+      T* wd = w + (b0 + l) * n;
+      T* vd = vout + (b0 + l) * n * n;
+      for (int64_t j = 0; j < n; ++j) {
+        wd[j] = m.lane(order[j], order[j], l) * f[l];
+        for (int64_t i = 0; i < n; ++i) vd[i * n + j] = v.lane(i, order[j], l);
+      }
+    }
+  });
 }
 
-void small_svd(const double* a, int64_t m, int64_t n, bool full, double* u, double* s, double* v) {
-  const int64_t k = std::min(m, n);
-  if (m >= n) {
-    svd_tall(a, m, n, full ? m : k, u, s, v);
-    return;
-  }
-  // A^T = U' S V'^T, so A = V' S U'^T: U = V' (m×m) and V = U' (n×vcols).
-  std::vector<double> at(n * m);
-  for (int64_t i = 0; i < m; ++i) {
-    for (int64_t j = 0; j < n; ++j) at[j + i * n] = a[i + j * m];
-  }
-  svd_tall(at.data(), n, m, full ? n : k, v, s, u);
+template <typename T>
+void native_svd(const T* a, const MatIter& it, bool full, T* uo, T* so, T* vho) {
+  // One-sided Jacobi on the tall M×N matrix G (A, or A^T when A is wide): rotations from the
+  // right orthogonalise G's columns, G V = U S, accumulated in V.
+  const int64_t m = it.rows, n = it.cols, big = std::max(m, n), k = std::min(m, n);
+  const bool wide = m < n;
+  const int64_t gcols = full ? big : k;  // columns of G's left factor
+  const T tol = std::sqrt(static_cast<T>(big)) * std::numeric_limits<T>::epsilon();
+  for_groups<T>(it.nbatch, 8 * big * k * k, [&](int64_t b0, int cnt) {
+    LaneMat<T> g(big, k), v(k, k);
+    pack(a, it, b0, cnt, wide, g);
+    check_finite(g, cnt, "linalg.svd", it, b0);
+    const auto undo = lanes(normalise(g));
+    v.set_identity();
+    const V<T> zero(T(0)), one(T(1));
+    std::vector<V<T>> sq(k);  // squared column norms, updated by each rotation
+    for (int sweep = 0; sweep < kMaxSweeps; ++sweep) {
+      for (int64_t j = 0; j < k; ++j) sq[j] = dot_cols(g, j, j);
+      bool rotated = false;
+      for (int64_t p = 0; p + 1 < k; ++p) {
+        for (int64_t q = p + 1; q < k; ++q) {
+          const V<T> alpha = sq[p], beta = sq[q], gamma = dot_cols(g, p, q);
+          const V<T> mask =
+              vselect_gt(vabs(gamma), V<T>(tol) * vsqrt(alpha) * vsqrt(beta), one, zero);
+          if (!any_lane(mask)) continue;
+          rotated = true;
+          V<T> c, s;
+          const V<T> t = jacobi_rotation(alpha, beta, gamma, mask, c, s);
+          rotate(g.ptr(0, p), g.ptr(0, q), big, 1, c, s);
+          rotate(v.ptr(0, p), v.ptr(0, q), k, 1, c, s);
+          sq[p] = alpha - t * gamma;  // the rotation diagonalises [[alpha, gamma], [gamma, beta]]
+          sq[q] = beta + t * gamma;
+        }
+      }
+      if (!rotated) break;
+    }
+    std::vector<std::array<T, kLanes<T>>> norms(k);
+    for (int64_t j = 0; j < k; ++j) norms[j] = lanes(vsqrt(dot_cols(g, j, j)));
+    std::vector<int64_t> order(k);
+    std::vector<T> u(big * gcols);  // G's left factor of one lane, column-major
+    std::vector<bool> valid(gcols);
+    for (int l = 0; l < cnt; ++l) {
+      const int64_t b = b0 + l;
+      std::iota(order.begin(), order.end(), 0);
+      std::stable_sort(order.begin(), order.end(),
+                       [&](int64_t x, int64_t y) { return norms[x][l] > norms[y][l]; });
+      std::fill(u.begin(), u.end(), T(0));
+      std::fill(valid.begin(), valid.end(), false);
+      for (int64_t j = 0; j < k; ++j) {
+        const T nrm = norms[order[j]][l];
+        so[b * k + j] = nrm * undo[l];
+        if (nrm > std::numeric_limits<T>::min()) {
+          for (int64_t i = 0; i < big; ++i) u[i + j * big] = g.lane(i, order[j], l) / nrm;
+          valid[j] = true;
+        }
+      }
+      complete_orthonormal(u.data(), big, gcols, valid);
+      // A = U S Vh with (U, Vh) = (u, V^T), or for wide A = G^T: (V, u^T).
+      T* ud = uo + b * m * (full ? m : k);
+      T* vd = vho + b * (full ? n : k) * n;
+      T* from_u = wide ? vd : ud;  // receives u (as U, or as Vh = u^T)
+      T* from_v = wide ? ud : vd;
+      for (int64_t i = 0; i < big; ++i) {
+        for (int64_t j = 0; j < gcols; ++j) {
+          from_u[wide ? j * big + i : i * gcols + j] = u[i + j * big];
+        }
+      }
+      for (int64_t i = 0; i < k; ++i) {
+        for (int64_t j = 0; j < k; ++j) {
+          from_v[wide ? i * k + j : j * k + i] = v.lane(i, order[j], l);
+        }
+      }
+    }
+  });
 }
 
-void small_qr(const double* a, int64_t m, int64_t n, double* q, int64_t qcols, double* r,
-              int64_t rrows) {
-  const int64_t k = std::min(m, n);
-  std::vector<double> w(a, a + m * n), vs(m * k, 0.0), tau(k, 0.0);
-  for (int64_t j = 0; j < k; ++j) {
-    double* x = &w[j + j * m];
-    const int64_t len = m - j;
-    double tail = 0;
-    for (int64_t i = 1; i < len; ++i) tail += x[i] * x[i];
-    if (tail == 0) continue;  // H = I, as LAPACK's dlarfg (keeps the diagonal's sign)
-    const double nrm = std::sqrt(x[0] * x[0] + tail);
-    const double alpha = x[0] >= 0 ? -nrm : nrm;
-    double* vj = &vs[j * m];
-    vj[j] = x[0] - alpha;
-    for (int64_t i = 1; i < len; ++i) vj[j + i] = x[i];
-    const double vnorm2 = vj[j] * vj[j] + tail;
-    tau[j] = 2 / vnorm2;
-    for (int64_t c = j; c < n; ++c) {  // apply H to the trailing columns
-      double* col = &w[c * m];
-      double d = 0;
-      for (int64_t i = j; i < m; ++i) d += vj[i] * col[i];
-      d *= tau[j];
-      for (int64_t i = j; i < m; ++i) col[i] -= d * vj[i];
+template <typename T>
+void native_qr(const T* a, const MatIter& it, T* qo, int64_t qcols, T* ro, int64_t rrows) {
+  // Householder reflectors H_j = I - tau_j v_j v_j^T with LAPACK's conventions (dlarfg: the
+  // diagonal of R is -sign(x_0)|x|; H = I where the column below the diagonal is already zero).
+  const int64_t m = it.rows, n = it.cols, k = std::min(m, n);
+  for_groups<T>(it.nbatch, 4 * m * n * std::max(n, qcols), [&](int64_t b0, int cnt) {
+    LaneMat<T> w(m, n), hv(m, k);
+    pack(a, it, b0, cnt, false, w);
+    const auto undo = lanes(normalise(w));
+    const V<T> zero(T(0)), one(T(1));
+    std::vector<V<T>> tau(k);
+    for (int64_t j = 0; j < k; ++j) {
+      const V<T> x0 = w.get(j, j), tail = dot_cols(w, j, j, j + 1);
+      const V<T> nrm = vsqrt(x0 * x0 + tail);
+      const V<T> alpha = vselect_lt(x0, zero, nrm, vneg(nrm));
+      const V<T> reflect = vselect_gt(tail, zero, one, zero);
+      const V<T> v0 = x0 - alpha;
+      tau[j] = select(reflect, V<T>(T(2)) / (v0 * v0 + tail), zero);
+      hv.set(j, j, v0);
+      for (int64_t i = j + 1; i < m; ++i) hv.set(i, j, w.get(i, j));
+      for (int64_t c = j + 1; c < n; ++c) {
+        const V<T> d = tau[j] * dot_cols2(hv, j, w, c, j);
+        for (int64_t i = j; i < m; ++i) w.set(i, c, w.get(i, c) - d * hv.get(i, j));
+      }
+      w.set(j, j, select(reflect, alpha, x0));
     }
-    for (int64_t i = j + 1; i < m; ++i) w[i + j * m] = 0;
-    w[j + j * m] = alpha;
-  }
-  for (int64_t j = 0; j < n; ++j) {
-    for (int64_t i = 0; i < rrows; ++i) r[i + j * rrows] = i <= j && i < m ? w[i + j * m] : 0.0;
-  }
-  if (q == nullptr) return;
-  std::fill(q, q + m * qcols, 0.0);
-  for (int64_t i = 0; i < std::min(m, qcols); ++i) q[i + i * m] = 1;
-  for (int64_t j = k - 1; j >= 0; --j) {
-    if (tau[j] == 0) continue;
-    const double* vj = &vs[j * m];
-    for (int64_t c = 0; c < qcols; ++c) {
-      double* col = q + c * m;
-      double d = 0;
-      for (int64_t i = j; i < m; ++i) d += vj[i] * col[i];
-      d *= tau[j];
-      for (int64_t i = j; i < m; ++i) col[i] -= d * vj[i];
+    for (int l = 0; l < cnt; ++l) {
+      T* rd = ro + (b0 + l) * rrows * n;
+      for (int64_t i = 0; i < rrows; ++i) {
+        for (int64_t j = 0; j < n; ++j)
+          rd[i * n + j] = i <= j && i < m ? w.lane(i, j, l) * undo[l] : T(0);
+      }
     }
-  }
+    if (qo == nullptr) return;
+    // Q = H_0 ... H_{k-1} I, applied from the last reflector; column c < j is still e_c then.
+    LaneMat<T> q(m, qcols);
+    q.set_identity();
+    for (int64_t j = k - 1; j >= 0; --j) {
+      for (int64_t c = j; c < qcols; ++c) {
+        const V<T> d = tau[j] * dot_cols2(hv, j, q, c, j);
+        for (int64_t i = j; i < m; ++i) q.set(i, c, q.get(i, c) - d * hv.get(i, j));
+      }
+    }
+    unpack(q, cnt, false, qo + b0 * m * qcols);
+  });
 }
+
+#define EMBER_NATIVE_LINALG(T)                                                 \
+  template void native_cholesky(const T*, const MatIter&, bool, T*, int32_t*); \
+  template void native_eigh(const T*, const MatIter&, bool, T*, T*);           \
+  template void native_svd(const T*, const MatIter&, bool, T*, T*, T*);        \
+  template void native_qr(const T*, const MatIter&, T*, int64_t, T*, int64_t);
+EMBER_NATIVE_LINALG(float)
+EMBER_NATIVE_LINALG(double)
+#undef EMBER_NATIVE_LINALG
 
 }  // namespace ember::cpu::linalg

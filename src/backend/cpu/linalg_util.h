@@ -16,12 +16,11 @@ namespace ember::cpu::linalg {
 /// otherwise. Tests force one or the other to compare them.
 enum class Engine { Auto = 0, Lapack = 1, Native = 2 };
 constexpr int64_t kSmallMatrixMax = 32;
-/// Auto switch-over sizes, from bench/bench_linalg.cpp (4096 matrices, one thread): the
-/// scalar Jacobi SVD/eigh kernels do not beat LAPACK yet, so Auto keeps LAPACK for them.
-constexpr int64_t kNativeCholeskyMax = 8;
+/// Auto switch-over sizes, from bench/bench_linalg.cpp (4096 matrices).
+constexpr int64_t kNativeCholeskyMax = kSmallMatrixMax;
 constexpr int64_t kNativeQrMax = kSmallMatrixMax;
-constexpr int64_t kNativeSvdMax = 0;
-constexpr int64_t kNativeEighMax = 0;
+constexpr int64_t kNativeSvdMax = kSmallMatrixMax;
+constexpr int64_t kNativeEighMax = kSmallMatrixMax;
 std::atomic<int>& engine_override();
 /// Whether a matrix with largest dim `n` goes to the native engine (auto limit `auto_max`).
 inline bool use_native(int64_t n, int64_t auto_max) {
@@ -119,18 +118,22 @@ inline int64_t batch_grain(int64_t m, int64_t n) {
 /// "linalg.cholesky: (Batch element 3)" style prefix, as PyTorch's _linalg_check_errors.
 std::string batch_str(int64_t nbatch_dims, int64_t b);
 
-// ---- native small-matrix engines (linalg_small.cpp), on double column-major buffers.
-/// In-place Cholesky of the lower (or upper) triangle; returns info as potrf.
-int64_t small_cholesky(double* a, int64_t n, int64_t lda, bool upper);
-/// Cyclic Jacobi: a (symmetric, both triangles filled) -> eigenvalues w ascending, eigenvectors
-/// in v (n×n, column j for w[j]).
-void small_eigh(double* a, int64_t n, double* w, double* v);
-/// One-sided Jacobi SVD of a column-major m×n matrix: U m×ucols (ucols = k or m), S k, V n×vcols
-/// (vcols = k or n), all orthonormal even for rank-deficient input. S descending.
-void small_svd(const double* a, int64_t m, int64_t n, bool full, double* u, double* s, double* v);
-/// Householder QR: a m×n column-major -> q m×qcols (qcols = k or m; none when q == nullptr) and r
-/// (qcols or k)×n upper triangular stored column-major with leading dim rrows.
-void small_qr(const double* a, int64_t m, int64_t n, double* q, int64_t qcols, double* r,
-              int64_t rrows);
+[[noreturn]] void throw_non_finite(const char* op, const MatIter& it, int64_t b);
+
+// ---- native engines for many small matrices (linalg_small.cpp, Note [Lane-batched linalg]).
+// Each factorises every matrix of `it` (any strides); outputs are contiguous row-major.
+/// Cholesky factor (lower, or upper from the upper triangle) and potrf's info per matrix.
+template <typename T>
+void native_cholesky(const T* a, const MatIter& it, bool upper, T* out, int32_t* info);
+/// Cyclic Jacobi on the lower (or upper) triangle: eigenvalues w ascending, eigenvectors v.
+template <typename T>
+void native_eigh(const T* a, const MatIter& it, bool upper, T* w, T* v);
+/// One-sided Jacobi SVD (k = min(m, n) > 0): U m×(m or k), S k descending, Vh (n or k)×n, U and
+/// V orthonormal even for rank-deficient input.
+template <typename T>
+void native_svd(const T* a, const MatIter& it, bool full, T* u, T* s, T* vh);
+/// Householder QR: Q m×qcols (none when q == nullptr) and R rrows×n upper triangular.
+template <typename T>
+void native_qr(const T* a, const MatIter& it, T* q, int64_t qcols, T* r, int64_t rrows);
 
 }  // namespace ember::cpu::linalg
