@@ -56,6 +56,8 @@ void BM_Solve(benchmark::State& s) {
       ->Args({4096, 16, 0})           \
       ->Args({4096, 16, 1})           \
       ->Args({4096, 16, 2})           \
+      ->Args({512, 32, 1})            \
+      ->Args({512, 32, 2})            \
       ->Args({1, 1024, 0})            \
       ->Unit(benchmark::kMillisecond) \
       ->UseRealTime();

@@ -120,6 +120,22 @@ TEST(LinalgEngines, NativeLaneGroups) {
         EXPECT_LT(rel_diff(one(R), la::qr(one(X)).R), t) << n << " " << b;
         EXPECT_LT(rel_diff(one(L), la::cholesky(one(A))), t) << n << " " << b;
       }
+      // A transposed view (read column by column) gives the same factors as its contiguous copy.
+      Tensor Xt = X.mT();
+      EXPECT_EQ(rel_diff(la::svdvals(Xt), la::svdvals(Xt.contiguous())), 0.0);
+      EXPECT_EQ(rel_diff(la::qr(Xt).R, la::qr(Xt.contiguous()).R), 0.0);
+      // Rectangular, full factors.
+      for (Tensor R0 : {X.narrow(-1, 0, 3), X.narrow(-2, 0, 3)}) {
+        auto [Uf, Sf, Vhf] = la::svd(R0, true);
+        const int64_t k = Sf.size(-1);
+        Tensor rec = matmul(Uf.narrow(-1, 0, k) * Sf.unsqueeze(-2), Vhf.narrow(-2, 0, k));
+        EXPECT_LT(rel_diff(rec, R0), tol) << n;
+        EXPECT_LT(ortho_err(Uf), tol) << n;
+        EXPECT_LT(ortho_err(Vhf.mT()), tol) << n;
+        auto [Qc, Rc] = la::qr(R0, "complete");
+        EXPECT_LT(rel_diff(matmul(Qc, Rc), R0), tol) << n;
+        EXPECT_LT(ortho_err(Qc), tol) << n;
+      }
       // Upper variants read only their triangle.
       Tensor junk_low = A.triu() + (rand({11, n, n}, dt, 600) * 100.0).tril(-1);
       EXPECT_LT(rel_diff(la::cholesky(junk_low, true), L.mT()), 1e-15);

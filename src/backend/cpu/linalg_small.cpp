@@ -20,7 +20,9 @@
 #include <array>
 #include <cmath>
 #include <limits>
+#include <memory>
 #include <numeric>
+#include <span>
 #include <vector>
 
 #include "backend/cpu/linalg_util.h"
@@ -42,8 +44,13 @@ constexpr int kLanes = Vec<T>::size;
 template <typename T>
 struct LaneMat {
   int64_t rows, cols;
-  std::vector<T> data;
-  LaneMat(int64_t r, int64_t c) : rows(r), cols(c), data(static_cast<size_t>(r * c * kLanes<T>)) {}
+  std::unique_ptr<T[]> buf;
+  std::span<T> data;  // uninitialised: pack or set_identity fills it
+  LaneMat(int64_t r, int64_t c)
+      : rows(r),
+        cols(c),
+        buf(std::make_unique_for_overwrite<T[]>(r * c * kLanes<T>)),
+        data(buf.get(), static_cast<size_t>(r * c * kLanes<T>)) {}
   T* ptr(int64_t i, int64_t j) { return data.data() + (i + j * rows) * kLanes<T>; }
   const T* ptr(int64_t i, int64_t j) const { return data.data() + (i + j * rows) * kLanes<T>; }
   V<T> get(int64_t i, int64_t j) const { return V<T>::load(ptr(i, j)); }
@@ -74,31 +81,106 @@ V<T> select(const V<T>& mask, const V<T>& x, const V<T>& y) {
   return vselect_gt(mask, V<T>(T(0)), x, y);
 }
 
+/// out[t][l] = in[l][t] for t, l < kLanes: a square block transpose between W rows of W
+/// contiguous elements (single shuffles with AVX2).
+template <typename T>
+void block_transpose(const std::array<const T*, kLanes<T>>& in,
+                     const std::array<T*, kLanes<T>>& out) {
+  for (int t = 0; t < kLanes<T>; ++t)
+    for (int l = 0; l < kLanes<T>; ++l) out[t][l] = in[l][t];
+}
+#if defined(__AVX2__)
+template <>
+void block_transpose(const std::array<const float*, 8>& in, const std::array<float*, 8>& out) {
+  __m256 r[8], u[8];
+  for (int l = 0; l < 8; ++l) r[l] = _mm256_loadu_ps(in[l]);
+  for (int l = 0; l < 8; l += 2) {
+    u[l] = _mm256_unpacklo_ps(r[l], r[l + 1]);
+    u[l + 1] = _mm256_unpackhi_ps(r[l], r[l + 1]);
+  }
+  for (int l = 0; l < 8; l += 4) {
+    r[l] = _mm256_shuffle_ps(u[l], u[l + 2], 0x44);
+    r[l + 1] = _mm256_shuffle_ps(u[l], u[l + 2], 0xEE);
+    r[l + 2] = _mm256_shuffle_ps(u[l + 1], u[l + 3], 0x44);
+    r[l + 3] = _mm256_shuffle_ps(u[l + 1], u[l + 3], 0xEE);
+  }
+  for (int t = 0; t < 4; ++t) {
+    _mm256_storeu_ps(out[t], _mm256_permute2f128_ps(r[t], r[t + 4], 0x20));
+    _mm256_storeu_ps(out[t + 4], _mm256_permute2f128_ps(r[t], r[t + 4], 0x31));
+  }
+}
+template <>
+void block_transpose(const std::array<const double*, 4>& in, const std::array<double*, 4>& out) {
+  __m256d r[4], u[4];
+  for (int l = 0; l < 4; ++l) r[l] = _mm256_loadu_pd(in[l]);
+  u[0] = _mm256_unpacklo_pd(r[0], r[1]);
+  u[1] = _mm256_unpackhi_pd(r[0], r[1]);
+  u[2] = _mm256_unpacklo_pd(r[2], r[3]);
+  u[3] = _mm256_unpackhi_pd(r[2], r[3]);
+  _mm256_storeu_pd(out[0], _mm256_permute2f128_pd(u[0], u[2], 0x20));
+  _mm256_storeu_pd(out[1], _mm256_permute2f128_pd(u[1], u[3], 0x20));
+  _mm256_storeu_pd(out[2], _mm256_permute2f128_pd(u[0], u[2], 0x31));
+  _mm256_storeu_pd(out[3], _mm256_permute2f128_pd(u[1], u[3], 0x31));
+}
+#endif
+
 /// Loads matrices b0 .. b0+cnt-1 of `it` into the lanes of m (the transposes when `transpose`);
 /// lanes past cnt hold the identity.
 template <typename T>
 void pack(const T* a, const MatIter& it, int64_t b0, int cnt, bool transpose, LaneMat<T>& m) {
-  m.set_identity();
+  constexpr int W = kLanes<T>;
   const int64_t rs = transpose ? it.cs : it.rs, cs = transpose ? it.rs : it.cs;
+  std::array<const T*, W> src{};
+  for (int l = 0; l < cnt; ++l) src[l] = a + it.offset(b0 + l);
+  // A full group whose rows (or columns) are contiguous runs of a multiple of W: block transposes.
+  const bool by_rows = cs == 1 && m.cols % W == 0, by_cols = rs == 1 && m.rows % W == 0;
+  if (cnt == W && (by_rows || by_cols)) {
+    std::array<const T*, W> in;
+    std::array<T*, W> out;
+    for (int64_t i = 0; i < m.rows; i += by_rows ? 1 : W) {
+      for (int64_t j = 0; j < m.cols; j += by_rows ? W : 1) {
+        for (int t = 0; t < W; ++t) {
+          in[t] = src[t] + i * rs + j * cs;
+          out[t] = by_rows ? m.ptr(i, j + t) : m.ptr(i + t, j);
+        }
+        block_transpose(in, out);
+      }
+    }
+    return;
+  }
+  if (cnt < W) m.set_identity();
   for (int l = 0; l < cnt; ++l) {
-    const T* p = a + it.offset(b0 + l);
-    for (int64_t j = 0; j < m.cols; ++j)
-      for (int64_t i = 0; i < m.rows; ++i) m.lane(i, j, l) = p[i * rs + j * cs];
+    for (int64_t i = 0; i < m.rows; ++i)
+      for (int64_t j = 0; j < m.cols; ++j) m.ptr(i, j)[l] = src[l][i * rs + j * cs];
   }
 }
 
 /// Writes the first cnt lanes of m as contiguous row-major matrices (transposed when `transpose`)
 /// at out, out + rows*cols, ...
 template <typename T>
-void unpack(LaneMat<T>& m, int cnt, bool transpose, T* out) {
+void unpack(const LaneMat<T>& m, int cnt, bool transpose, T* out) {
+  constexpr int W = kLanes<T>;
   const int64_t size = m.rows * m.cols;
-  for (int l = 0; l < cnt; ++l) {
-    T* dst = out + l * size;
-    for (int64_t j = 0; j < m.cols; ++j) {
-      for (int64_t i = 0; i < m.rows; ++i) {
-        dst[transpose ? j * m.rows + i : i * m.cols + j] = m.lane(i, j, l);
+  // dst(l, i, j): where element (i, j) of lane l goes.
+  const int64_t rs = transpose ? 1 : m.cols, cs = transpose ? m.rows : 1;
+  const bool by_rows = !transpose && m.cols % W == 0, by_cols = transpose && m.rows % W == 0;
+  if (cnt == W && (by_rows || by_cols)) {
+    std::array<const T*, W> in;
+    std::array<T*, W> dst;
+    for (int64_t i = 0; i < m.rows; i += by_rows ? 1 : W) {
+      for (int64_t j = 0; j < m.cols; j += by_rows ? W : 1) {
+        for (int t = 0; t < W; ++t) {
+          in[t] = by_rows ? m.ptr(i, j + t) : m.ptr(i + t, j);
+          dst[t] = out + t * size + i * rs + j * cs;
+        }
+        block_transpose(in, dst);
       }
     }
+    return;
+  }
+  for (int l = 0; l < cnt; ++l) {
+    for (int64_t i = 0; i < m.rows; ++i)
+      for (int64_t j = 0; j < m.cols; ++j) out[l * size + i * rs + j * cs] = m.ptr(i, j)[l];
   }
 }
 
