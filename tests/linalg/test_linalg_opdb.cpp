@@ -686,6 +686,25 @@ std::vector<OpInfo> linalg_ops() {
           return Reference{{}, {vector_norm_ref(test::values(in[0]), ord)}, in[0].dtype()};
         }));
   }
+  for (const auto& [nm, ord] : std::vector<std::pair<std::string, double>>{
+           {"fro", 0}, {"nuc", 9}, {"2", 2}, {"m2", -2}, {"1", 1}, {"minf", -kInf}}) {
+    ops.push_back(entry(
+        "cond_" + nm, dd_square,
+        [ord](const auto& in) {
+          return ord == 0   ? la::cond(in[0], "fro")
+                 : ord == 9 ? la::cond(in[0], "nuc")
+                            : la::cond(in[0], ord);
+        },
+        [ord](const std::vector<Tensor>& in) {
+          // norm(A) norm(A^{-1}); for +-2 the ratio of extreme singular values is the same.
+          return per_matrix(in[0], {}, [ord](const Mat& a, int64_t n, int64_t) {
+            const Mat inv = gauss_solve(a, n, eye_mat(n), n);
+            if (ord == -2)
+              return Mat{1 / (matrix_norm_ref(a, n, n, 2) * matrix_norm_ref(inv, n, n, 2))};
+            return Mat{matrix_norm_ref(a, n, n, ord) * matrix_norm_ref(inv, n, n, ord)};
+          });
+        }));
+  }
   ops.push_back(entry(
       "vector_norm_dim",
       [](ScalarType dt) {
