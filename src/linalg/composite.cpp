@@ -218,19 +218,47 @@ Tensor norm(const Tensor& A, const std::string& ord, std::optional<std::vector<i
   return matrix_norm(A, ord, dim.value_or(std::vector<int64_t>{-2, -1}), keepdim, dtype);
 }
 
+namespace {
+
+// PyTorch's _linalg_cond_helper: norm(A) * norm(A^{-1}), where the inverse of a singular matrix
+// (inv_ex's info > 0) is filled with inf, so its condition number is inf instead of an error,
+// and the 0 * inf of a zero matrix is inf too.
+template <typename Ord>
+Tensor cond_via_inverse(const Tensor& A, const Ord& p) {
+  auto [Ainv, info] = inv_ex(A);
+  Tensor singular = (info > 0).unsqueeze(-1).unsqueeze(-1);
+  Ainv = masked_fill(Ainv, singular, std::numeric_limits<double>::infinity());
+  const double inf = std::numeric_limits<double>::infinity();
+  return nan_to_num(matrix_norm(A, p) * matrix_norm(Ainv, p), inf, inf, -inf);
+}
+
+// NumPy leaves the condition number of 0x0 matrices undefined; PyTorch returns 0 for any empty
+// input.
+Tensor cond_empty(const Tensor& A) {
+  return zeros(SymIntList(detail::batch_shape(A)), A.options());
+}
+
+}  // namespace
+
 Tensor cond(const Tensor& A, std::optional<double> p) {
   const char* op = "linalg.cond";
   check_float(A, op);
   check_matrix(A, op);
-  if (!p.has_value() || *p == 2 || *p == -2) {
+  if (p.has_value()) {
+    const double a = std::fabs(*p);
+    EMBER_CHECK(a == 2 || a == 1 || std::isinf(a), "[", op,
+                "] linalg.cond got an invalid norm type: ", *p);
+  }
+  if (A.numel() == 0) return cond_empty(A);
+  if (!p.has_value() || std::fabs(*p) == 2) {
+    // Singular values descending: s_max / s_min (inf when s_min is 0).
     Tensor S = svdvals(A);
-    if (S.size(-1) == 0) return zeros(SymIntList(detail::batch_shape(A)), A.options());
     Tensor r = S.narrow(-1, 0, 1) / S.narrow(-1, S.size(-1) - 1, 1);
     if (p.has_value() && *p < 0) r = reciprocal(r);
     return r.squeeze(-1);
   }
   check_square(A, op);
-  return matrix_norm(A, *p) * matrix_norm(inv(A), *p);
+  return cond_via_inverse(A, *p);
 }
 
 Tensor cond(const Tensor& A, const std::string& p) {
@@ -238,7 +266,13 @@ Tensor cond(const Tensor& A, const std::string& p) {
   check_float(A, op);
   check_square(A, op);
   EMBER_CHECK(p == "fro" || p == "nuc", "[", op, "] linalg.cond got an invalid norm type: ", p);
-  return matrix_norm(A, p) * matrix_norm(inv(A), p);
+  if (A.numel() == 0) return cond_empty(A);
+  if (p == "nuc") {
+    // As PyTorch: the nuclear norms from the singular values directly, sum(S) * sum(1 / S).
+    Tensor S = svdvals(A);
+    return S.sum(-1) * reciprocal(S).sum(-1);
+  }
+  return cond_via_inverse(A, p);
 }
 
 Tensor matrix_power(const Tensor& A, int64_t n) {
@@ -310,6 +344,17 @@ Tensor vecdot(const Tensor& x, const Tensor& y, int64_t dim) {
   return p.sum(ops::wrap_dim(dim, p.dim(), op) - p.dim());
 }
 
+namespace {
+
+// The product of tensors[i..j] in the order `split` chose (PyTorch's matrix_chain_multiplication).
+Tensor chain_product(const std::vector<Tensor>& t, const std::vector<std::vector<size_t>>& split,
+                     size_t i, size_t j) {
+  if (i == j) return t[i];
+  return mm(chain_product(t, split, i, split[i][j]), chain_product(t, split, split[i][j] + 1, j));
+}
+
+}  // namespace
+
 Tensor multi_dot(const std::vector<Tensor>& tensors) {
   const char* op = "linalg.multi_dot";
   const size_t k = tensors.size();
@@ -323,15 +368,45 @@ Tensor multi_dot(const std::vector<Tensor>& tensors) {
       EMBER_CHECK(d == 2, "[", op, "] multi_dot(): tensor ", i, " must be 2D but got ", d, "D");
     }
   }
-  Tensor first = tensors[0].dim() == 1 ? tensors[0].unsqueeze(0) : tensors[0];
-  Tensor last = tensors[k - 1].dim() == 1 ? tensors[k - 1].unsqueeze(1) : tensors[k - 1];
-  Tensor r = first;
+  // A 1-D first tensor is a row (1, n), a 1-D last one a column (n, 1); the order below is
+  // chosen for these 2-D shapes.
+  std::vector<Tensor> t = tensors;
+  if (t[0].dim() == 1) t[0] = t[0].unsqueeze(0);
+  if (t[k - 1].dim() == 1) t[k - 1] = t[k - 1].unsqueeze(1);
   for (size_t i = 1; i < k; ++i) {
-    const Tensor& t = i + 1 == k ? last : tensors[i];
-    EMBER_CHECK(r.size(1) == t.size(0), "[", op, "] multi_dot(): tensors ", i - 1, " and ", i,
-                " with shapes ", ops::shape_str(tensors[i - 1].sizes()), " and ",
+    EMBER_CHECK(t[i - 1].size(1) == t[i].size(0), "[", op, "] multi_dot(): tensors ", i - 1,
+                " and ", i, " with shapes ", ops::shape_str(tensors[i - 1].sizes()), " and ",
                 ops::shape_str(tensors[i].sizes()), " cannot be multiplied");
-    r = matmul(r, t);
+  }
+  // The order of least cost (multiply-adds), as PyTorch: for three matrices (a x b)(b x c)(c x d)
+  // the cheaper of (AB)C, cost a c (b + d), and A(BC), cost b d (a + c), ties to (AB)C; for more,
+  // the matrix-chain dynamic programme, ties to the first split.
+  Tensor r;
+  if (k == 2) {
+    r = mm(t[0], t[1]);
+  } else if (k == 3) {
+    const int64_t a = t[0].size(0), b = t[1].size(0), c = t[2].size(0), d = t[2].size(1);
+    r = a * c * (b + d) > b * d * (a + c) ? mm(t[0], mm(t[1], t[2])) : mm(mm(t[0], t[1]), t[2]);
+  } else {
+    std::vector<int64_t> p(k + 1);  // tensor i is p[i] x p[i + 1]
+    for (size_t i = 0; i < k; ++i) p[i] = t[i].size(0);
+    p[k] = t[k - 1].size(1);
+    std::vector<std::vector<int64_t>> cost(k, std::vector<int64_t>(k, 0));
+    std::vector<std::vector<size_t>> split(k, std::vector<size_t>(k, 0));
+    for (size_t len = 1; len < k; ++len) {
+      for (size_t i = 0; i + len < k; ++i) {
+        const size_t j = i + len;
+        cost[i][j] = std::numeric_limits<int64_t>::max();
+        for (size_t s = i; s < j; ++s) {
+          const int64_t q = cost[i][s] + cost[s + 1][j] + p[i] * p[s + 1] * p[j + 1];
+          if (q < cost[i][j]) {
+            cost[i][j] = q;
+            split[i][j] = s;
+          }
+        }
+      }
+    }
+    r = chain_product(t, split, 0, k - 1);
   }
   if (tensors[0].dim() == 1) r = r.squeeze(0);
   if (tensors[k - 1].dim() == 1) r = r.squeeze(-1);
