@@ -1,6 +1,8 @@
 // Gradients of the linear-algebra primitives, written with Ember ops (so they are differentiable
 // again). Formulas as PyTorch's FunctionsManual.cpp (cholesky_backward, linalg_eig_backward,
 // svd_backward, linalg_qr_backward, linalg_solve / triangular solve backward).
+#include <limits>
+
 #include "ember/autograd.h"
 #include "ember/linalg.h"
 #include "ember/ops/elementwise.h"
@@ -18,6 +20,42 @@ using linalg::detail::diag_embed;
 namespace {
 
 Tensor eye_like_last(const Tensor& t) { return eye(t.size(-1), TensorOptions().dtype(t.dtype())); }
+
+// Note [Gauge of eigen- and singular vectors]: the real vectors of distinct eigen/singular values
+// are defined up to sign, a discrete choice, but those of a value repeated k times only up to a
+// rotation of their k-dimensional subspace: the real analogue of the complex phase that PyTorch's
+// backward checks. A loss that changes under that rotation has no gradient. One that does not (a
+// projector, U_i Vh_i summed over the block) has zero coupling between the repeated values, and
+// the term that couples them (coupling / gap, 0/0) contributes nothing. With the gap written out:
+//   eigh: skew(Q^T gQ)_ij / (L_j - L_i);
+//   svd:  (sU_ij S_j + S_i sV_ij) / (S_j^2 - S_i^2)
+//           = 1/2 (sU + sV)_ij / (S_j - S_i) + 1/2 (sU - sV)_ij / (S_j + S_i),
+// with sU = skew(U^T gU), sV = skew(V^T gV): U and V turn together within a repeated singular
+// value, and independently within repeated zeros (the second term's gap).
+
+/// The pairs i != j with |x_j - x_i| (sum: |x_j + x_i|) zero to working precision, as 0/1.
+Tensor gapless_pairs(const Tensor& vals, bool sum) {
+  const int64_t k = vals.size(-1);
+  const double eps = vals.dtype() == kFloat32 ? std::numeric_limits<float>::epsilon()
+                                              : std::numeric_limits<double>::epsilon();
+  const Tensor tol = vals.abs().amax(-1, true).unsqueeze(-1) * (8.0 * static_cast<double>(k) * eps);
+  const Tensor gap =
+      sum ? vals.unsqueeze(-2) + vals.unsqueeze(-1) : vals.unsqueeze(-2) - vals.unsqueeze(-1);
+  return (gap.abs() <= tol).to(vals.dtype()) * (1.0 - eye_like_last(vals));
+}
+
+/// coupling / gap (gap nonzero on the diagonal), zero on the gapless pairs, after checking that
+/// the loss does not depend on the gauge there (PyTorch's lax tolerance: |C_ij| <= 1e-2 (1 +
+/// |scale_ij|)).
+Tensor divide_off_gauge(const Tensor& coupling, const Tensor& gap, const Tensor& gapless,
+                        const Tensor& scale, const char* op, const char* backward,
+                        const char* vectors) {
+  const Tensor bad = gapless * (coupling.abs() - (scale.abs() + 1.0) * 1e-2);
+  EMBER_CHECK(!(bad > 0).any().item<bool>(), "[", op, "] ", backward, ": The ", vectors,
+              " of repeated values are only specified up to a rotation of their subspace. The "
+              "specified loss function depends on this rotation, making it ill-defined.");
+  return coupling / (gap + gapless) * (1.0 - gapless);
+}
 
 }  // namespace
 
@@ -120,7 +158,8 @@ std::vector<Tensor> LinalgEigh::vjp(const VjpContext& ctx) const {
     Tensor QgQ = matmul(Q.mT(), ctx.grads[1]);
     QgQ = 0.5 * (QgQ - QgQ.mT());
     Tensor E = L.unsqueeze(-2) - L.unsqueeze(-1) + eye_like_last(L);
-    inner = QgQ / E;
+    inner = divide_off_gauge(QgQ, E, gapless_pairs(L, false), QgQ, "linalg.eigh",
+                             "linalg_eigh_backward", "eigenvectors");
   }
   if (ctx.has_grad[0]) {
     Tensor d = diag_embed(ctx.grads[0]);
@@ -145,16 +184,15 @@ std::vector<Tensor> LinalgSvd::vjp(const VjpContext& ctx) const {
   const Tensor V = Vh.mT(), gV = gVh.mT();
   const Tensor UhgU = matmul(U.mT(), gU), VhgV = matmul(V.mT(), gV);
   const auto skew = [](const Tensor& X) { return X - X.mT(); };
-  const Tensor S2 = S * S;
-  const Tensor E = S2.unsqueeze(-2) - S2.unsqueeze(-1) + eye_like_last(S);
-  Tensor ret;
-  if (has_gU && has_gVh) {
-    ret = (skew(UhgU) * S.unsqueeze(-2) + S.unsqueeze(-1) * skew(VhgV)) / E;
-  } else if (has_gU) {
-    ret = (skew(UhgU) / E) * S.unsqueeze(-2);
-  } else {
-    ret = S.unsqueeze(-1) * (skew(VhgV) / E);
-  }
+  const Tensor sU = has_gU ? skew(UhgU) : zeros_like(UhgU);
+  const Tensor sV = has_gVh ? skew(VhgV) : zeros_like(VhgV);
+  const Tensor I = eye_like_last(S), scale = sU.abs() + sV.abs();
+  const auto half = [&](const Tensor& coupling, bool sum) {
+    const Tensor gap = sum ? S.unsqueeze(-2) + S.unsqueeze(-1) : S.unsqueeze(-2) - S.unsqueeze(-1);
+    return 0.5 * divide_off_gauge(coupling, gap + I, gapless_pairs(S, sum), scale, "linalg.svd",
+                                  "svd_backward", "singular vectors");
+  };
+  Tensor ret = half(sU + sV, false) + half(sU - sV, true);
   ret = ret + diag_embed(gS);
   if (m > k && has_gU) {
     Tensor gA = matmul(U, ret) + (gU - matmul(U, UhgU)) / S.unsqueeze(-2);

@@ -141,6 +141,48 @@ TEST(LinalgGrad, Svd) {
             {leaf({2, 3, 5}, 14)}));
 }
 
+// Repeated eigen/singular values (Note [Gauge of eigen- and singular vectors]): a loss that does
+// not depend on the basis chosen for the repeated block is differentiable and gradchecks; one
+// that does raises, as PyTorch's phase check for complex input.
+TEST(LinalgGrad, RepeatedValuesGauge) {
+  const auto f64 = TensorOptions().dtype(kFloat64);
+  Tensor Q1 = la::qr(leaf({4, 4}, 60).detach()).Q, Q2 = la::qr(leaf({3, 3}, 61).detach()).Q;
+  // 4×3 with singular values 3, 3, 1 (the first two equal to rounding).
+  Tensor D = cat({diag_embed(tensor<double>({3.0, 3.0, 1.0})), zeros({1, 3}, f64)}, 0);
+  Tensor A = matmul(matmul(Q1, D), Q2.mT()).detach().requires_grad_();
+  EXPECT_TRUE(check(
+      [](const std::vector<Tensor>& in) {
+        auto [U, S, Vh] = la::svd(in[0], false);
+        // U_blk Vh_blk of the repeated block is basis-independent; of the repeated values only
+        // symmetric functions are differentiable.
+        return std::vector<Tensor>{S.narrow(-1, 0, 2).sum(), S.narrow(-1, 2, 1),
+                                   matmul(U.narrow(-1, 0, 2), Vh.narrow(-2, 0, 2))};
+      },
+      {A}));
+  test::expect_errors<RuntimeError>({
+      {"svd first vector", [&] { la::svd(A, false).U.select(-1, 0).sum().backward(); },
+       "[linalg.svd] svd_backward: The singular vectors of repeated values are only specified up "
+       "to a rotation of their subspace"},
+  });
+  // Symmetric with eigenvalues 1, 1, 2.
+  Tensor Q = la::qr(leaf({3, 3}, 62).detach()).Q;
+  Tensor B = matmul(Q * tensor<double>({1.0, 1.0, 2.0}).unsqueeze(-2), Q.mT()).detach();
+  B.requires_grad_();
+  EXPECT_TRUE(check(
+      [](const std::vector<Tensor>& in) {
+        auto [w, V] = la::eigh(0.5 * (in[0] + in[0].mT()));
+        Tensor Vb = V.narrow(-1, 0, 2);
+        // The eigenspace's projector, the sum of its eigenvalues and the other eigenvalue.
+        return std::vector<Tensor>{w.narrow(-1, 0, 2).sum(), w.narrow(-1, 2, 1),
+                                   matmul(Vb, Vb.mT())};
+      },
+      {B}));
+  test::expect_errors<RuntimeError>({
+      {"eigh first vector", [&] { la::eigh(B).eigenvectors.select(-1, 0).sum().backward(); },
+       "[linalg.eigh] linalg_eigh_backward: The eigenvectors of repeated values"},
+  });
+}
+
 TEST(LinalgGrad, Qr) {
   for (auto shape : std::vector<std::vector<int64_t>>{{4, 3}, {3, 3}}) {
     EXPECT_TRUE(check(
