@@ -113,6 +113,8 @@ Tensor norm(const Tensor& A, std::optional<double> ord = std::nullopt,
             std::optional<ScalarType> dtype = std::nullopt);
 Tensor norm(const Tensor& A, const std::string& ord, std::optional<std::vector<int64_t>> dim = {},
             bool keepdim = false, std::optional<ScalarType> dtype = std::nullopt);
+/// Condition number in the p-norm (default 2, from the singular values). For p = ±1, ±inf,
+/// "fro" and "nuc" a singular matrix gives inf, as in PyTorch.
 Tensor cond(const Tensor& A, std::optional<double> p = std::nullopt);
 Tensor cond(const Tensor& A, const std::string& p);
 
@@ -121,6 +123,8 @@ Tensor matrix_power(const Tensor& A, int64_t n);
 Tensor matrix_exp(const Tensor& A);
 Tensor cross(const Tensor& input, const Tensor& other, int64_t dim = -1);
 Tensor vecdot(const Tensor& x, const Tensor& y, int64_t dim = -1);
+/// The chained product in PyTorch's order: the cheaper of (AB)C and A(BC) for three tensors, the
+/// matrix-chain optimum for more; a 1-D first (last) tensor is a row (column) vector.
 Tensor multi_dot(const std::vector<Tensor>& tensors);
 Tensor diagonal(const Tensor& A, int64_t offset = 0, int64_t dim1 = -2, int64_t dim2 = -1);
 

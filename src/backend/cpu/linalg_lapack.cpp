@@ -257,21 +257,17 @@ void LinalgEigh::eval_cpu(const std::vector<Tensor>& inputs, std::vector<Tensor>
       return;
     }
     for_batches(it.nbatch, batch_grain(n, 4 * n), [&](int64_t b) {
+      // The row-major copy is A^T to LAPACK: its lower (upper) triangle is A's upper (lower).
       std::vector<T> w(n * n), ev(n);
-      load_cm(a, it, b, w.data(), n);
-      // Only the named triangle is read: mirror it so that both engines see the same matrix.
-      for (int64_t j = 0; j < n; ++j) {
-        for (int64_t i = j + 1; i < n; ++i) {
-          if (upper_) {
-            w[i + j * n] = w[j + i * n];
-          } else {
-            w[j + i * n] = w[i + j * n];
-          }
+      load_rm(a, it, b, w.data());
+      for (int64_t i = 0; i < n; ++i) {  // only the named triangle is read
+        const T* row = w.data() + i * n;
+        if (!(upper_ ? all_finite(row + i, n - i) : all_finite(row, i + 1))) {
+          throw_non_finite("linalg.eigh", it, b);
         }
       }
-      if (!all_finite(w.data(), n * n)) throw_non_finite("linalg.eigh", it, b);
       if (n > 0) {
-        const LI info = syevd('L', li(n), w.data(), ev.data());
+        const LI info = syevd(upper_ ? 'L' : 'U', li(n), w.data(), ev.data());
         EMBER_CHECK_T(LinAlgError, info == 0, "[linalg.eigh] ",
                       batch_str(static_cast<int64_t>(it.bsizes.size()), b),
                       "The algorithm failed to converge because the input matrix is "
@@ -307,20 +303,18 @@ void LinalgSvd::eval_cpu(const std::vector<Tensor>& inputs, std::vector<Tensor>&
         set_identity(vd, vrows, n);
         return;
       }
+      // The row-major copy is A^T = U' S V'^T to LAPACK, so A = V' S U'^T: LAPACK's column-major
+      // V'^T is U row-major and its U' is Vh row-major, written in place.
       std::vector<T> w(m * n);
-      load_cm(a, it, b, w.data(), m);
+      load_rm(a, it, b, w.data());
       if (!all_finite(w.data(), m * n)) throw_non_finite("linalg.svd", it, b);
-      std::vector<T> u(m * ucols), vt(vrows * n), s(k);
-      const LI info = gesdd(full_matrices_ ? 'A' : 'S', li(m), li(n), w.data(), s.data(), u.data(),
-                            vt.data(), ld(vrows));
+      const LI info =
+          gesdd(full_matrices_ ? 'A' : 'S', li(n), li(m), w.data(), sd, vd, ud, ld(ucols));
       EMBER_CHECK_T(LinAlgError, info == 0, "[linalg.svd] ",
                     batch_str(static_cast<int64_t>(it.bsizes.size()), b),
                     "The algorithm failed to converge because the input matrix is "
                     "ill-conditioned or has too many repeated singular values (error code: ",
                     info, ").");
-      store_cm(u.data(), m, m, ucols, ud, false);
-      std::copy(s.begin(), s.end(), sd);
-      store_cm(vt.data(), vrows, vrows, n, vd, false);
     });
   });
 }

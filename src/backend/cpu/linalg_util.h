@@ -64,7 +64,7 @@ void load_cm(const S* base, const MatIter& it, int64_t b, W* dst, int64_t ld) {
   }
 }
 
-/// Copies square matrix b of `it` (n×n, strided) into a contiguous row-major buffer: what LAPACK,
+/// Copies matrix b of `it` (rows×cols, strided) into a contiguous row-major buffer: what LAPACK,
 /// reading it column-major, sees as the transpose.
 template <typename T>
 void load_rm(const T* base, const MatIter& it, int64_t b, T* dst) {
