@@ -55,25 +55,27 @@ TEST(LinalgEngines, SweepAcrossSwitchOver) {
 
 TEST(LinalgEngines, NativeRectangularAndRankDeficient) {
   EngineGuard g(Engine::Native);
-  for (auto shape : std::vector<std::vector<int64_t>>{{7, 3}, {3, 7}, {12, 12}}) {
-    for (int64_t rank : {0, 1, 2}) {
-      Tensor A =
-          matmul(rand({shape[0], rank}, kFloat64, 300), rand({rank, shape[1]}, kFloat64, 301));
-      if (rank == 0) A = zeros(SymIntList(shape), TensorOptions().dtype(kFloat64));
-      for (bool full : {false, true}) {
-        auto [U, S, Vh] = la::svd(A, full);
-        EXPECT_LT(ortho_err(U), 1e-13) << rank << full;
-        EXPECT_LT(ortho_err(Vh.mT()), 1e-13) << rank << full;
-        const int64_t k = S.size(-1);
-        Tensor rec = matmul(U.narrow(-1, 0, k) * S.unsqueeze(-2), Vh.narrow(-2, 0, k));
-        EXPECT_LT(rel_diff(rec, A), 1e-13);
-        // Only `rank` singular values are nonzero.
-        const auto sv = test::values(S);
-        for (int64_t i = rank; i < k; ++i) EXPECT_LT(sv[i], 1e-12);
+  for (ScalarType dt : {kFloat32, kFloat64}) {
+    const double t = dt == kFloat32 ? 2e-5 : 1e-13;
+    for (auto shape : std::vector<std::vector<int64_t>>{{7, 3}, {3, 7}, {12, 12}}) {
+      for (int64_t rank : {0, 1, 2}) {
+        Tensor A = matmul(rand({shape[0], rank}, dt, 300), rand({rank, shape[1]}, dt, 301));
+        if (rank == 0) A = zeros(SymIntList(shape), TensorOptions().dtype(dt));
+        for (bool full : {false, true}) {
+          auto [U, S, Vh] = la::svd(A, full);
+          EXPECT_LT(ortho_err(U), t) << rank << full;
+          EXPECT_LT(ortho_err(Vh.mT()), t) << rank << full;
+          const int64_t k = S.size(-1);
+          Tensor rec = matmul(U.narrow(-1, 0, k) * S.unsqueeze(-2), Vh.narrow(-2, 0, k));
+          EXPECT_LT(rel_diff(rec, A), t);
+          // Only `rank` singular values are nonzero.
+          const auto sv = test::values(S);
+          for (int64_t i = rank; i < k; ++i) EXPECT_LT(sv[i], t);
+        }
+        auto [Qc, Rc] = la::qr(A, "complete");
+        EXPECT_LT(ortho_err(Qc), t);
+        EXPECT_LT(rel_diff(matmul(Qc, Rc), A), t);
       }
-      auto [Qc, Rc] = la::qr(A, "complete");
-      EXPECT_LT(ortho_err(Qc), 1e-13);
-      EXPECT_LT(rel_diff(matmul(Qc, Rc), A), 1e-13);
     }
   }
   // Repeated eigenvalues (identity plus a rank-one update).
