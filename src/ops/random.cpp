@@ -1,4 +1,5 @@
-// Random sampling: rand/randn/randint/randperm/bernoulli/normal and the in-place samplers. Each op
+// Random sampling: rand/randn/randint/randperm/bernoulli/normal/multinomial and the in-place
+// samplers. Each op
 // validates, reserves its Philox draws under the generator's mutex and dispatches a Random
 // primitive that fills the output from (seed, offset) (Note [Deterministic random]).
 #include "primitives/random.h"
@@ -7,7 +8,12 @@
 #include <limits>
 #include <optional>
 
+#include "ember/autograd.h"
+#include "ember/ops/elementwise.h"
 #include "ember/ops/factory.h"
+#include "ember/ops/indexing.h"
+#include "ember/ops/reduction.h"
+#include "ember/ops/sort.h"
 #include "ops/util.h"
 
 namespace ember {
@@ -337,5 +343,55 @@ Tensor bernoulli(const Tensor& p, Generator& gen) {
 }
 
 Tensor bernoulli(const Tensor& p) { return bernoulli(p, default_generator()); }
+
+Tensor multinomial(const Tensor& input, int64_t num_samples, bool replacement, Generator& gen) {
+  const char* op = "multinomial";
+  EMBER_CHECK(input.defined(), "[multinomial] the input tensor is undefined");
+  EMBER_CHECK(input.dim() == 1 || input.dim() == 2, "[multinomial] prob_dist must be 1 or 2 dim");
+  EMBER_CHECK_TYPE(is_floating_point(input.dtype()),
+                   "[multinomial] multinomial only supports floating-point dtypes for input, got: ",
+                   dtype_name(input.dtype()));
+  EMBER_CHECK(num_samples > 0, "[multinomial] cannot sample n_sample <= 0 samples");
+  const int64_t k = input.size(-1);
+  EMBER_CHECK(replacement || num_samples <= k,
+              "[multinomial] cannot sample n_sample > prob_dist.size(-1) samples without "
+              "replacement");
+  EMBER_CHECK(k <= (int64_t{1} << 24), "[multinomial] number of categories cannot exceed 2^24");
+  NoGradGuard no_grad;
+  // Rows of weights in double (16-bit and float32 weights sample the same categories).
+  Tensor p = (input.dim() == 1 ? input.unsqueeze(0) : input).to(kFloat64);
+  const int64_t rows = p.size(0);
+  Tensor out;
+  if (rows == 0) {
+    out = ops::empty_tensor({0, num_samples}, kInt64, op);
+  } else {
+    EMBER_CHECK((p.amin() >= 0).item<bool>() && (p.amax() < INFINITY).item<bool>(),
+                "[multinomial] probability tensor contains either `inf`, `nan` or element < 0");
+    EMBER_CHECK((p.sum(-1) > 0).all().item<bool>(),
+                "[multinomial] invalid multinomial distribution (sum of probabilities <= 0)");
+    if (!replacement || num_samples == 1) {
+      // The exponential race: argmax / top-k of p / q with q ~ Exp(1) draws without replacement
+      // (PyTorch's algorithm); q is kept above zero so that a zero weight never wins.
+      const Tensor q = (-log1p(-rand(p.sizes(), gen, kFloat64))).clamp_min(1e-300);
+      const Tensor keys = p / q;
+      out = num_samples == 1 ? argmax(keys, -1, true) : std::get<1>(topk(keys, num_samples, -1));
+    } else {
+      // Inverse CDF: the first category whose cumulative weight exceeds u * total (a zero-weight
+      // category never does); the normalised total is exactly 1 and u < 1.
+      Tensor cdf = cumsum(p, -1);
+      cdf = cdf / cdf.narrow(-1, k - 1, 1);
+      out = searchsorted(cdf, rand({rows, num_samples}, gen, kFloat64), false, true);
+    }
+  }
+  return input.dim() == 1 ? out.squeeze(0) : out;
+}
+
+Tensor multinomial(const Tensor& input, int64_t num_samples, bool replacement) {
+  return multinomial(input, num_samples, replacement, default_generator());
+}
+
+Tensor Tensor::multinomial(int64_t num_samples, bool replacement) const {
+  return ember::multinomial(*this, num_samples, replacement);
+}
 
 }  // namespace ember

@@ -207,8 +207,8 @@ Tensor GPTImpl::forward_cached(const Tensor& idx, KVCache& cache) {
 
 namespace {
 
-/// Draws a token from one row of logits [V] (float32): temperature, top-k, then inverse-CDF
-/// sampling with one uniform draw from `gen` (Ember has no multinomial op).
+/// Draws a token from one row of logits [V] (float32): temperature, top-k, then a multinomial
+/// draw from `gen`.
 int64_t sample(const Tensor& logits, const SampleOptions& o, Generator& gen) {
   Tensor scaled = logits.to(kFloat64) / o.temperature;
   const int64_t V = scaled.numel();
@@ -216,18 +216,7 @@ int64_t sample(const Tensor& logits, const SampleOptions& o, Generator& gen) {
     const Tensor kth = std::get<0>(topk(scaled, o.top_k)).select(0, o.top_k - 1);
     scaled = scaled.masked_fill(scaled < kth, -std::numeric_limits<double>::infinity());
   }
-  const Tensor probs = scaled.softmax(0).contiguous();
-  const double* p = probs.data_ptr<double>();
-  const double u = rand({1}, gen, kFloat64).item<double>();
-  double acc = 0.0;
-  int64_t last = 0;
-  for (int64_t i = 0; i < V; ++i) {
-    if (p[i] <= 0.0) continue;
-    last = i;
-    acc += p[i];
-    if (u < acc) return i;
-  }
-  return last;  // u beyond the rounded total
+  return multinomial(scaled.softmax(0), 1, false, gen).item<int64_t>();
 }
 
 }  // namespace

@@ -40,7 +40,7 @@ class Tensor {
   const std::vector<int64_t>& sizes() const;
   const std::vector<int64_t>& strides() const;
   std::vector<SymInt> sym_sizes() const;
-  int64_t size(int64_t dim) const;    // negative dims wrap; IndexError when out of range
+  int64_t size(int64_t dim) const;  // negative dims wrap; IndexError when out of range
   int64_t stride(int64_t dim) const;
   int64_t dim() const;
   int64_t ndimension() const { return dim(); }
@@ -135,8 +135,8 @@ class Tensor {
   /// Calls `hook(grad)` when this tensor's gradient is computed; a hook that returns a defined
   /// tensor replaces the gradient. Returns an id for remove_hook.
   unsigned register_hook(std::function<Tensor(const Tensor&)> hook) const;
-  template <typename F, std::enable_if_t<std::is_void_v<std::invoke_result_t<F, const Tensor&>>,
-                                         int> = 0>
+  template <typename F,
+            std::enable_if_t<std::is_void_v<std::invoke_result_t<F, const Tensor&>>, int> = 0>
   unsigned register_hook(F hook) const {
     return register_hook(std::function<Tensor(const Tensor&)>([hook](const Tensor& g) {
       hook(g);
@@ -259,10 +259,10 @@ class Tensor {
   Tensor div(const Scalar& other, std::optional<std::string> rounding_mode = std::nullopt) const;
   Tensor& div_(const Tensor& other, std::optional<std::string> rounding_mode = std::nullopt);
   Tensor& div_(const Scalar& other, std::optional<std::string> rounding_mode = std::nullopt);
-#define EMBER_BINARY_METHOD(name)             \
-  Tensor name(const Tensor& other) const;     \
-  Tensor name(const Scalar& other) const;     \
-  Tensor& name##_(const Tensor& other);       \
+#define EMBER_BINARY_METHOD(name)         \
+  Tensor name(const Tensor& other) const; \
+  Tensor name(const Scalar& other) const; \
+  Tensor& name##_(const Tensor& other);   \
   Tensor& name##_(const Scalar& other);
   EMBER_BINARY_METHOD(mul)
   EMBER_BINARY_METHOD(floor_divide)
@@ -293,7 +293,8 @@ class Tensor {
   Tensor fmin(const Tensor& other) const;
   Tensor logaddexp(const Tensor& other) const;
   Tensor clamp(std::optional<Scalar> min, std::optional<Scalar> max = std::nullopt) const;
-  Tensor clamp(const std::optional<Tensor>& min, const std::optional<Tensor>& max = std::nullopt) const;
+  Tensor clamp(const std::optional<Tensor>& min,
+               const std::optional<Tensor>& max = std::nullopt) const;
   Tensor& clamp_(std::optional<Scalar> min, std::optional<Scalar> max = std::nullopt);
   Tensor clip(std::optional<Scalar> min, std::optional<Scalar> max = std::nullopt) const;
   Tensor clamp_min(const Scalar& min) const;
@@ -312,15 +313,18 @@ class Tensor {
 
   // ---- reductions (src/ops/reduction*.cpp). An empty dim list means every dim.
   Tensor sum(std::optional<ScalarType> dtype = std::nullopt) const;
-  Tensor sum(IntList dim, bool keepdim = false, std::optional<ScalarType> dtype = std::nullopt) const;
+  Tensor sum(IntList dim, bool keepdim = false,
+             std::optional<ScalarType> dtype = std::nullopt) const;
   Tensor nansum(IntList dim = {}, bool keepdim = false,
                 std::optional<ScalarType> dtype = std::nullopt) const;
   Tensor mean(std::optional<ScalarType> dtype = std::nullopt) const;
-  Tensor mean(IntList dim, bool keepdim = false, std::optional<ScalarType> dtype = std::nullopt) const;
+  Tensor mean(IntList dim, bool keepdim = false,
+              std::optional<ScalarType> dtype = std::nullopt) const;
   Tensor nanmean(IntList dim = {}, bool keepdim = false,
                  std::optional<ScalarType> dtype = std::nullopt) const;
   Tensor prod(std::optional<ScalarType> dtype = std::nullopt) const;
-  Tensor prod(int64_t dim, bool keepdim = false, std::optional<ScalarType> dtype = std::nullopt) const;
+  Tensor prod(int64_t dim, bool keepdim = false,
+              std::optional<ScalarType> dtype = std::nullopt) const;
   Tensor max() const;
   Tensor min() const;
   std::tuple<Tensor, Tensor> max(int64_t dim, bool keepdim = false) const;
@@ -367,6 +371,8 @@ class Tensor {
   Tensor& uniform_(double from = 0, double to = 1);
   Tensor& normal_(double mean = 0, double std = 1);
   Tensor& bernoulli_(double p = 0.5);
+  /// ember::multinomial with the default generator.
+  Tensor multinomial(int64_t num_samples, bool replacement = false) const;
   Tensor& random_(int64_t from, std::optional<int64_t> to = std::nullopt);
 
   // ---- comparison helpers (src/ops/compare.cpp)
@@ -448,7 +454,7 @@ std::ostream& operator<<(std::ostream& os, const Tensor& t);
 // ---- operators (src/ops/elementwise*.cpp): Python-scalar semantics for the Scalar sides.
 Tensor operator-(const Tensor& a);
 Tensor operator~(const Tensor& a);
-#define EMBER_BINARY_OPERATOR(op)                      \
+#define EMBER_BINARY_OPERATOR(op)                       \
   Tensor operator op(const Tensor& a, const Tensor& b); \
   Tensor operator op(const Tensor& a, const Scalar& b); \
   Tensor operator op(const Scalar& a, const Tensor& b);

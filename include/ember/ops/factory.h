@@ -60,6 +60,10 @@ Tensor randperm(int64_t n, Generator& gen, const TensorOptions& options = kInt64
 /// 0 or 1 with probability p[i] (p floating, each in [0, 1]); the result has p's dtype.
 Tensor bernoulli(const Tensor& p);
 Tensor bernoulli(const Tensor& p, Generator& gen);
+/// num_samples category indices (int64) per row of the 1-D or 2-D non-negative weights `input`
+/// (they need not sum to 1), drawn with or without replacement as torch.multinomial.
+Tensor multinomial(const Tensor& input, int64_t num_samples, bool replacement = false);
+Tensor multinomial(const Tensor& input, int64_t num_samples, bool replacement, Generator& gen);
 Tensor normal(double mean, double std, SymIntList size, const TensorOptions& options = {});
 /// In-place samplers with an explicit generator (the Tensor methods use the default one).
 Tensor& uniform_(Tensor& t, double from, double to, Generator& gen);
