@@ -85,17 +85,11 @@ LI gesdd(char job, LI m, LI n, double* a, double* s, double* u, double* vt, LI l
   return LAPACKE_dgesdd(LAPACK_COL_MAJOR, job, m, n, a, std::max<LI>(1, m), s, u,
                         std::max<LI>(1, m), vt, ldvt);
 }
-LI gelqf(LI m, LI n, float* a, float* tau) {
-  return LAPACKE_sgelqf(LAPACK_COL_MAJOR, m, n, a, std::max<LI>(1, m), tau);
+LI geqrf(LI m, LI n, float* a, float* tau) {
+  return LAPACKE_sgeqrf(LAPACK_COL_MAJOR, m, n, a, std::max<LI>(1, m), tau);
 }
-LI gelqf(LI m, LI n, double* a, double* tau) {
-  return LAPACKE_dgelqf(LAPACK_COL_MAJOR, m, n, a, std::max<LI>(1, m), tau);
-}
-LI orglq(LI m, LI n, LI k, float* a, const float* tau) {
-  return LAPACKE_sorglq(LAPACK_COL_MAJOR, m, n, k, a, std::max<LI>(1, m), tau);
-}
-LI orglq(LI m, LI n, LI k, double* a, const double* tau) {
-  return LAPACKE_dorglq(LAPACK_COL_MAJOR, m, n, k, a, std::max<LI>(1, m), tau);
+LI geqrf(LI m, LI n, double* a, double* tau) {
+  return LAPACKE_dgeqrf(LAPACK_COL_MAJOR, m, n, a, std::max<LI>(1, m), tau);
 }
 LI orgqr(LI m, LI n, LI k, float* a, const float* tau) {
   return LAPACKE_sorgqr(LAPACK_COL_MAJOR, m, n, k, a, std::max<LI>(1, m), tau);
@@ -343,20 +337,20 @@ void LinalgQr::eval_cpu(const std::vector<Tensor>& inputs, std::vector<Tensor>& 
     for_batches(it.nbatch, batch_grain(m, 2 * n), [&](int64_t b) {
       T* rd = ro + b * rrows * n;
       T* qd = want_q ? qo + b * m * qcols : nullptr;
-      // The row-major copy is A^T to LAPACK, whose LQ factorisation A^T = L Q~ is A = Q~^T L^T:
-      // with the factors column-major, L^T is R row-major and Q~ is Q row-major (no transposes).
-      std::vector<T> w(m * n), tau(k + 1);
-      load_rm(a, it, b, w.data());
-      if (k > 0) gelqf(li(n), li(m), w.data(), tau.data());
+      std::vector<T> w(m * n);
+      load_cm(a, it, b, w.data(), m);
+      std::vector<T> tau(k + 1);
+      if (k > 0) geqrf(li(m), li(n), w.data(), tau.data());
       for (int64_t i = 0; i < rrows; ++i) {
-        for (int64_t j = 0; j < n; ++j) rd[i * n + j] = i <= j && i < m ? w[i * n + j] : T(0);
+        for (int64_t j = 0; j < n; ++j) rd[i * n + j] = i <= j && i < m ? w[i + j * m] : T(0);
       }
       if (!want_q) return;
-      // Q~ (qcols×m, column-major) starts from the reflectors in the rows of L Q~'s storage.
-      for (int64_t c = 0; c < m; ++c) {
-        for (int64_t r = 0; r < qcols; ++r) qd[c * qcols + r] = r < k ? w[c * n + r] : T(0);
+      std::vector<T> q(m * qcols, T(0));
+      for (int64_t j = 0; j < std::min(n, qcols); ++j) {
+        std::copy(w.begin() + j * m, w.begin() + (j + 1) * m, q.begin() + j * m);
       }
-      if (m > 0 && qcols > 0) orglq(li(qcols), li(m), li(k), qd, tau.data());
+      if (m > 0 && qcols > 0) orgqr(li(m), li(qcols), li(k), q.data(), tau.data());
+      store_cm(q.data(), m, m, qcols, qd, false);
     });
   });
 }
