@@ -78,6 +78,17 @@ TEST(LinalgEngines, NativeRectangularAndRankDeficient) {
       }
     }
   }
+  // Exactly singular with integer entries: the third column becomes rounding noise that
+  // underflows; the sweeps must still stop, with orthonormal factors.
+  for (ScalarType dt : {kFloat32, kFloat64}) {
+    Tensor A = test::from_values({3, 3}, {1, 2, 3, 2, 4, 6, 1, 0, 1}, dt);
+    auto [U, S, Vh] = la::svd(A);
+    const double t = dt == kFloat32 ? 2e-6 : 1e-14;
+    EXPECT_LT(ortho_err(U), t);
+    EXPECT_LT(ortho_err(Vh.mT()), t);
+    EXPECT_LT(rel_diff(matmul(U * S.unsqueeze(-2), Vh), A), t);
+    EXPECT_LT(test::values(S)[2], t);
+  }
   // Repeated eigenvalues (identity plus a rank-one update).
   Tensor v = rand({6, 1}, kFloat64, 302);
   Tensor A = eye(6, TensorOptions().dtype(kFloat64)) + matmul(v, v.mT());
@@ -199,6 +210,36 @@ TEST(LinalgEngines, NativeFailingLane) {
         {"eigh", [&] { la::eigh(Ns); }, "[linalg.eigh] (Batch element 7): The algorithm failed"},
     });
   }
+}
+
+// The native Jacobi kernels raise LAPACK's non-convergence error, naming the batch element, when
+// a matrix still needs rotations after the allowed sweeps (60; lowered here to reach the error).
+TEST(LinalgEngines, NativeJacobiNonConvergence) {
+  EngineGuard g(Engine::Native);
+  struct SweepGuard {
+    int saved = cpu::linalg::jacobi_max_sweeps();
+    ~SweepGuard() { cpu::linalg::jacobi_max_sweeps() = saved; }
+  } sweeps;
+  Tensor X = rand({3, 8, 8}, kFloat64, 900);
+  // Two diagonal matrices (converged before any sweep), then a random one: batch element 2.
+  Tensor Y = cat({diag_embed(rand({2, 8}, kFloat64, 901)), X.narrow(0, 0, 1)}, 0);
+  cpu::linalg::jacobi_max_sweeps() = 1;
+  test::expect_errors<LinAlgError>({
+      {"svd", [&] { la::svd(X); },
+       "[linalg.svd] (Batch element 0): The algorithm failed to converge because the input matrix "
+       "is ill-conditioned or has too many repeated singular values (error code: "},
+      {"eigh", [&] { la::eigh(X + X.mT()); },
+       "[linalg.eigh] (Batch element 0): The algorithm failed to converge because the input "
+       "matrix is ill-conditioned or has too many repeated eigenvalues (error code: "},
+      {"svd, third", [&] { la::svdvals(Y); }, "[linalg.svd] (Batch element 2): "},
+      {"eigh, third", [&] { la::eigvalsh(Y + Y.mT()); }, "[linalg.eigh] (Batch element 2): "},
+  });
+  cpu::linalg::jacobi_max_sweeps() = 60;
+  EXPECT_LT(rel_diff(la::svdvals(Y), with_engine(Engine::Lapack, [&] { return la::svdvals(Y); })),
+            1e-13);
+  EXPECT_LT(rel_diff(la::eigvalsh(Y + Y.mT()),
+                     with_engine(Engine::Lapack, [&] { return la::eigvalsh(Y + Y.mT()); })),
+            1e-13);
 }
 
 }  // namespace

@@ -20,6 +20,11 @@ std::atomic<int>& engine_override() {
   return e;
 }
 
+std::atomic<int>& jacobi_max_sweeps() {
+  static std::atomic<int> n{60};
+  return n;
+}
+
 std::string batch_str(int64_t nbatch_dims, int64_t b) {
   return nbatch_dims == 0 ? std::string() : detail::str_cat("(Batch element ", b, "): ");
 }

@@ -33,8 +33,6 @@ namespace ember::cpu::linalg {
 
 namespace {
 
-constexpr int kMaxSweeps = 60;
-
 template <typename T>
 using V = Vec<T>;
 template <typename T>
@@ -214,6 +212,21 @@ void check_finite(const LaneMat<T>& m, int cnt, const char* op, const MatIter& i
   }
 }
 
+/// Raises LAPACK's non-convergence error for the first lane (< cnt) whose count of rotations in
+/// the last allowed sweep is nonzero (the count is the error code).
+template <typename T>
+void check_converged(const V<T>& last_sweep_rotations, int cnt, const char* op, const char* what,
+                     const MatIter& it, int64_t b0) {
+  const auto r = lanes(last_sweep_rotations);
+  for (int l = 0; l < cnt; ++l) {
+    EMBER_CHECK_T(LinAlgError, r[l] == 0, "[", op, "] ",
+                  batch_str(static_cast<int64_t>(it.bsizes.size()), b0 + l),
+                  "The algorithm failed to converge because the input matrix is ill-conditioned or "
+                  "has too many repeated ",
+                  what, " (error code: ", static_cast<int64_t>(r[l]), ").");
+  }
+}
+
 /// The Jacobi rotation (c, s) that annihilates the off-diagonal element of the symmetric 2×2
 /// [[a, g], [g, b]], lane-wise; where `mask` is 0 the identity (c = 1, s = 0). Returns t = s/c.
 template <typename T>
@@ -358,12 +371,21 @@ void native_eigh(const T* a, const MatIter& it, bool upper, T* w, T* vout) {
       norm2 = norm2 + x * x;
     }
     const V<T> tol2 = norm2 * V<T>(eps * eps), zero(T(0)), one(T(1));
-    for (int sweep = 0; sweep < kMaxSweeps; ++sweep) {
+    const int max_sweeps = jacobi_max_sweeps().load(std::memory_order_relaxed);
+    for (int sweep = 0;; ++sweep) {
       V<T> off(T(0));
       for (int64_t q = 0; q < n; ++q)
         for (int64_t p = 0; p < q; ++p) off = off + m.get(p, q) * m.get(p, q);
       const V<T> active = vselect_gt(off, tol2, one, zero);
       if (!any_lane(active)) break;
+      if (sweep == max_sweeps) {  // the pairs still to rotate are the error code
+        V<T> left(T(0));
+        for (int64_t q = 0; q < n; ++q)
+          for (int64_t p = 0; p < q; ++p)
+            left = left + vselect_gt(vabs(m.get(p, q)) * active, zero, one, zero);
+        check_converged(left, cnt, "linalg.eigh", "eigenvalues", it, b0);
+        break;  // only padding lanes were left
+      }
       for (int64_t p = 0; p + 1 < n; ++p) {
         for (int64_t q = p + 1; q < n; ++q) {
           const V<T> apq = m.get(p, q);
@@ -412,15 +434,25 @@ void native_svd(const T* a, const MatIter& it, bool full, T* uo, T* so, T* vho) 
     v.set_identity();
     const V<T> zero(T(0)), one(T(1));
     std::vector<V<T>> sq(k);  // squared column norms, updated by each rotation
-    for (int sweep = 0; sweep < kMaxSweeps; ++sweep) {
+    const V<T> tiny(std::numeric_limits<T>::min());
+    const int max_sweeps = jacobi_max_sweeps().load(std::memory_order_relaxed);
+    for (int sweep = 0;; ++sweep) {
       for (int64_t j = 0; j < k; ++j) sq[j] = dot_cols(g, j, j);
       bool rotated = false;
+      V<T> rotations(T(0));
       for (int64_t p = 0; p + 1 < k; ++p) {
         for (int64_t q = p + 1; q < k; ++q) {
           const V<T> alpha = sq[p], beta = sq[q], gamma = dot_cols(g, p, q);
-          const V<T> mask =
-              vselect_gt(vabs(gamma), V<T>(tol) * vsqrt(alpha) * vsqrt(beta), one, zero);
+          // A column whose squared norm underflows is zero to working precision: it is not
+          // rotated (that would not converge), and U takes a completion vector for it.
+          const V<T> mask = vselect_lt(
+              vmin(alpha, beta), tiny, zero,
+              vselect_gt(vabs(gamma), V<T>(tol) * vsqrt(alpha) * vsqrt(beta), one, zero));
           if (!any_lane(mask)) continue;
+          if (sweep == max_sweeps) {  // count what is left, as the error code
+            rotations = rotations + mask;
+            continue;
+          }
           rotated = true;
           V<T> c, s;
           const V<T> t = jacobi_rotation(alpha, beta, gamma, mask, c, s);
@@ -430,6 +462,8 @@ void native_svd(const T* a, const MatIter& it, bool full, T* uo, T* so, T* vho) 
           sq[q] = beta + t * gamma;
         }
       }
+      if (sweep == max_sweeps)
+        check_converged(rotations, cnt, "linalg.svd", "singular values", it, b0);
       if (!rotated) break;
     }
     std::vector<std::array<T, kLanes<T>>> norms(k);
@@ -447,7 +481,7 @@ void native_svd(const T* a, const MatIter& it, bool full, T* uo, T* so, T* vho) 
       for (int64_t j = 0; j < k; ++j) {
         const T nrm = norms[order[j]][l];
         so[b * k + j] = nrm * undo[l];
-        if (nrm > std::numeric_limits<T>::min()) {
+        if (nrm * nrm >= std::numeric_limits<T>::min()) {  // not negligible (as above)
           for (int64_t i = 0; i < big; ++i) u[i + j * big] = g.lane(i, order[j], l) / nrm;
           valid[j] = true;
         }

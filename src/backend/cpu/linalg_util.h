@@ -22,6 +22,9 @@ constexpr int64_t kNativeQrMax = kSmallMatrixMax;
 constexpr int64_t kNativeSvdMax = kSmallMatrixMax;
 constexpr int64_t kNativeEighMax = kSmallMatrixMax;
 std::atomic<int>& engine_override();
+/// Sweeps the native Jacobi SVD/eigh may take before raising LAPACK's non-convergence
+/// LinAlgError (60; convergence is quadratic, so only tests lower it to reach that error).
+std::atomic<int>& jacobi_max_sweeps();
 /// Whether a matrix with largest dim `n` goes to the native engine (auto limit `auto_max`).
 inline bool use_native(int64_t n, int64_t auto_max) {
   const auto e = static_cast<Engine>(engine_override().load(std::memory_order_relaxed));
