@@ -2,6 +2,7 @@
 #include "linalg/common.h"
 
 #include <algorithm>
+#include <limits>
 
 #include "ember/ops/factory.h"
 
@@ -77,6 +78,11 @@ void check_info(const Tensor& info, const char* op) {
     }
     EMBER_THROW(LinAlgError, "[", op, "] ", batch, "failed with error code ", v);
   }
+}
+
+double eps_of(ScalarType t) {
+  return t == kFloat32 ? std::numeric_limits<float>::epsilon()
+                       : std::numeric_limits<double>::epsilon();
 }
 
 Tensor diag_embed(const Tensor& v) {

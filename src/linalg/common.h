@@ -16,6 +16,8 @@ void check_matrix(const Tensor& A, const char* op, const char* arg = "A");
 void check_square(const Tensor& A, const char* op, const char* arg = "A");
 /// Same dtype for two operands.
 void check_same_dtype(const Tensor& A, const Tensor& B, const char* op);
+/// Machine epsilon of float32 or float64.
+double eps_of(ScalarType t);
 /// Everything but the last two dims.
 std::vector<int64_t> batch_shape(const Tensor& A);
 std::vector<int64_t> concat(std::vector<int64_t> a, const std::vector<int64_t>& b);

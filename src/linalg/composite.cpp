@@ -20,13 +20,9 @@ namespace ember::linalg {
 using detail::check_float;
 using detail::check_matrix;
 using detail::check_square;
+using detail::eps_of;
 
 namespace {
-
-double eps_of(ScalarType t) {
-  return t == kFloat32 ? std::numeric_limits<float>::epsilon()
-                       : std::numeric_limits<double>::epsilon();
-}
 
 // PyTorch's pinv/matrix_rank tolerance: max(atol, rtol * largest singular value), with rtol
 // defaulting to eps * max(m, n) when neither is given and to 0 when only atol is.
@@ -225,10 +221,9 @@ namespace {
 // and the 0 * inf of a zero matrix is inf too.
 template <typename Ord>
 Tensor cond_via_inverse(const Tensor& A, const Ord& p) {
-  auto [Ainv, info] = inv_ex(A);
-  Tensor singular = (info > 0).unsqueeze(-1).unsqueeze(-1);
-  Ainv = masked_fill(Ainv, singular, std::numeric_limits<double>::infinity());
   const double inf = std::numeric_limits<double>::infinity();
+  auto [Ainv, info] = inv_ex(A);
+  Ainv = masked_fill(Ainv, (info > 0).unsqueeze(-1).unsqueeze(-1), inf);
   return nan_to_num(matrix_norm(A, p) * matrix_norm(Ainv, p), inf, inf, -inf);
 }
 

@@ -1,7 +1,7 @@
-// Random sampling: rand/randn/randint/randperm/bernoulli/normal/multinomial and the in-place
-// samplers. Each op
+// Random sampling: rand/randn/randint/randperm/bernoulli/normal and the in-place samplers. Each op
 // validates, reserves its Philox draws under the generator's mutex and dispatches a Random
 // primitive that fills the output from (seed, offset) (Note [Deterministic random]).
+// multinomial is composed from rand and other ops.
 #include "primitives/random.h"
 
 #include <cmath>

@@ -1,8 +1,6 @@
 // Gradients of the linear-algebra primitives, written with Ember ops (so they are differentiable
 // again). Formulas as PyTorch's FunctionsManual.cpp (cholesky_backward, linalg_eig_backward,
 // svd_backward, linalg_qr_backward, linalg_solve / triangular solve backward).
-#include <limits>
-
 #include "ember/autograd.h"
 #include "ember/linalg.h"
 #include "ember/ops/elementwise.h"
@@ -33,28 +31,23 @@ Tensor eye_like_last(const Tensor& t) { return eye(t.size(-1), TensorOptions().d
 // with sU = skew(U^T gU), sV = skew(V^T gV): U and V turn together within a repeated singular
 // value, and independently within repeated zeros (the second term's gap).
 
-/// The pairs i != j with |x_j - x_i| (sum: |x_j + x_i|) zero to working precision, as 0/1.
-Tensor gapless_pairs(const Tensor& vals, bool sum) {
-  const int64_t k = vals.size(-1);
-  const double eps = vals.dtype() == kFloat32 ? std::numeric_limits<float>::epsilon()
-                                              : std::numeric_limits<double>::epsilon();
-  const Tensor tol = vals.abs().amax(-1, true).unsqueeze(-1) * (8.0 * static_cast<double>(k) * eps);
+/// coupling_ij / (vals_j - vals_i) (sum: / (vals_j + vals_i)), zero where that gap is zero to
+/// working precision (i != j), after checking that the loss does not depend on the gauge there
+/// (PyTorch's lax tolerance: |C_ij| <= 1e-2 (1 + |scale_ij|)). coupling's diagonal is zero.
+Tensor divide_off_gauge(const Tensor& coupling, const Tensor& vals, bool sum, const Tensor& scale,
+                        const char* op, const char* backward, const char* vectors) {
+  const Tensor I = eye_like_last(vals);
   const Tensor gap =
       sum ? vals.unsqueeze(-2) + vals.unsqueeze(-1) : vals.unsqueeze(-2) - vals.unsqueeze(-1);
-  return (gap.abs() <= tol).to(vals.dtype()) * (1.0 - eye_like_last(vals));
-}
-
-/// coupling / gap (gap nonzero on the diagonal), zero on the gapless pairs, after checking that
-/// the loss does not depend on the gauge there (PyTorch's lax tolerance: |C_ij| <= 1e-2 (1 +
-/// |scale_ij|)).
-Tensor divide_off_gauge(const Tensor& coupling, const Tensor& gap, const Tensor& gapless,
-                        const Tensor& scale, const char* op, const char* backward,
-                        const char* vectors) {
+  const double rel =
+      8.0 * static_cast<double>(vals.size(-1)) * linalg::detail::eps_of(vals.dtype());
+  const Tensor tol = vals.abs().amax(-1, true).unsqueeze(-1) * rel;
+  const Tensor gapless = (gap.abs() <= tol).to(vals.dtype()) * (1.0 - I);
   const Tensor bad = gapless * (coupling.abs() - (scale.abs() + 1.0) * 1e-2);
   EMBER_CHECK(!(bad > 0).any().item<bool>(), "[", op, "] ", backward, ": The ", vectors,
               " of repeated values are only specified up to a rotation of their subspace. The "
               "specified loss function depends on this rotation, making it ill-defined.");
-  return coupling / (gap + gapless) * (1.0 - gapless);
+  return coupling / (gap + gapless + I) * (1.0 - gapless);
 }
 
 }  // namespace
@@ -157,9 +150,8 @@ std::vector<Tensor> LinalgEigh::vjp(const VjpContext& ctx) const {
   if (ctx.has_grad[1]) {
     Tensor QgQ = matmul(Q.mT(), ctx.grads[1]);
     QgQ = 0.5 * (QgQ - QgQ.mT());
-    Tensor E = L.unsqueeze(-2) - L.unsqueeze(-1) + eye_like_last(L);
-    inner = divide_off_gauge(QgQ, E, gapless_pairs(L, false), QgQ, "linalg.eigh",
-                             "linalg_eigh_backward", "eigenvectors");
+    inner =
+        divide_off_gauge(QgQ, L, false, QgQ, "linalg.eigh", "linalg_eigh_backward", "eigenvectors");
   }
   if (ctx.has_grad[0]) {
     Tensor d = diag_embed(ctx.grads[0]);
@@ -186,11 +178,10 @@ std::vector<Tensor> LinalgSvd::vjp(const VjpContext& ctx) const {
   const auto skew = [](const Tensor& X) { return X - X.mT(); };
   const Tensor sU = has_gU ? skew(UhgU) : zeros_like(UhgU);
   const Tensor sV = has_gVh ? skew(VhgV) : zeros_like(VhgV);
-  const Tensor I = eye_like_last(S), scale = sU.abs() + sV.abs();
+  const Tensor scale = sU.abs() + sV.abs();
   const auto half = [&](const Tensor& coupling, bool sum) {
-    const Tensor gap = sum ? S.unsqueeze(-2) + S.unsqueeze(-1) : S.unsqueeze(-2) - S.unsqueeze(-1);
-    return 0.5 * divide_off_gauge(coupling, gap + I, gapless_pairs(S, sum), scale, "linalg.svd",
-                                  "svd_backward", "singular vectors");
+    return 0.5 * divide_off_gauge(coupling, S, sum, scale, "linalg.svd", "svd_backward",
+                                  "singular vectors");
   };
   Tensor ret = half(sU + sV, false) + half(sU - sV, true);
   ret = ret + diag_embed(gS);

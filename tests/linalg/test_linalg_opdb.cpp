@@ -361,16 +361,27 @@ Mat expm(const Mat& a, int64_t n) {
   return e;
 }
 
-// Matrix norms of an r x c matrix, by ord (0 stands for "fro", 9 for "nuc").
+// Numeric stand-ins for the string orders "fro" and "nuc" in the norm and cond entries.
+constexpr double kFro = 0, kNuc = 9;
+
+// f(x, "fro"), f(x, "nuc") or f(x, ord) for a matrix-norm-like op with both overloads.
+template <typename F>
+Tensor call_ord(const F& f, const Tensor& x, double ord) {
+  if (ord == kFro) return f(x, std::string("fro"));
+  if (ord == kNuc) return f(x, std::string("nuc"));
+  return f(x, ord);
+}
+
+// Matrix norms of an r x c matrix, by ord (kFro, kNuc or a number).
 double matrix_norm_ref(const Mat& a, int64_t r, int64_t c, double ord) {
-  if (ord == 0) {
+  if (ord == kFro) {
     double s = 0;
     for (double v : a) s += v * v;
     return std::sqrt(s);
   }
-  if (ord == 9 || std::fabs(ord) == 2) {
+  if (ord == kNuc || std::fabs(ord) == 2) {
     const Mat sv = jacobi_svdvals(a, r, c);
-    if (ord == 9) return std::accumulate(sv.begin(), sv.end(), 0.0);
+    if (ord == kNuc) return std::accumulate(sv.begin(), sv.end(), 0.0);
     return ord > 0 ? sv.front() : sv.back();
   }
   const bool cols = std::fabs(ord) == 1;  // 1: column sums; inf: row sums
@@ -625,15 +636,14 @@ std::vector<OpInfo> linalg_ops() {
 
   // ---- norms
   const std::vector<std::pair<std::string, double>> mords = {
-      {"fro", 0}, {"nuc", 9}, {"2", 2},      {"m2", -2},
-      {"1", 1},   {"m1", -1}, {"inf", kInf}, {"minf", -kInf}};
+      {"fro", kFro}, {"nuc", kNuc}, {"2", 2},      {"m2", -2},
+      {"1", 1},      {"m1", -1},    {"inf", kInf}, {"minf", -kInf}};
   for (const auto& [nm, ord] : mords) {
     ops.push_back(entry(
         "matrix_norm_" + nm, rect_samples,
         [ord](const auto& in) {
-          return ord == 0   ? la::matrix_norm(in[0], "fro")
-                 : ord == 9 ? la::matrix_norm(in[0], "nuc")
-                            : la::matrix_norm(in[0], ord);
+          return call_ord([](const Tensor& x, const auto& o) { return la::matrix_norm(x, o); },
+                          in[0], ord);
         },
         [ord](const std::vector<Tensor>& in) {
           return per_matrix(in[0], {}, [ord](const Mat& a, int64_t r, int64_t c) {
@@ -687,13 +697,12 @@ std::vector<OpInfo> linalg_ops() {
         }));
   }
   for (const auto& [nm, ord] : std::vector<std::pair<std::string, double>>{
-           {"fro", 0}, {"nuc", 9}, {"2", 2}, {"m2", -2}, {"1", 1}, {"minf", -kInf}}) {
+           {"fro", kFro}, {"nuc", kNuc}, {"2", 2}, {"m2", -2}, {"1", 1}, {"minf", -kInf}}) {
     ops.push_back(entry(
         "cond_" + nm, dd_square,
         [ord](const auto& in) {
-          return ord == 0   ? la::cond(in[0], "fro")
-                 : ord == 9 ? la::cond(in[0], "nuc")
-                            : la::cond(in[0], ord);
+          return call_ord([](const Tensor& x, const auto& o) { return la::cond(x, o); }, in[0],
+                          ord);
         },
         [ord](const std::vector<Tensor>& in) {
           // norm(A) norm(A^{-1}); for +-2 the ratio of extreme singular values is the same.

@@ -175,7 +175,7 @@ void LinalgLuFactor::eval_cpu(const std::vector<Tensor>& inputs,
       load_cm(a, it, b, w.data(), m);
       info[b] = (m == 0 || n == 0) ? 0 : getrf(li(m), li(n), w.data(), p.data());
       for (int64_t i = 0; i < k; ++i) piv[b * k + i] = static_cast<int32_t>(p[i]);
-      store_cm(w.data(), m, m, n, out + b * m * n, false);
+      store_cm(w.data(), m, m, n, out + b * m * n);
     });
   });
 }
@@ -197,7 +197,7 @@ void LinalgLuSolve::eval_cpu(const std::vector<Tensor>& inputs,
       load_cm(bb, ib, b, wb.data(), n);
       for (int64_t i = 0; i < n; ++i) p[i] = std::clamp<LI>(piv[b * n + i], 1, li(n));
       if (n > 0 && k > 0) getrs(trans_ ? 'T' : 'N', li(n), li(k), wa.data(), p.data(), wb.data());
-      store_cm(wb.data(), n, n, k, out + b * n * k, false);
+      store_cm(wb.data(), n, n, k, out + b * n * k);
     });
   });
 }
@@ -220,7 +220,7 @@ void LinalgSolve::eval_cpu(const std::vector<Tensor>& inputs, std::vector<Tensor
       load_cm(bb, ib, b, wb.data(), n);
       info[b] = n == 0 ? 0 : getrf(li(n), li(n), wa.data(), p.data());
       if (info[b] == 0 && n > 0 && k > 0) getrs('T', li(n), li(k), wa.data(), p.data(), wb.data());
-      store_cm(wb.data(), n, n, k, out + b * n * k, false);
+      store_cm(wb.data(), n, n, k, out + b * n * k);
     });
   });
 }
@@ -239,7 +239,7 @@ void LinalgSolveTriangular::eval_cpu(const std::vector<Tensor>& inputs,
       load_cm(a, ia, b, wa.data(), n);
       load_cm(bb, ib, b, wb.data(), n);
       if (n > 0 && k > 0) trsm(upper_, unitriangular_, li(n), li(k), wa.data(), wb.data());
-      store_cm(wb.data(), n, n, k, out + b * n * k, false);
+      store_cm(wb.data(), n, n, k, out + b * n * k);
     });
   });
 }
@@ -280,7 +280,7 @@ void LinalgEigh::eval_cpu(const std::vector<Tensor>& inputs, std::vector<Tensor>
                       info, ").");
       }
       std::copy(ev.begin(), ev.end(), wout + b * n);
-      store_cm(w.data(), n, n, n, vout + b * n * n, false);
+      store_cm(w.data(), n, n, n, vout + b * n * n);
     });
   });
 }
@@ -355,7 +355,7 @@ void LinalgQr::eval_cpu(const std::vector<Tensor>& inputs, std::vector<Tensor>& 
         std::copy(w.begin() + j * m, w.begin() + (j + 1) * m, q.begin() + j * m);
       }
       if (m > 0 && qcols > 0) orgqr(li(m), li(qcols), li(k), q.data(), tau.data());
-      store_cm(q.data(), m, m, qcols, qd, false);
+      store_cm(q.data(), m, m, qcols, qd);
     });
   });
 }
@@ -379,7 +379,7 @@ void LinalgHouseholderProduct::eval_cpu(const std::vector<Tensor>& inputs,
       std::vector<T> w(m * n);
       load_cm(a, it, b, w.data(), m);
       if (m > 0 && n > 0) orgqr(li(m), li(n), li(k), w.data(), tau + b * k);
-      store_cm(w.data(), m, m, n, out + b * m * n, false);
+      store_cm(w.data(), m, m, n, out + b * m * n);
     });
   });
 }

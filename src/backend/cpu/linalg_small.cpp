@@ -8,14 +8,14 @@
 // converged on, a Householder reflector that is the identity, a failed Cholesky pivot) the step's
 // coefficients are selected per lane so that it leaves that matrix unchanged. The last group of a
 // batch is padded with identity matrices. The arithmetic is in T (float for float32, as LAPACK's
-// s-routines); SVD and eigh scale each matrix by a power of two first (exactly) so that sums of
-// squares neither overflow nor underflow.
+// s-routines); SVD, eigh and QR scale each matrix by a power of two first (exactly) so that sums
+// of squares neither overflow nor underflow.
 //
 // Note [Jacobi SVD orthogonality]: the one-sided Jacobi sweep rotates a pair of columns while
 // |g_p·g_q| > tol·|g_p|·|g_q|, a relative criterion, so the normalised columns are orthogonal to
-// working precision whatever their norms; columns that are exactly zero (rank-deficient input) are
-// replaced by an orthonormal completion, so U and V stay orthonormal where PyTorch 2.14's Jacobi
-// SVD did not.
+// working precision whatever their norms; columns that are zero to working precision (their
+// squared norm underflows: rank-deficient input) are not rotated and are replaced by an
+// orthonormal completion, so U and V stay orthonormal where PyTorch 2.14's Jacobi SVD did not.
 #include <algorithm>
 #include <array>
 #include <cmath>
@@ -23,6 +23,7 @@
 #include <memory>
 #include <numeric>
 #include <span>
+#include <type_traits>
 #include <vector>
 
 #include "backend/cpu/linalg_util.h"
@@ -42,20 +43,16 @@ constexpr int kLanes = Vec<T>::size;
 template <typename T>
 struct LaneMat {
   int64_t rows, cols;
-  std::unique_ptr<T[]> buf;
-  std::span<T> data;  // uninitialised: pack or set_identity fills it
+  std::unique_ptr<T[]> buf;  // uninitialised: pack or set_identity fills it
   LaneMat(int64_t r, int64_t c)
-      : rows(r),
-        cols(c),
-        buf(std::make_unique_for_overwrite<T[]>(r * c * kLanes<T>)),
-        data(buf.get(), static_cast<size_t>(r * c * kLanes<T>)) {}
-  T* ptr(int64_t i, int64_t j) { return data.data() + (i + j * rows) * kLanes<T>; }
-  const T* ptr(int64_t i, int64_t j) const { return data.data() + (i + j * rows) * kLanes<T>; }
+      : rows(r), cols(c), buf(std::make_unique_for_overwrite<T[]>(r * c * kLanes<T>)) {}
+  std::span<T> data() const { return {buf.get(), static_cast<size_t>(rows * cols * kLanes<T>)}; }
+  T* ptr(int64_t i, int64_t j) const { return buf.get() + (i + j * rows) * kLanes<T>; }
   V<T> get(int64_t i, int64_t j) const { return V<T>::load(ptr(i, j)); }
   void set(int64_t i, int64_t j, const V<T>& x) { x.store(ptr(i, j)); }
   T& lane(int64_t i, int64_t j, int l) { return ptr(i, j)[l]; }
   void set_identity() {
-    std::fill(data.begin(), data.end(), T(0));
+    std::ranges::fill(data(), T(0));
     for (int64_t i = 0; i < std::min(rows, cols); ++i) set(i, i, V<T>(T(1)));
   }
 };
@@ -122,15 +119,13 @@ void block_transpose(const std::array<const double*, 4>& in, const std::array<do
 }
 #endif
 
-/// Loads matrices b0 .. b0+cnt-1 of `it` into the lanes of m (the transposes when `transpose`);
-/// lanes past cnt hold the identity.
-template <typename T>
-void pack(const T* a, const MatIter& it, int64_t b0, int cnt, bool transpose, LaneMat<T>& m) {
+/// Moves the first cnt lanes of m to (or, for const P, from) outside memory where element (i, j)
+/// of lane l is ext[l][i * rs + j * cs]. A full group whose rows (or columns) are contiguous runs
+/// of a multiple of W goes by block transposes.
+template <typename T, typename P>
+void transfer(LaneMat<T>& m, const std::array<P, kLanes<T>>& ext, int cnt, int64_t rs, int64_t cs) {
   constexpr int W = kLanes<T>;
-  const int64_t rs = transpose ? it.cs : it.rs, cs = transpose ? it.rs : it.cs;
-  std::array<const T*, W> src{};
-  for (int l = 0; l < cnt; ++l) src[l] = a + it.offset(b0 + l);
-  // A full group whose rows (or columns) are contiguous runs of a multiple of W: block transposes.
+  constexpr bool load = std::is_const_v<std::remove_pointer_t<P>>;
   const bool by_rows = cs == 1 && m.cols % W == 0, by_cols = rs == 1 && m.rows % W == 0;
   if (cnt == W && (by_rows || by_cols)) {
     std::array<const T*, W> in;
@@ -138,76 +133,78 @@ void pack(const T* a, const MatIter& it, int64_t b0, int cnt, bool transpose, La
     for (int64_t i = 0; i < m.rows; i += by_rows ? 1 : W) {
       for (int64_t j = 0; j < m.cols; j += by_rows ? W : 1) {
         for (int t = 0; t < W; ++t) {
-          in[t] = src[t] + i * rs + j * cs;
-          out[t] = by_rows ? m.ptr(i, j + t) : m.ptr(i + t, j);
+          T* lane = by_rows ? m.ptr(i, j + t) : m.ptr(i + t, j);
+          P outside = ext[t] + i * rs + j * cs;
+          in[t] = load ? outside : lane;
+          if constexpr (load) {
+            out[t] = lane;
+          } else {
+            out[t] = outside;
+          }
         }
         block_transpose(in, out);
       }
     }
     return;
   }
-  if (cnt < W) m.set_identity();
   for (int l = 0; l < cnt; ++l) {
-    for (int64_t i = 0; i < m.rows; ++i)
-      for (int64_t j = 0; j < m.cols; ++j) m.ptr(i, j)[l] = src[l][i * rs + j * cs];
+    for (int64_t i = 0; i < m.rows; ++i) {
+      for (int64_t j = 0; j < m.cols; ++j) {
+        if constexpr (load) {
+          m.ptr(i, j)[l] = ext[l][i * rs + j * cs];
+        } else {
+          ext[l][i * rs + j * cs] = m.ptr(i, j)[l];
+        }
+      }
+    }
   }
+}
+
+/// Loads matrices b0 .. b0+cnt-1 of `it` into the lanes of m (the transposes when `transpose`);
+/// lanes past cnt hold the identity.
+template <typename T>
+void pack(const T* a, const MatIter& it, int64_t b0, int cnt, bool transpose, LaneMat<T>& m) {
+  if (cnt < kLanes<T>) m.set_identity();
+  std::array<const T*, kLanes<T>> src{};
+  for (int l = 0; l < cnt; ++l) src[l] = a + it.offset(b0 + l);
+  transfer(m, src, cnt, transpose ? it.cs : it.rs, transpose ? it.rs : it.cs);
 }
 
 /// Writes the first cnt lanes of m as contiguous row-major matrices (transposed when `transpose`)
 /// at out, out + rows*cols, ...
 template <typename T>
-void unpack(const LaneMat<T>& m, int cnt, bool transpose, T* out) {
-  constexpr int W = kLanes<T>;
-  const int64_t size = m.rows * m.cols;
-  // dst(l, i, j): where element (i, j) of lane l goes.
-  const int64_t rs = transpose ? 1 : m.cols, cs = transpose ? m.rows : 1;
-  const bool by_rows = !transpose && m.cols % W == 0, by_cols = transpose && m.rows % W == 0;
-  if (cnt == W && (by_rows || by_cols)) {
-    std::array<const T*, W> in;
-    std::array<T*, W> dst;
-    for (int64_t i = 0; i < m.rows; i += by_rows ? 1 : W) {
-      for (int64_t j = 0; j < m.cols; j += by_rows ? W : 1) {
-        for (int t = 0; t < W; ++t) {
-          in[t] = by_rows ? m.ptr(i, j + t) : m.ptr(i + t, j);
-          dst[t] = out + t * size + i * rs + j * cs;
-        }
-        block_transpose(in, dst);
-      }
-    }
-    return;
-  }
-  for (int l = 0; l < cnt; ++l) {
-    for (int64_t i = 0; i < m.rows; ++i)
-      for (int64_t j = 0; j < m.cols; ++j) out[l * size + i * rs + j * cs] = m.ptr(i, j)[l];
-  }
+void unpack(LaneMat<T>& m, int cnt, bool transpose, T* out) {
+  std::array<T*, kLanes<T>> dst{};
+  for (int l = 0; l < cnt; ++l) dst[l] = out + l * m.rows * m.cols;
+  transfer(m, dst, cnt, transpose ? 1 : m.cols, transpose ? m.rows : 1);
 }
 
 /// Scales each lane's matrix by a power of two that brings its largest magnitude into [0.5, 1)
 /// (exact); returns the factor that undoes it.
 template <typename T>
 V<T> normalise(LaneMat<T>& m) {
+  const std::span<T> d = m.data();
   V<T> mx(T(0));
-  for (size_t e = 0; e < m.data.size(); e += kLanes<T>) mx = vmax(mx, vabs(V<T>::load(&m.data[e])));
-  alignas(32) T f[kLanes<T>], undo[kLanes<T>];
-  mx.store(f);
+  for (size_t e = 0; e < d.size(); e += kLanes<T>) mx = vmax(mx, vabs(V<T>::load(&d[e])));
+  auto f = lanes(mx), undo = f;
   for (int l = 0; l < kLanes<T>; ++l) {
     int e = 0;
     if (f[l] > 0) std::frexp(f[l], &e);
     f[l] = std::ldexp(T(1), -e);
     undo[l] = std::ldexp(T(1), e);
   }
-  const V<T> scale = V<T>::load(f);
-  for (size_t e = 0; e < m.data.size(); e += kLanes<T>)
-    (V<T>::load(&m.data[e]) * scale).store(&m.data[e]);
-  return V<T>::load(undo);
+  const V<T> scale = V<T>::load(f.data());
+  for (size_t e = 0; e < d.size(); e += kLanes<T>) (V<T>::load(&d[e]) * scale).store(&d[e]);
+  return V<T>::load(undo.data());
 }
 
 /// Throws as the LAPACK path does if a lane (< cnt) of m holds a non-finite value.
 template <typename T>
 void check_finite(const LaneMat<T>& m, int cnt, const char* op, const MatIter& it, int64_t b0) {
+  const std::span<T> d = m.data();
   for (int l = 0; l < cnt; ++l) {
-    for (size_t e = static_cast<size_t>(l); e < m.data.size(); e += kLanes<T>) {
-      if (!std::isfinite(m.data[e])) throw_non_finite(op, it, b0 + l);
+    for (size_t e = static_cast<size_t>(l); e < d.size(); e += kLanes<T>) {
+      if (!std::isfinite(d[e])) throw_non_finite(op, it, b0 + l);
     }
   }
 }
@@ -366,8 +363,8 @@ void native_eigh(const T* a, const MatIter& it, bool upper, T* w, T* vout) {
     const V<T> undo = normalise(m);
     v.set_identity();
     V<T> norm2(T(0));
-    for (size_t e = 0; e < m.data.size(); e += kLanes<T>) {
-      const V<T> x = V<T>::load(&m.data[e]);
+    for (size_t e = 0; e < m.data().size(); e += kLanes<T>) {
+      const V<T> x = V<T>::load(&m.data()[e]);
       norm2 = norm2 + x * x;
     }
     const V<T> tol2 = norm2 * V<T>(eps * eps), zero(T(0)), one(T(1));
