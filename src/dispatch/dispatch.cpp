@@ -1,18 +1,90 @@
 #include "dispatch/dispatch.h"
 
-#include "autograd/functions.h"
-
-#include <algorithm>
 #include <mutex>
 
+#include "autograd/functions.h"
+
 namespace ember {
-namespace {
-std::mutex g_modes_mutex;
-std::vector<DispatchMode*> g_modes;  // innermost first
-}  // namespace
 
 namespace detail {
-std::atomic<int> g_num_modes{0};
+std::atomic<int> g_mode_users{0};
+}  // namespace detail
+
+namespace {
+
+// This thread's modes, innermost last. While a mode handles an op it is taken off the stack.
+struct ThreadModes {
+  std::vector<DispatchMode*> stack;
+  int guards = 0;  // live DispatchModeGuards on this thread (counted in g_mode_users while > 0)
+};
+thread_local ThreadModes t_modes;
+
+std::atomic<DispatchMode*> g_observers[kMaxDispatchObservers];
+std::mutex g_observers_mutex;
+// Set while an observer's own code runs, so that ops it calls do not re-enter observers.
+thread_local bool t_in_observer = false;
+
+}  // namespace
+
+struct DispatchAccess {
+  static DispatchNext next(int observer) { return DispatchNext(observer); }
+  static void run_observers(OpCall& call, int from) {
+    if (!t_in_observer) {
+      for (int i = from; i < kMaxDispatchObservers; ++i) {
+        DispatchMode* o = g_observers[i].load(std::memory_order_acquire);
+        if (!o) continue;
+        t_in_observer = true;
+        struct Reset {
+          ~Reset() { t_in_observer = false; }
+        } reset;
+        o->handle(call, DispatchNext(i + 1));
+        return;
+      }
+    }
+    detail::run_backend(call);
+  }
+};
+
+void DispatchNext::operator()(OpCall& call) const {
+  if (observer_ < 0) return detail::dispatch_with_modes(call);
+  // Below an observer: later observers and the backend run as ordinary code again.
+  t_in_observer = false;
+  struct Restore {
+    ~Restore() { t_in_observer = true; }
+  } restore;
+  DispatchAccess::run_observers(call, observer_);
+}
+
+namespace detail {
+
+std::vector<Tensor> allocate_outputs(const Primitive& prim, const std::vector<Tensor>& inputs) {
+  std::vector<TensorMeta> in;
+  in.reserve(inputs.size());
+  for (const Tensor& t : inputs) in.push_back(TensorMeta::of(t));
+  std::vector<Tensor> outs;
+  for (const TensorMeta& m : prim.infer(in)) {
+    const char* op = prim.name();
+    check_device_available(m.device, op);
+    std::vector<int64_t> sizes, strides;
+    for (const SymInt& s : m.sizes) sizes.push_back(s.guard_int(op));
+    for (const SymInt& s : m.strides) strides.push_back(s.guard_int(op));
+    // The storage spans the last element the strides reach (strides are non-negative here).
+    int64_t extent = checked_numel(sizes, op) == 0 ? 0 : 1;
+    for (size_t d = 0; d < sizes.size() && extent > 0; ++d) {
+      int64_t span = 0;
+      EMBER_CHECK(!__builtin_mul_overflow(sizes[d] - 1, strides[d], &span) &&
+                      !__builtin_add_overflow(extent, span, &extent),
+                  "[", op, "] the output's extent overflows int64");
+    }
+    int64_t nbytes = 0;
+    EMBER_CHECK(!__builtin_mul_overflow(extent, element_size(m.dtype), &nbytes), "[", op,
+                "] the requested size in bytes overflows int64");
+    auto storage = std::make_shared<StorageImpl>(static_cast<size_t>(nbytes));
+    outs.emplace_back(std::make_shared<TensorImpl>(std::move(storage), m.dtype, std::move(sizes),
+                                                   std::move(strides), 0, m.device));
+  }
+  return outs;
+}
 
 void run_backend(OpCall& call) {
   for (const auto& t : call.inputs) {
@@ -24,7 +96,7 @@ void run_backend(OpCall& call) {
 
 void dispatch_autograd(OpCall& call) {
   autograd::record(call, [](OpCall& c) {
-    if (g_num_modes.load(std::memory_order_relaxed) == 0) {
+    if (g_mode_users.load(std::memory_order_relaxed) == 0) {
       run_backend(c);
     } else {
       dispatch_with_modes(c);
@@ -33,32 +105,54 @@ void dispatch_autograd(OpCall& call) {
 }
 
 void dispatch_with_modes(OpCall& call) {
-  std::vector<DispatchMode*> modes;
-  {
-    std::lock_guard<std::mutex> lock(g_modes_mutex);
-    modes = g_modes;
-  }
-  // next(level) runs mode `level - 1` (outermost = last), down to the backend at level 0.
-  std::function<void(OpCall&, size_t)> run_level = [&](OpCall& c, size_t level) {
-    if (level == 0) return run_backend(c);
-    modes[level - 1]->handle(c, [&](OpCall& inner) { run_level(inner, level - 1); });
-  };
-  run_level(call, modes.size());
+  auto& stack = t_modes.stack;
+  if (stack.empty()) return DispatchAccess::run_observers(call, 0);
+  DispatchMode* mode = stack.back();
+  stack.pop_back();  // off while it handles the op (and for everything it calls)
+  struct Restore {
+    DispatchMode* mode;
+    ~Restore() { t_modes.stack.push_back(mode); }
+  } restore{mode};
+  mode->handle(call, DispatchAccess::next(-1));
 }
+
 }  // namespace detail
 
-void push_dispatch_mode(DispatchMode* mode) {
-  std::lock_guard<std::mutex> lock(g_modes_mutex);
-  g_modes.push_back(mode);
-  detail::g_num_modes.store(static_cast<int>(g_modes.size()));
+DispatchModeGuard::DispatchModeGuard(DispatchMode& mode) : mode_(&mode) {
+  t_modes.stack.push_back(mode_);
+  if (t_modes.guards++ == 0) detail::g_mode_users.fetch_add(1, std::memory_order_relaxed);
 }
 
-void pop_dispatch_mode(DispatchMode* mode) {
-  std::lock_guard<std::mutex> lock(g_modes_mutex);
-  auto it = std::find(g_modes.begin(), g_modes.end(), mode);
-  EMBER_INTERNAL_ASSERT(it != g_modes.end(), "pop_dispatch_mode: mode not registered");
-  g_modes.erase(it);
-  detail::g_num_modes.store(static_cast<int>(g_modes.size()));
+DispatchModeGuard::~DispatchModeGuard() {
+  auto& stack = t_modes.stack;
+  // Guards are scoped, so this mode is the innermost one (the stack is restored above it).
+  if (!stack.empty() && stack.back() == mode_) stack.pop_back();
+  if (--t_modes.guards == 0) detail::g_mode_users.fetch_sub(1, std::memory_order_relaxed);
+}
+
+void add_dispatch_observer(DispatchMode* observer) {
+  std::lock_guard<std::mutex> lock(g_observers_mutex);
+  for (auto& slot : g_observers) {
+    if (slot.load() == nullptr) {
+      slot.store(observer, std::memory_order_release);
+      detail::g_mode_users.fetch_add(1, std::memory_order_relaxed);
+      return;
+    }
+  }
+  EMBER_THROW(RuntimeError, "[dispatch] at most ", kMaxDispatchObservers,
+              " dispatch observers can be registered at once");
+}
+
+void remove_dispatch_observer(DispatchMode* observer) {
+  std::lock_guard<std::mutex> lock(g_observers_mutex);
+  for (auto& slot : g_observers) {
+    if (slot.load() == observer) {
+      slot.store(nullptr, std::memory_order_release);
+      detail::g_mode_users.fetch_sub(1, std::memory_order_relaxed);
+      return;
+    }
+  }
+  EMBER_INTERNAL_ASSERT(false, "remove_dispatch_observer: observer not registered");
 }
 
 }  // namespace ember

@@ -1,11 +1,18 @@
 #pragma once
 // The single choke point every op passes through. Note [Dispatch modes]: the compiler's tracer,
-// the profiler and the flight recorder hook in here as modes. With no mode active the cost is one
-// predictable branch on an atomic counter. Autograd is the one built-in layer: it wraps the modes
-// and the backend whenever a tensor with autograd state (or a view) is involved, which costs a
-// pointer test per input otherwise.
+// the profiler and the flight recorder hook in here as modes.
+//  - A mode is pushed on the current thread's stack (DispatchModeGuard) and sees only the ops
+//    that thread runs: a tracer on the main thread does not record a DataLoader worker. The
+//    innermost mode handles an op first; while its handler runs, it and every mode pushed after
+//    it are switched off on that thread, so ops the handler itself calls, and next(call), go to
+//    the modes below it (PyTorch's TorchDispatchMode semantics).
+//  - An observer (the profiler) sees every thread's ops; it runs below the thread's modes, next
+//    to the backend.
+// With no mode and no observer anywhere the cost is one predictable branch on one atomic
+// counter. Autograd is the one built-in layer: it wraps the modes and the backend whenever a
+// tensor with autograd state (or a view) is involved, which costs a pointer test per input
+// otherwise.
 #include <atomic>
-#include <functional>
 #include <memory>
 #include <vector>
 
@@ -21,20 +28,50 @@ struct OpCall {
   bool inplace;
 };
 
+/// The rest of the dispatch below the mode (or observer) that received it: the modes and
+/// observers under it, then the backend.
+class DispatchNext {
+ public:
+  void operator()(OpCall& call) const;
+
+ private:
+  friend struct DispatchAccess;
+  explicit DispatchNext(int observer) : observer_(observer) {}
+  int observer_;  // the next observer slot to run; -1 while thread modes remain
+};
+
 class DispatchMode {
  public:
   virtual ~DispatchMode() = default;
-  /// Handles one op: call next(call) to run it (through inner modes and then the backend), or
-  /// replace it. Modes are process-wide; a mode filters by thread itself when it needs to.
-  virtual void handle(OpCall& call, const std::function<void(OpCall&)>& next) = 0;
+  /// Handles one op: call next(call) to run it (through the modes below and then the backend),
+  /// or replace it by writing call.outputs.
+  virtual void handle(OpCall& call, const DispatchNext& next) = 0;
 };
 
-/// Registers a mode (outermost last pushed). Not for use while ops run on other threads.
-void push_dispatch_mode(DispatchMode* mode);
-void pop_dispatch_mode(DispatchMode* mode);
+/// Pushes `mode` on this thread's mode stack for the guard's lifetime (guards nest).
+class DispatchModeGuard {
+ public:
+  explicit DispatchModeGuard(DispatchMode& mode);
+  ~DispatchModeGuard();
+  DispatchModeGuard(const DispatchModeGuard&) = delete;
+  DispatchModeGuard& operator=(const DispatchModeGuard&) = delete;
+
+ private:
+  DispatchMode* mode_;
+};
+
+/// Registers a process-wide observer (at most kMaxObservers at once); it must stay alive until
+/// some time after remove_dispatch_observer (other threads may still be inside it).
+inline constexpr int kMaxDispatchObservers = 4;
+void add_dispatch_observer(DispatchMode* observer);
+void remove_dispatch_observer(DispatchMode* observer);
 
 namespace detail {
-extern std::atomic<int> g_num_modes;
+/// The outputs of prim.infer(), allocated on the inputs' device (Note [Inference]).
+std::vector<Tensor> allocate_outputs(const Primitive& prim, const std::vector<Tensor>& inputs);
+/// Threads with an active mode, plus registered observers: zero means dispatch goes straight to
+/// autograd or the backend.
+extern std::atomic<int> g_mode_users;
 void dispatch_with_modes(OpCall& call);
 void run_backend(OpCall& call);
 /// Runs the call through autograd's recording (src/autograd/record.cpp).
@@ -55,12 +92,14 @@ inline bool autograd_involved(const OpCall& call) {
 }  // namespace detail
 
 /// Runs `prim` on `inputs`, writing `outputs` (see Primitive::eval_cpu); returns the outputs.
+/// Without outputs, a primitive that infers gets them allocated from its inference.
 inline std::vector<Tensor> dispatch(const Primitive& prim, const std::vector<Tensor>& inputs,
                                     std::vector<Tensor> outputs = {}, bool inplace = false) {
+  if (outputs.empty() && prim.infers()) outputs = detail::allocate_outputs(prim, inputs);
   OpCall call{prim, inputs, outputs, inplace};
   if (detail::autograd_involved(call)) {
     detail::dispatch_autograd(call);
-  } else if (detail::g_num_modes.load(std::memory_order_relaxed) == 0) [[likely]] {
+  } else if (detail::g_mode_users.load(std::memory_order_relaxed) == 0) [[likely]] {
     detail::run_backend(call);
   } else {
     detail::dispatch_with_modes(call);

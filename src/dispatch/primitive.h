@@ -1,14 +1,53 @@
 #pragma once
 // Note [Primitive]: one class per operation kind (or per family, parametrised by an op enum).
-// A primitive knows its name, how to run on each backend, and its vjp written with Ember ops (so
-// that higher-order gradients work). Ops build a primitive, allocate outputs, and call dispatch().
+// A primitive is a value: its kind, plus parameters in one reflected struct (Note [Primitive
+// params]) that give it equality, a hash, a description and a JSON form. It knows how to run on
+// each backend and its vjp, written with Ember ops (so that higher-order gradients work). Ops
+// build a primitive, allocate outputs, and call dispatch().
 #include <memory>
 #include <string>
 #include <vector>
 
+#include "dispatch/params.h"
 #include "ember/core/tensor.h"
 
 namespace ember {
+
+/// Every primitive kind; a new primitive adds its class name here (the registry in
+/// src/primitives/registry.cpp then fails to compile until it can construct it).
+#define EMBER_PRIMITIVE_KINDS(X)                                                                  \
+  X(Unary) X(Binary) X(Where) X(Clamp) X(Lerp) X(Addc) X(MaskedFill) X(IsClose) X(Copy) X(Fill)   \
+  X(View) X(Range) X(Random) X(Reduce) X(Scan) X(Softmax) X(Matmul) X(Cat) X(Flip) X(Roll)        \
+  X(Repeat) X(Triangle) X(Index) X(IndexPut) X(Nonzero) X(IndexSelect) X(Gather) X(Scatter)       \
+  X(IndexUpdate) X(Take) X(MaskedScatter) X(Bincount) X(Histc) X(SortSelect) X(Unique)            \
+  X(SearchSorted) X(Convolution) X(SlidingWindow) X(Pooling) X(Upsample) X(Pad)                   \
+  X(ScaledDotProductAttention) X(ScaledDotProductAttentionBackward) X(LinalgCholesky)             \
+  X(LinalgLuFactor) X(LinalgLuSolve) X(LinalgSolve) X(LinalgSolveTriangular) X(LinalgEigh)        \
+  X(LinalgSvd) X(LinalgQr) X(LinalgHouseholderProduct) X(LinalgDet)
+
+enum class PrimitiveKind : uint8_t {
+#define EMBER_KIND_ENUM(Name) Name,
+  EMBER_PRIMITIVE_KINDS(EMBER_KIND_ENUM)
+#undef EMBER_KIND_ENUM
+};
+/// The class name of a kind ("Unary", "Binary", ...): the stable id used in JSON.
+const char* primitive_kind_name(PrimitiveKind kind);
+/// Every kind, in declaration order.
+const std::vector<PrimitiveKind>& all_primitive_kinds();
+
+/// Note [Inference]: what a primitive knows about a tensor without its data. Primitives infer
+/// their outputs' metadata from their inputs' (Primitive::infer); dispatch allocates the outputs
+/// from it, and the compiler's tracer runs it on symbolic sizes without any kernel.
+struct TensorMeta {
+  std::vector<SymInt> sizes, strides;
+  ScalarType dtype = kFloat32;
+  Device device = kCPU;
+  static TensorMeta of(const Tensor& t);
+  /// Row-major strides for `sizes`.
+  static TensorMeta contiguous(std::vector<SymInt> sizes, ScalarType dtype, Device device);
+  bool operator==(const TensorMeta& o) const;
+  std::string str() const;  // "float32[2, 3] strides [3, 1] on cpu"
+};
 
 /// What a vjp sees (Note [Autograd graph] in ember/autograd/node.h).
 struct VjpContext {
@@ -31,20 +70,49 @@ struct VjpContext {
 class Primitive {
  public:
   virtual ~Primitive() = default;
-  /// The op's name as PyTorch spells it ("add", "sum", "view", ...).
-  virtual const char* name() const = 0;
-  /// Runs on the CPU. `outputs` arrive allocated by the op builder (or hold the in-place target);
-  /// a view primitive receives an empty vector and appends the views it creates.
+
+  // ---- identity (Note [Primitive params])
+  virtual PrimitiveKind kind() const = 0;
+  /// The op's name as PyTorch spells it ("add", "sum", "view", ...): the display name given at
+  /// construction where the public op differs from the kind's own name (floor_divide runs
+  /// Binary's DivFloor), else default_name().
+  const char* name() const { return display_name_ ? display_name_ : default_name(); }
+  /// The name the parameters alone imply.
+  virtual const char* default_name() const = 0;
+  void set_display_name(const char* name) { display_name_ = name; }
+  /// Visits the parameters (readers assign them; see ParamVisitor).
+  virtual void visit_params(ParamVisitor& v) = 0;
+  void visit_params(ParamVisitor& v) const { const_cast<Primitive*>(this)->visit_params(v); }
+  /// Same kind and equal parameters (the display name does not count).
+  bool equals(const Primitive& other) const;
+  size_t hash() const;
+  /// The parameters, "dim=1, keepdim=True" (empty without parameters); a family whose fields
+  /// mean different things per op (Unary's a, b, c) names them itself.
+  virtual std::string describe() const;
+  /// {"kind": ..., "params": {...}} plus "name" when a display name was given.
+  std::string to_json() const;
+  /// A deep copy (the graph keeps it).
+  virtual std::shared_ptr<const Primitive> clone() const = 0;
+
+  /// Note [Inference]. Whether infer() is defined: dispatch then allocates the outputs when the
+  /// op builder passes none. Not (yet) for views, data-dependent shapes (nonzero, unique) and the
+  /// primitives whose builders still allocate.
+  virtual bool infers() const { return false; }
+  /// The outputs' sizes, strides, dtype and device from the inputs' alone (undefined inputs
+  /// arrive as metadata with no sizes).
+  virtual std::vector<TensorMeta> infer(const std::vector<TensorMeta>& inputs) const;
+
+  /// Runs on the CPU. `outputs` arrive allocated (by dispatch from infer(), or by the op builder)
+  /// or hold the in-place target; a view primitive receives an empty vector and appends the
+  /// views it creates.
   virtual void eval_cpu(const std::vector<Tensor>& inputs, std::vector<Tensor>& outputs) const = 0;
   /// True when the outputs alias the first input's storage (views).
   virtual bool is_view() const { return false; }
-  /// A short description of non-tensor arguments, for printing and profiling ("dim=1").
-  virtual std::string describe() const { return {}; }
 
-  // ---- autograd (src/autograd). A primitive without clone() is not differentiable: using it in
-  // a graph raises NotImplementedError at backward time, naming the op.
-  /// A copy kept by the graph node; EMBER_PRIMITIVE_CLONE(Class) writes it.
-  virtual std::shared_ptr<const Primitive> clone() const { return nullptr; }
+  // ---- autograd (src/autograd)
+  /// Whether vjp is defined. A primitive without one is not differentiable: using it where a
+  /// gradient is needed raises NotImplementedError at backward time, naming the op.
+  virtual bool has_vjp() const { return false; }
   /// Gradients of the inputs (one per input; undefined where not needed or zero). Gradients may
   /// have a broadcast shape or another dtype: the engine sums them down to the input's shape and
   /// converts them to its dtype.
@@ -58,11 +126,44 @@ class Primitive {
   /// (and unless the target is passed as an input) differentiating through the previous values
   /// raises NotImplementedError.
   virtual bool overwrites_target() const { return false; }
+
+ private:
+  const char* display_name_ = nullptr;
 };
 
-#define EMBER_PRIMITIVE_CLONE(Class)                                \
-  std::shared_ptr<const Primitive> clone() const override {         \
-    return std::make_shared<Class>(*this);                          \
+/// The common base of every primitive class: `class Flip : public PrimitiveOf<Flip, FlipParams,
+/// PrimitiveKind::Flip>`. It stores the params and provides the kind, the params visitor and
+/// clone(); the class adds default_name(), its kernels and its vjp.
+template <typename Derived, typename Params, PrimitiveKind K>
+class PrimitiveOf : public Primitive {
+ public:
+  using ParamsType = Params;
+  explicit PrimitiveOf(Params p = {}) : p_(std::move(p)) {}
+  PrimitiveKind kind() const final { return K; }
+  using Primitive::visit_params;
+  void visit_params(ParamVisitor& v) final { p_.visit(v); }
+  std::shared_ptr<const Primitive> clone() const final {
+    return std::make_shared<Derived>(static_cast<const Derived&>(*this));
   }
+  const Params& params() const { return p_; }
+
+ protected:
+  Params p_;
+};
+
+/// Declares a primitive's shape inference (and that it has one).
+#define EMBER_INFER                               \
+  bool infers() const override { return true; }  \
+  std::vector<TensorMeta> infer(const std::vector<TensorMeta>& inputs) const override;
+
+/// Declares a primitive's vjp (and that it has one).
+#define EMBER_VJP                                           \
+  bool has_vjp() const override { return true; }            \
+  std::vector<Tensor> vjp(const VjpContext& ctx) const override;
+
+/// Makes a primitive of `kind` with default parameters (for JSON reading and tests).
+std::shared_ptr<Primitive> make_primitive(PrimitiveKind kind);
+/// Reads Primitive::to_json's form; malformed input raises ValueError.
+std::shared_ptr<Primitive> primitive_from_json(const std::string& json);
 
 }  // namespace ember

@@ -136,11 +136,9 @@ Tensor binary_op(BinaryOp op, const Tensor& a, const Tensor& b, const Scalar& al
   if (!name) name = binary_op_name(op);
   check_defined(a, name, "input");
   check_defined(b, name, "other");
-  auto shape = broadcast_pair(a.sizes(), b.sizes(), name);
+  broadcast_pair(a.sizes(), b.sizes(), name);  // the check; Binary infers the same shape
   const ScalarType t = compute_dtype(op, a, b, alpha, name);
-  Tensor out = empty_tensor(shape, binary_op_returns_bool(op) ? kBool : t, name);
-  dispatch(Binary(op, alpha, name), {a.to(t), b.to(t)}, {out});
-  return out;
+  return dispatch(Binary(op, alpha, name), {a.to(t), b.to(t)})[0];
 }
 
 Tensor& binary_op_(BinaryOp op, Tensor& self, const Tensor& other, const Scalar& alpha,

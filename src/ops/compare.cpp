@@ -44,10 +44,8 @@ Tensor isclose(const Tensor& a, const Tensor& b, double rtol, double atol, bool 
   ops::check_implemented(a.dtype(), "isclose");
   EMBER_CHECK(rtol >= 0, "[isclose] rtol must be greater than or equal to zero, but got ", rtol);
   EMBER_CHECK(atol >= 0, "[isclose] atol must be greater than or equal to zero, but got ", atol);
-  auto shape = ops::broadcast_pair(a.sizes(), b.sizes(), "isclose");
-  Tensor out = ops::empty_tensor(shape, kBool, "isclose");
-  dispatch(IsClose(rtol, atol, equal_nan), {a, b}, {out});
-  return out;
+  ops::broadcast_pair(a.sizes(), b.sizes(), "isclose");  // IsClose infers the same shape
+  return dispatch(IsClose(rtol, atol, equal_nan), {a, b})[0];
 }
 
 bool allclose(const Tensor& a, const Tensor& b, double rtol, double atol, bool equal_nan) {

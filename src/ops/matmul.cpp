@@ -46,11 +46,9 @@ Tensor batched_product(const char* name, const Tensor& a, const Tensor& b, const
   // A batch of one is broadcast with stride 0 (a view, no copy).
   Tensor a3 = a.sizes()[0] == batches ? a : expand(a, {batches, m, a.sizes()[2]});
   Tensor b3 = b.sizes()[0] == batches ? b : expand(b, {batches, b.sizes()[1], n});
-  Tensor out = empty_tensor({batches, m, n}, a.dtype(), name);
   std::vector<Tensor> inputs{a3, b3};
   if (self.defined()) inputs.push_back(self);
-  dispatch(Matmul(name, alpha, beta), inputs, {out});
-  return out;
+  return dispatch(Matmul(name, alpha, beta), inputs)[0];
 }
 
 }  // namespace ops

@@ -30,9 +30,12 @@ ReduceShape reduce_shape(const Tensor& x, const IntList& dim, bool keepdim, cons
 std::vector<Tensor> run_reduce(ReduceOp op, const Tensor& x, const ReduceShape& rs,
                                const std::vector<ScalarType>& dtypes, double param,
                                const char* name) {
-  std::vector<Tensor> outs;
-  for (ScalarType t : dtypes) outs.push_back(empty_tensor(rs.shape, t, reduce_op_name(op)));
-  return dispatch(Reduce(op, rs.dims, rs.keepdim, param, name), {x}, std::move(outs));
+  auto outs = dispatch(Reduce(op, rs.dims, rs.keepdim, dtypes[0], param, name), {x});
+  EMBER_INTERNAL_ASSERT(outs.size() == dtypes.size() && outs.back().dtype() == dtypes.back() &&
+                            outs[0].sizes() == rs.shape,
+                        "run_reduce: inference disagrees with the op builder for ",
+                        reduce_op_name(op));
+  return outs;
 }
 
 std::string type_str(ScalarType t) {

@@ -8,9 +8,10 @@ namespace {
 
 std::vector<Tensor> run_scan(ScanOp op, const Tensor& x, int64_t dim,
                              const std::vector<ScalarType>& dtypes) {
-  std::vector<Tensor> outs;
-  for (ScalarType t : dtypes) outs.push_back(ops::empty_tensor(x.sizes(), t, scan_op_name(op)));
-  return dispatch(Scan(op, dim), {x}, std::move(outs));
+  auto outs = dispatch(Scan(op, dim, dtypes[0]), {x});
+  EMBER_INTERNAL_ASSERT(outs.size() == dtypes.size() && outs.back().dtype() == dtypes.back(),
+                        "run_scan: inference disagrees with the op builder for ", scan_op_name(op));
+  return outs;
 }
 
 // cumsum/cumprod: integers and bool accumulate into int64 unless a dtype is given.

@@ -17,7 +17,7 @@ struct ReduceShape {
 };
 ReduceShape reduce_shape(const Tensor& x, const IntList& dim, bool keepdim, const char* op);
 
-/// Allocates outputs of `dtypes` with rs.shape and dispatches Reduce(op) on x; `name` (if
+/// Dispatches Reduce(op) on x, whose outputs (inferred) have `dtypes` and rs.shape; `name` (if
 /// given) is the public op's name.
 std::vector<Tensor> run_reduce(ReduceOp op, const Tensor& x, const ReduceShape& rs,
                                const std::vector<ScalarType>& dtypes, double param = 0,

@@ -71,17 +71,13 @@ Tensor repeat_impl(const Tensor& x, const std::vector<int64_t>& repeats, const c
     EMBER_CHECK(!__builtin_mul_overflow(s, repeats[i], &sizes[i]), "[", op,
                 "] the repeated size overflows int64");
   }
-  Tensor out = ops::empty_tensor(sizes, x.dtype(), op);
-  dispatch(Repeat(repeats), {x}, {out});
-  return out;
+  return dispatch(Repeat(repeats), {x})[0];
 }
 
 Tensor triangle(const Tensor& x, int64_t diagonal, bool lower) {
   const char* op = lower ? "tril" : "triu";
   EMBER_CHECK(x.dim() >= 2, "[", op, "] ", op, ": input tensor must have at least 2 dimensions");
-  Tensor out = ops::empty_tensor(x.sizes(), x.dtype(), op);
-  dispatch(Triangle(lower, diagonal, false), {x}, {out});
-  return out;
+  return dispatch(Triangle(lower, diagonal, false), {x})[0];
 }
 
 Tensor& triangle_(Tensor& x, int64_t diagonal, bool lower) {
@@ -249,9 +245,7 @@ Tensor flip(const Tensor& x, IntList dims) {
   for (int64_t d : wrapped) {
     if (x.dim() > 0 && x.sizes()[d] > 1) kept.push_back(d);
   }
-  Tensor out = ops::empty_tensor(x.sizes(), x.dtype(), "flip");
-  dispatch(Flip(kept), {x}, {out});
-  return out;
+  return dispatch(Flip(kept), {x})[0];
 }
 
 Tensor roll(const Tensor& x, SymIntList shifts_s, IntList dims) {
@@ -286,9 +280,7 @@ Tensor roll(const Tensor& x, SymIntList shifts_s, IntList dims) {
       rs.push_back(total[d]);
     }
   }
-  Tensor out = ops::empty_tensor(x.sizes(), x.dtype(), "roll");
-  dispatch(Roll(rs, rd), {x}, {out});
-  return out;
+  return dispatch(Roll(rs, rd), {x})[0];
 }
 
 Tensor diag(const Tensor& x, int64_t k) {

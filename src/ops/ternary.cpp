@@ -46,9 +46,12 @@ Tensor run_elementwise(const Primitive& prim, std::vector<Tensor> ins, ScalarTyp
     }
     return self;
   }
-  Tensor out = ops::empty_tensor(shape, result, op);
-  dispatch(prim, converted(ins, t), {out});
-  return out;
+  if (result != t) {
+    Tensor out = ops::empty_tensor(shape, result, op);
+    dispatch(prim, converted(ins, t), {out});
+    return out;
+  }
+  return dispatch(prim, converted(ins, t))[0];
 }
 
 Tensor where_impl(const Tensor& cond, const Tensor& a, const Tensor& b) {
@@ -62,12 +65,10 @@ Tensor where_impl(const Tensor& cond, const Tensor& a, const Tensor& b) {
                    "[where] where expected condition to be a boolean tensor, "
                    "but got a tensor with dtype ",
                    scalar_type_name(c.dtype()), " (", dtype_name(c.dtype()), ")");
-  auto shape = broadcast_all({c, a, b}, "where");
+  broadcast_all({c, a, b}, "where");  // the check; Where infers the shape
   const ScalarType t = ops::result_type({a, b});
   ops::check_implemented(t, "where");
-  Tensor out = ops::empty_tensor(shape, t, "where");
-  dispatch(Where(), {c, a.to(t), b.to(t)}, {out});
-  return out;
+  return dispatch(Where(), {c, a.to(t), b.to(t)})[0];
 }
 
 constexpr const char* kNoBound = "] At least one of 'min' or 'max' must not be None";
@@ -158,10 +159,8 @@ Tensor masked_fill_impl(const Tensor& x, const Tensor& mask, const Scalar& value
   ops::check_implemented(x.dtype(), op);
   ops::check_scalar_fits(value, x.dtype(), op);
   if (!inplace) {
-    auto shape = broadcast_all({x, mask}, op);
-    Tensor out = ops::empty_tensor(shape, x.dtype(), op);
-    dispatch(MaskedFill(value), {x, mask}, {out});
-    return out;
+    broadcast_all({x, mask}, op);  // the check; MaskedFill infers the shape
+    return dispatch(MaskedFill(value), {x, mask})[0];
   }
   Tensor self = x;
   ops::check_inplace_shape(self, broadcast_all({x, mask}, op), op);

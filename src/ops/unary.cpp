@@ -20,10 +20,11 @@ void check_input(const Tensor& x, const char* op) {
   EMBER_THROW(TypeError, "[", op, "] \"", op, "_cpu\" not implemented for '", dtype_name(dt), "'");
 }
 
+// Note [Unary dtypes]: the primitive keeps its input's dtype (predicates give bool), so an op
+// that computes in floating point on integers converts them first, visibly.
 Tensor apply(const Tensor& x, UnaryOp op, ScalarType out_dtype, UnaryArgs args = {}) {
-  Tensor out = ops::empty_tensor(x.sizes(), out_dtype, unary_op_name(op));
-  dispatch(Unary(op, std::move(args)), {x}, {out});
-  return out;
+  const bool convert = out_dtype != kBool && out_dtype != x.dtype();
+  return dispatch(Unary(op, std::move(args)), {convert ? x.to(out_dtype) : x})[0];
 }
 
 /// Writes op(self) into self (the checks are done by the caller).

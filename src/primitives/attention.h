@@ -26,35 +26,27 @@ struct AttentionParams {
   double dropout_p = 0.0;
   uint64_t seed = 0;
   uint64_t offset = 0;
+  EMBER_FIELDS(scale, is_causal, has_mask, dropout_p, seed, offset)
 };
 
-class ScaledDotProductAttention : public Primitive {
+class ScaledDotProductAttention
+    : public PrimitiveOf<ScaledDotProductAttention, AttentionParams,
+                         PrimitiveKind::ScaledDotProductAttention> {
  public:
-  explicit ScaledDotProductAttention(AttentionParams p) : p_(p) {}
-  EMBER_PRIMITIVE_CLONE(ScaledDotProductAttention)
-  /// Through ScaledDotProductAttentionBackward (tiled, recomputing the scores); no gradient for
-  /// a float mask.
-  std::vector<Tensor> vjp(const VjpContext& ctx) const override;
+  using PrimitiveOf::PrimitiveOf;
+  EMBER_VJP
   bool saves_output(size_t) const override { return true; }
-  const char* name() const override { return "scaled_dot_product_attention"; }
+  const char* default_name() const override { return "scaled_dot_product_attention"; }
   void eval_cpu(const std::vector<Tensor>& inputs, std::vector<Tensor>& outputs) const override;
-  std::string describe() const override;
-  const AttentionParams& params() const { return p_; }
-
- private:
-  AttentionParams p_;
 };
 
-class ScaledDotProductAttentionBackward : public Primitive {
+class ScaledDotProductAttentionBackward
+    : public PrimitiveOf<ScaledDotProductAttentionBackward, AttentionParams,
+                         PrimitiveKind::ScaledDotProductAttentionBackward> {
  public:
-  explicit ScaledDotProductAttentionBackward(AttentionParams p) : p_(p) {}
-  const char* name() const override { return "scaled_dot_product_attention_backward"; }
+  using PrimitiveOf::PrimitiveOf;
+  const char* default_name() const override { return "scaled_dot_product_attention_backward"; }
   void eval_cpu(const std::vector<Tensor>& inputs, std::vector<Tensor>& outputs) const override;
-  std::string describe() const override;
-  const AttentionParams& params() const { return p_; }
-
- private:
-  AttentionParams p_;
 };
 
 }  // namespace ember

@@ -6,7 +6,7 @@
 
 namespace ember {
 
-enum class BinaryOp {
+EMBER_ENUM(BinaryOp, uint8_t,
   Add,  // a + alpha * b
   Sub,  // a - alpha * b
   Mul,
@@ -37,8 +37,7 @@ enum class BinaryOp {
   BitwiseOr,
   BitwiseXor,
   LeftShift,
-  RightShift,
-};
+  RightShift);
 
 /// PyTorch's name of the op ("add", "div", "bitwise_left_shift", ...).
 const char* binary_op_name(BinaryOp op);
@@ -47,26 +46,29 @@ constexpr bool binary_op_returns_bool(BinaryOp op) {
   return op >= BinaryOp::Eq && op <= BinaryOp::LogicalXor;
 }
 
+struct BinaryParams {
+  BinaryOp op = BinaryOp::Add;
+  Scalar alpha = 1;
+  EMBER_FIELDS(op, alpha)
+};
+
 /// outputs[0] = op(inputs[0], inputs[1]); inputs share one dtype and broadcast to the output.
-class Binary : public Primitive {
+class Binary : public PrimitiveOf<Binary, BinaryParams, PrimitiveKind::Binary> {
  public:
-  EMBER_PRIMITIVE_CLONE(Binary)
-  std::vector<Tensor> vjp(const VjpContext& ctx) const override;
-  bool saves_input(size_t) const override;
-  bool saves_output(size_t) const override;
+  using PrimitiveOf::PrimitiveOf;
   /// `name` overrides the op's name where PyTorch has a separate op (floor_divide, clamp_min).
   explicit Binary(BinaryOp op, Scalar alpha = 1, const char* name = nullptr)
-      : op_(op), alpha_(alpha), name_(name) {}
-  const char* name() const override { return name_ ? name_ : binary_op_name(op_); }
+      : PrimitiveOf({op, alpha}) {
+    set_display_name(name);
+  }
+  EMBER_VJP
+  EMBER_INFER
+  bool saves_input(size_t) const override;
+  bool saves_output(size_t) const override;
+  const char* default_name() const override { return binary_op_name(p_.op); }
   void eval_cpu(const std::vector<Tensor>& inputs, std::vector<Tensor>& outputs) const override;
-  std::string describe() const override;
-  BinaryOp op() const { return op_; }
-  const Scalar& alpha() const { return alpha_; }
-
- private:
-  BinaryOp op_;
-  Scalar alpha_;
-  const char* name_;
+  BinaryOp op() const { return p_.op; }
+  const Scalar& alpha() const { return p_.alpha; }
 };
 
 }  // namespace ember

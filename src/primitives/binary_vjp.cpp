@@ -7,12 +7,12 @@
 namespace ember {
 
 bool Binary::saves_input(size_t) const {
-  return op_ != BinaryOp::Add && op_ != BinaryOp::Sub && op_ != BinaryOp::DivTrunc &&
-         op_ != BinaryOp::DivFloor;
+  return p_.op != BinaryOp::Add && p_.op != BinaryOp::Sub && p_.op != BinaryOp::DivTrunc &&
+         p_.op != BinaryOp::DivFloor;
 }
 
 bool Binary::saves_output(size_t) const {
-  return op_ == BinaryOp::Pow || op_ == BinaryOp::Hypot || op_ == BinaryOp::Copysign;
+  return p_.op == BinaryOp::Pow || p_.op == BinaryOp::Hypot || p_.op == BinaryOp::Copysign;
 }
 
 std::vector<Tensor> Binary::vjp(const VjpContext& ctx) const {
@@ -21,11 +21,11 @@ std::vector<Tensor> Binary::vjp(const VjpContext& ctx) const {
   const Tensor& b = ctx.inputs[1];
   const Tensor& out = ctx.outputs.empty() ? Tensor() : ctx.outputs[0];
   const bool na = ctx.needs_grad[0], nb = ctx.needs_grad[1];
-  switch (op_) {
+  switch (p_.op) {
     case BinaryOp::Add:
-      return {g, grad_if(nb, [&] { return alpha_.to<double>() == 1.0 ? g : g * alpha_; })};
+      return {g, grad_if(nb, [&] { return p_.alpha.to<double>() == 1.0 ? g : g * p_.alpha; })};
     case BinaryOp::Sub:
-      return {g, grad_if(nb, [&] { return g * (-alpha_.to<double>()); })};
+      return {g, grad_if(nb, [&] { return g * (-p_.alpha.to<double>()); })};
     case BinaryOp::Mul:
       return {grad_if(na, [&] { return g * b; }), grad_if(nb, [&] { return g * a; })};
     case BinaryOp::Div:
@@ -49,13 +49,13 @@ std::vector<Tensor> Binary::vjp(const VjpContext& ctx) const {
     case BinaryOp::Minimum: {
       // Ties split the gradient in half, as PyTorch.
       Tensor split = where(a == b, g / 2, g);
-      const bool mx = op_ == BinaryOp::Maximum;
+      const bool mx = p_.op == BinaryOp::Maximum;
       return {grad_if(na, [&] { return split.masked_fill(mx ? a < b : a > b, 0); }),
               grad_if(nb, [&] { return split.masked_fill(mx ? a > b : a < b, 0); })};
     }
     case BinaryOp::Fmax:
     case BinaryOp::Fmin: {
-      Tensor self_wins = (op_ == BinaryOp::Fmax ? a >= b : a <= b) | b.isnan();
+      Tensor self_wins = (p_.op == BinaryOp::Fmax ? a >= b : a <= b) | b.isnan();
       return {grad_if(na, [&] { return g.masked_fill(self_wins.logical_not(), 0); }),
               grad_if(nb, [&] { return g.masked_fill(self_wins, 0); })};
     }

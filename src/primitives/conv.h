@@ -19,58 +19,64 @@ namespace ember {
 struct Conv2dParams {
   int64_t stride_h = 1, stride_w = 1, pad_h = 0, pad_w = 0, dilation_h = 1, dilation_w = 1;
   int64_t groups = 1;
+  /// "stride=[1, 1], padding=[0, 0], ..." for error messages.
   std::string str() const;
+  EMBER_FIELDS(stride_h, stride_w, pad_h, pad_w, dilation_h, dilation_w, groups)
 };
 
-enum class ConvOp {
+EMBER_ENUM(ConvOp, uint8_t,
   /// inputs {x [N, C, H, W], w [O, C / groups, kH, kW], optional bias [O]} -> {y [N, O, Ho, Wo]}
   Forward,
   /// inputs {grad_y [N, O, Ho, Wo], w, optional bias [C]} -> {grad_x [N, C, H, W]} (H, W from
   /// the output); the bias (conv_transpose's) is added before 16-bit results are rounded.
   BackwardInput,
   /// inputs {grad_y [N, O, Ho, Wo], x [N, C, H, W]} -> {grad_w [O, C / groups, kH, kW]}
-  BackwardWeight,
+  BackwardWeight
+);
+
+struct ConvolutionParams {
+  ConvOp op = ConvOp::Forward;
+  Conv2dParams conv;
+  EMBER_FIELDS(op, conv)
 };
 
-class Convolution : public Primitive {
+class Convolution : public PrimitiveOf<Convolution, ConvolutionParams, PrimitiveKind::Convolution> {
  public:
-  EMBER_PRIMITIVE_CLONE(Convolution)
-  std::vector<Tensor> vjp(const VjpContext& ctx) const override;
-  Convolution(const char* name, ConvOp op, Conv2dParams p) : name_(name), op_(op), p_(p) {}
-  const char* name() const override { return name_; }
+  using PrimitiveOf::PrimitiveOf;
+  Convolution(const char* name, ConvOp op, Conv2dParams p) : PrimitiveOf({op, p}) {
+    set_display_name(name);
+  }
+  EMBER_VJP
+  const char* default_name() const override { return "convolution"; }
   void eval_cpu(const std::vector<Tensor>& inputs, std::vector<Tensor>& outputs) const override;
-  std::string describe() const override { return p_.str(); }
-  ConvOp op() const { return op_; }
-  const Conv2dParams& params() const { return p_; }
-
- private:
-  const char* name_;
-  ConvOp op_;
-  Conv2dParams p_;
+  ConvOp op() const { return p_.op; }
+  const Conv2dParams& conv() const { return p_.conv; }
 };
 
 /// Im2Col: inputs {x [N, C, H, W]} -> {cols [N, C * kH * kW, Ho * Wo]}.
 /// Col2Im: inputs {cols [N, C * kH * kW, Ho * Wo]} -> {x [N, C, H, W]}, summing overlaps.
 /// The kernel size is kernel_h x kernel_w; groups is unused.
-class SlidingWindow : public Primitive {
- public:
-  EMBER_PRIMITIVE_CLONE(SlidingWindow)
-  std::vector<Tensor> vjp(const VjpContext& ctx) const override;
-  bool saves_input(size_t) const override { return false; }
-  SlidingWindow(bool to_columns, int64_t kernel_h, int64_t kernel_w, Conv2dParams p)
-      : to_columns_(to_columns), kh_(kernel_h), kw_(kernel_w), p_(p) {}
-  const char* name() const override { return to_columns_ ? "im2col" : "col2im"; }
-  void eval_cpu(const std::vector<Tensor>& inputs, std::vector<Tensor>& outputs) const override;
-  std::string describe() const override;
-  bool to_columns() const { return to_columns_; }
-  int64_t kernel_h() const { return kh_; }
-  int64_t kernel_w() const { return kw_; }
-  const Conv2dParams& params() const { return p_; }
+struct SlidingWindowParams {
+  bool to_columns = true;
+  int64_t kernel_h = 1, kernel_w = 1;
+  Conv2dParams conv;
+  EMBER_FIELDS(to_columns, kernel_h, kernel_w, conv)
+};
 
- private:
-  bool to_columns_;
-  int64_t kh_, kw_;
-  Conv2dParams p_;
+class SlidingWindow
+    : public PrimitiveOf<SlidingWindow, SlidingWindowParams, PrimitiveKind::SlidingWindow> {
+ public:
+  using PrimitiveOf::PrimitiveOf;
+  SlidingWindow(bool to_columns, int64_t kernel_h, int64_t kernel_w, Conv2dParams p)
+      : PrimitiveOf({to_columns, kernel_h, kernel_w, p}) {}
+  EMBER_VJP
+  bool saves_input(size_t) const override { return false; }
+  const char* default_name() const override { return p_.to_columns ? "im2col" : "col2im"; }
+  void eval_cpu(const std::vector<Tensor>& inputs, std::vector<Tensor>& outputs) const override;
+  bool to_columns() const { return p_.to_columns; }
+  int64_t kernel_h() const { return p_.kernel_h; }
+  int64_t kernel_w() const { return p_.kernel_w; }
+  const Conv2dParams& conv() const { return p_.conv; }
 };
 
 }  // namespace ember

@@ -25,19 +25,19 @@ std::vector<Tensor> Convolution::vjp(const VjpContext& ctx) const {
   const Tensor &a = ctx.inputs[0], &w = ctx.inputs[1];
   const bool has_bias = ctx.inputs.size() > 2;
   std::vector<Tensor> out(ctx.inputs.size());
-  switch (op_) {
+  switch (p_.op) {
     case ConvOp::Forward:
-      if (ctx.needs_grad[0]) out[0] = nn::detail::conv2d_backward_input(g, w, a.sizes(), p_);
-      if (ctx.needs_grad[1]) out[1] = nn::detail::conv2d_backward_weight(g, a, w.sizes(), p_);
+      if (ctx.needs_grad[0]) out[0] = nn::detail::conv2d_backward_input(g, w, a.sizes(), p_.conv);
+      if (ctx.needs_grad[1]) out[1] = nn::detail::conv2d_backward_weight(g, a, w.sizes(), p_.conv);
       break;
     case ConvOp::BackwardInput:  // conv_transpose2d(a, w): its adjoint is conv2d
-      if (ctx.needs_grad[0]) out[0] = nn::detail::conv2d_forward(g, w, Tensor(), p_);
-      if (ctx.needs_grad[1]) out[1] = nn::detail::conv2d_backward_weight(a, g, w.sizes(), p_);
+      if (ctx.needs_grad[0]) out[0] = nn::detail::conv2d_forward(g, w, Tensor(), p_.conv);
+      if (ctx.needs_grad[1]) out[1] = nn::detail::conv2d_backward_weight(a, g, w.sizes(), p_.conv);
       break;
     case ConvOp::BackwardWeight: {  // inputs {dy, x}; g is weight-shaped
       const Tensor &dy = a, &x = w;
-      if (ctx.needs_grad[0]) out[0] = nn::detail::conv2d_forward(x, g, Tensor(), p_);
-      if (ctx.needs_grad[1]) out[1] = nn::detail::conv2d_backward_input(dy, g, x.sizes(), p_);
+      if (ctx.needs_grad[0]) out[0] = nn::detail::conv2d_forward(x, g, Tensor(), p_.conv);
+      if (ctx.needs_grad[1]) out[1] = nn::detail::conv2d_backward_input(dy, g, x.sizes(), p_.conv);
       break;
     }
   }
@@ -48,16 +48,16 @@ std::vector<Tensor> Convolution::vjp(const VjpContext& ctx) const {
 std::vector<Tensor> Pooling::vjp(const VjpContext& ctx) const {
   const Tensor& g = ctx.grads[0];
   const auto& in = ctx.input_sizes[0];
-  switch (op_) {
+  switch (p_.op) {
     case PoolOp::MaxForward:
     case PoolOp::AdaptiveMaxForward:
       return {nn::detail::max_pool2d_backward(g, ctx.outputs[1], in)};
     case PoolOp::AvgForward:
-      return {nn::detail::avg_pool2d_backward(g, in, p_)};
+      return {nn::detail::avg_pool2d_backward(g, in, p_.pool)};
     case PoolOp::AdaptiveAvgForward:
       return {nn::detail::adaptive_avg_pool2d_backward(g, in)};
     case PoolOp::AvgBackward:
-      return {adjoint(Pooling("avg_pool2d", PoolOp::AvgForward, p_), g, in)};
+      return {adjoint(Pooling("avg_pool2d", PoolOp::AvgForward, p_.pool), g, in)};
     case PoolOp::AdaptiveAvgBackward:
       return {adjoint(Pooling("adaptive_avg_pool2d", PoolOp::AdaptiveAvgForward), g, in)};
     case PoolOp::MaxBackward: {  // grad_x[indices] += grad_y: its adjoint gathers
@@ -73,25 +73,25 @@ std::vector<Tensor> Pooling::vjp(const VjpContext& ctx) const {
 std::vector<Tensor> SlidingWindow::vjp(const VjpContext& ctx) const {
   const Tensor& g = ctx.grads[0];
   const auto& in = ctx.input_sizes[0];
-  if (to_columns_) return {nn::detail::col2im(g, {in[2], in[3]}, kh_, kw_, p_)};
-  return {nn::detail::im2col(g, kh_, kw_, p_)};
+  if (p_.to_columns) return {nn::detail::col2im(g, {in[2], in[3]}, p_.kernel_h, p_.kernel_w, p_.conv)};
+  return {nn::detail::im2col(g, p_.kernel_h, p_.kernel_w, p_.conv)};
 }
 
 std::vector<Tensor> Upsample::vjp(const VjpContext& ctx) const {
-  if (backward_) {
-    const char* fwd = op_ == ResampleOp::Nearest ? "upsample_nearest2d" : "upsample_bilinear2d";
-    return {adjoint(Upsample(fwd, op_, false, align_corners_, scale_h_, scale_w_), ctx.grads[0],
+  if (p_.backward) {
+    const char* fwd = p_.op == ResampleOp::Nearest ? "upsample_nearest2d" : "upsample_bilinear2d";
+    return {adjoint(Upsample(fwd, p_.op, false, p_.align_corners, p_.scale_h, p_.scale_w), ctx.grads[0],
                     ctx.input_sizes[0])};
   }
-  return {nn::detail::upsample2d_backward(ctx.grads[0], op_, ctx.input_sizes[0], align_corners_,
-                                          scale_h_, scale_w_)};
+  return {nn::detail::upsample2d_backward(ctx.grads[0], p_.op, ctx.input_sizes[0], p_.align_corners,
+                                          p_.scale_h, p_.scale_w)};
 }
 
 std::vector<Tensor> Pad::vjp(const VjpContext& ctx) const {
-  if (backward_) {
-    return {adjoint(Pad("pad", mode_, pad_, 0.0, false), ctx.grads[0], ctx.input_sizes[0])};
+  if (p_.backward) {
+    return {adjoint(Pad("pad", p_.mode, p_.pad, 0.0, false), ctx.grads[0], ctx.input_sizes[0])};
   }
-  return {nn::detail::pad_backward(ctx.grads[0], mode_, pad_, ctx.input_sizes[0])};
+  return {nn::detail::pad_backward(ctx.grads[0], p_.mode, p_.pad, ctx.input_sizes[0])};
 }
 
 }  // namespace ember

@@ -6,29 +6,31 @@
 
 namespace ember {
 
-enum class RangeOp { Arange, Linspace, Logspace };
+EMBER_ENUM(RangeOp, uint8_t, Arange, Linspace, Logspace);
+
+struct RangeParams {
+  RangeOp op = RangeOp::Arange;
+  Scalar start = 0, end_or_step = 1;
+  double base = 10.0;
+  EMBER_FIELDS(op, start, end_or_step, base)
+};
 
 /// outputs[0] (1-D, allocated by the op) receives the sequence:
 ///   Arange:   start + i * step
 ///   Linspace: start + i * (end - start) / (n - 1), computed from both ends as PyTorch does
 ///   Logspace: base ** linspace(start, end, n)
-class Range : public Primitive {
+class Range : public PrimitiveOf<Range, RangeParams, PrimitiveKind::Range> {
  public:
+  using PrimitiveOf::PrimitiveOf;
   Range(RangeOp op, Scalar start, Scalar end_or_step, double base = 10.0)
-      : op_(op), start_(start), end_or_step_(end_or_step), base_(base) {}
-  const char* name() const override;
+      : PrimitiveOf({op, start, end_or_step, base}) {}
+  const char* default_name() const override;
   void eval_cpu(const std::vector<Tensor>& inputs, std::vector<Tensor>& outputs) const override;
-  std::string describe() const override;
-  RangeOp op() const { return op_; }
-  const Scalar& start() const { return start_; }
+  RangeOp op() const { return p_.op; }
+  const Scalar& start() const { return p_.start; }
   /// `step` for Arange, `end` for Linspace and Logspace.
-  const Scalar& end_or_step() const { return end_or_step_; }
-  double base() const { return base_; }
-
- private:
-  RangeOp op_;
-  Scalar start_, end_or_step_;
-  double base_;
+  const Scalar& end_or_step() const { return p_.end_or_step; }
+  double base() const { return p_.base; }
 };
 
 }  // namespace ember

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "dispatch/primitive.h"
+#include "primitives/shape.h"  // DimsParam
 
 namespace ember {
 
@@ -27,45 +28,44 @@ AdvancedIndexGeometry advanced_index_geometry(const Tensor& self, const std::vec
                                               const std::vector<Tensor>& indices, const char* op);
 
 /// outputs[0] = inputs[0] indexed by inputs[1..] on `dims` (see the note above).
-class Index : public Primitive {
+class Index : public PrimitiveOf<Index, DimsParam, PrimitiveKind::Index> {
  public:
-  EMBER_PRIMITIVE_CLONE(Index)
-  std::vector<Tensor> vjp(const VjpContext& ctx) const override;
+  using PrimitiveOf::PrimitiveOf;
+  explicit Index(std::vector<int64_t> dims) : PrimitiveOf({std::move(dims)}) {}
+  EMBER_VJP
   bool saves_input(size_t i) const override { return i > 0; }
-  explicit Index(std::vector<int64_t> dims) : dims_(std::move(dims)) {}
-  const char* name() const override { return "index"; }
+  const char* default_name() const override { return "index"; }
   void eval_cpu(const std::vector<Tensor>& inputs, std::vector<Tensor>& outputs) const override;
-  const std::vector<int64_t>& dims() const { return dims_; }
-
- private:
-  std::vector<int64_t> dims_;
+  const std::vector<int64_t>& dims() const { return p_.dims; }
 };
 
 /// outputs[0] (the tensor written in place, also inputs[0]) at the positions inputs[2..] select on
 /// `dims` = inputs[1] (the values, already of outputs[0]'s dtype, broadcastable to the result
 /// shape). With repeated positions the last write wins, or with `accumulate` all are added.
-class IndexPut : public Primitive {
- public:
-  explicit IndexPut(std::vector<int64_t> dims, bool accumulate = false)
-      : dims_(std::move(dims)), accumulate_(accumulate) {}
-  const char* name() const override { return "index_put_"; }
-  EMBER_PRIMITIVE_CLONE(IndexPut)
-  std::vector<Tensor> vjp(const VjpContext& ctx) const override;
-  bool saves_input(size_t i) const override { return i >= 2; }
-  bool accumulate() const { return accumulate_; }
-  void eval_cpu(const std::vector<Tensor>& inputs, std::vector<Tensor>& outputs) const override;
-  const std::vector<int64_t>& dims() const { return dims_; }
+struct IndexPutParams {
+  std::vector<int64_t> dims;
+  bool accumulate = false;
+  EMBER_FIELDS(dims, accumulate)
+};
 
- private:
-  std::vector<int64_t> dims_;
-  bool accumulate_;
+class IndexPut : public PrimitiveOf<IndexPut, IndexPutParams, PrimitiveKind::IndexPut> {
+ public:
+  using PrimitiveOf::PrimitiveOf;
+  explicit IndexPut(std::vector<int64_t> dims, bool accumulate = false)
+      : PrimitiveOf({std::move(dims), accumulate}) {}
+  const char* default_name() const override { return "index_put_"; }
+  EMBER_VJP
+  bool saves_input(size_t i) const override { return i >= 2; }
+  bool accumulate() const { return p_.accumulate; }
+  void eval_cpu(const std::vector<Tensor>& inputs, std::vector<Tensor>& outputs) const override;
+  const std::vector<int64_t>& dims() const { return p_.dims; }
 };
 
 /// The coordinates of the nonzero elements of inputs[0], as an int64 [count, ndim] tensor in
 /// row-major order. Its shape depends on the data, so the kernel appends the output itself.
-class Nonzero : public Primitive {
+class Nonzero : public PrimitiveOf<Nonzero, NoParams, PrimitiveKind::Nonzero> {
  public:
-  const char* name() const override { return "nonzero"; }
+  const char* default_name() const override { return "nonzero"; }
   void eval_cpu(const std::vector<Tensor>& inputs, std::vector<Tensor>& outputs) const override;
 };
 

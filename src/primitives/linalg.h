@@ -11,146 +11,155 @@
 namespace ember {
 
 /// A -> {L (or U with upper), info (int32, 0 or the order of the failing leading minor)}.
-class LinalgCholesky : public Primitive {
+struct UpperParam {
+  bool upper = false;
+  EMBER_FIELDS(upper)
+};
+
+class LinalgCholesky : public PrimitiveOf<LinalgCholesky, UpperParam, PrimitiveKind::LinalgCholesky> {
  public:
-  EMBER_PRIMITIVE_CLONE(LinalgCholesky)
-  explicit LinalgCholesky(bool upper) : upper_(upper) {}
-  const char* name() const override { return "linalg_cholesky_ex"; }
+  using PrimitiveOf::PrimitiveOf;
+  explicit LinalgCholesky(bool upper) : PrimitiveOf({upper}) {}
+  const char* default_name() const override { return "linalg_cholesky_ex"; }
   void eval_cpu(const std::vector<Tensor>& inputs, std::vector<Tensor>& outputs) const override;
-  std::vector<Tensor> vjp(const VjpContext& ctx) const override;
+  EMBER_VJP
   bool saves_input(size_t) const override { return false; }
   bool saves_output(size_t i) const override { return i == 0; }
-  bool upper() const { return upper_; }
-
- private:
-  bool upper_;
+  bool upper() const { return p_.upper; }
 };
 
 /// A [m, n] -> {LU [m, n], pivots [min(m,n)] int32 (1-based, as LAPACK), info}.
 /// Differentiable for square A.
-class LinalgLuFactor : public Primitive {
+class LinalgLuFactor : public PrimitiveOf<LinalgLuFactor, NoParams, PrimitiveKind::LinalgLuFactor> {
  public:
-  EMBER_PRIMITIVE_CLONE(LinalgLuFactor)
-  const char* name() const override { return "linalg_lu_factor_ex"; }
+  const char* default_name() const override { return "linalg_lu_factor_ex"; }
   void eval_cpu(const std::vector<Tensor>& inputs, std::vector<Tensor>& outputs) const override;
-  std::vector<Tensor> vjp(const VjpContext& ctx) const override;
+  EMBER_VJP
   bool saves_input(size_t) const override { return false; }
   bool saves_output(size_t i) const override { return i < 2; }
 };
 
 /// {LU, pivots, B} -> X solving A X = B (or A^T X = B with trans).
-class LinalgLuSolve : public Primitive {
+struct LuSolveParams {
+  bool trans = false;
+  EMBER_FIELDS(trans)
+};
+
+class LinalgLuSolve : public PrimitiveOf<LinalgLuSolve, LuSolveParams, PrimitiveKind::LinalgLuSolve> {
  public:
-  EMBER_PRIMITIVE_CLONE(LinalgLuSolve)
-  std::vector<Tensor> vjp(const VjpContext& ctx) const override;
+  using PrimitiveOf::PrimitiveOf;
+  explicit LinalgLuSolve(bool trans) : PrimitiveOf({trans}) {}
+  EMBER_VJP
   bool saves_input(size_t i) const override { return i < 2; }
   bool saves_output(size_t) const override { return true; }
-  explicit LinalgLuSolve(bool trans) : trans_(trans) {}
-  const char* name() const override { return "linalg_lu_solve"; }
+  const char* default_name() const override { return "linalg_lu_solve"; }
   void eval_cpu(const std::vector<Tensor>& inputs, std::vector<Tensor>& outputs) const override;
-
- private:
-  bool trans_;
+  bool trans() const { return p_.trans; }
 };
 
 /// {A [n, n], B [n, k]} -> {X [n, k], info} with A X = B (LU with partial pivoting).
-class LinalgSolve : public Primitive {
+class LinalgSolve : public PrimitiveOf<LinalgSolve, NoParams, PrimitiveKind::LinalgSolve> {
  public:
-  EMBER_PRIMITIVE_CLONE(LinalgSolve)
-  const char* name() const override { return "linalg_solve_ex"; }
+  const char* default_name() const override { return "linalg_solve_ex"; }
   void eval_cpu(const std::vector<Tensor>& inputs, std::vector<Tensor>& outputs) const override;
-  std::vector<Tensor> vjp(const VjpContext& ctx) const override;
+  EMBER_VJP
   bool saves_input(size_t i) const override { return i == 0; }
   bool saves_output(size_t i) const override { return i == 0; }
 };
 
 /// {A [n, n], B [n, k]} -> X with A X = B, A triangular (only its `upper` or lower triangle is
 /// read; with unitriangular its diagonal is taken as ones). No singularity check, as PyTorch.
-class LinalgSolveTriangular : public Primitive {
+struct SolveTriangularParams {
+  bool upper = false, unitriangular = false;
+  EMBER_FIELDS(upper, unitriangular)
+};
+
+class LinalgSolveTriangular : public PrimitiveOf<LinalgSolveTriangular, SolveTriangularParams, PrimitiveKind::LinalgSolveTriangular> {
  public:
-  EMBER_PRIMITIVE_CLONE(LinalgSolveTriangular)
-  LinalgSolveTriangular(bool upper, bool unitriangular)
-      : upper_(upper), unitriangular_(unitriangular) {}
-  const char* name() const override { return "linalg_solve_triangular"; }
+  using PrimitiveOf::PrimitiveOf;
+  LinalgSolveTriangular(bool upper, bool unitriangular) : PrimitiveOf({upper, unitriangular}) {}
+  const char* default_name() const override { return "linalg_solve_triangular"; }
   void eval_cpu(const std::vector<Tensor>& inputs, std::vector<Tensor>& outputs) const override;
-  std::vector<Tensor> vjp(const VjpContext& ctx) const override;
+  EMBER_VJP
   bool saves_input(size_t i) const override { return i == 0; }
   bool saves_output(size_t i) const override { return i == 0; }
-  std::string describe() const override;
-
- private:
-  bool upper_, unitriangular_;
+  bool upper() const { return p_.upper; }
+  bool unitriangular() const { return p_.unitriangular; }
 };
 
 /// A [n, n] -> {eigenvalues [n] ascending, eigenvectors [n, n]}; reads one triangle.
-class LinalgEigh : public Primitive {
+class LinalgEigh : public PrimitiveOf<LinalgEigh, UpperParam, PrimitiveKind::LinalgEigh> {
  public:
-  EMBER_PRIMITIVE_CLONE(LinalgEigh)
-  explicit LinalgEigh(bool upper) : upper_(upper) {}
-  const char* name() const override { return "linalg_eigh"; }
+  using PrimitiveOf::PrimitiveOf;
+  explicit LinalgEigh(bool upper) : PrimitiveOf({upper}) {}
+  const char* default_name() const override { return "linalg_eigh"; }
   void eval_cpu(const std::vector<Tensor>& inputs, std::vector<Tensor>& outputs) const override;
-  std::vector<Tensor> vjp(const VjpContext& ctx) const override;
+  EMBER_VJP
   bool saves_input(size_t) const override { return false; }
   bool saves_output(size_t) const override { return true; }
-
- private:
-  bool upper_;
+  bool upper() const { return p_.upper; }
 };
 
 /// A [m, n] -> {U [m, m or k], S [k] descending, Vh [n or k, n]}, k = min(m, n).
-class LinalgSvd : public Primitive {
- public:
-  EMBER_PRIMITIVE_CLONE(LinalgSvd)
-  explicit LinalgSvd(bool full_matrices) : full_matrices_(full_matrices) {}
-  const char* name() const override { return "linalg_svd"; }
-  void eval_cpu(const std::vector<Tensor>& inputs, std::vector<Tensor>& outputs) const override;
-  std::vector<Tensor> vjp(const VjpContext& ctx) const override;
-  bool saves_input(size_t) const override { return false; }
-  bool saves_output(size_t) const override { return true; }
-  bool full_matrices() const { return full_matrices_; }
-
- private:
-  bool full_matrices_;
+struct SvdParams {
+  bool full_matrices = true;
+  EMBER_FIELDS(full_matrices)
 };
 
-enum class QrMode { Reduced, Complete, R };
-
-/// A [m, n] -> {Q, R} (mode R: Q is an empty tensor [0]).
-class LinalgQr : public Primitive {
+class LinalgSvd : public PrimitiveOf<LinalgSvd, SvdParams, PrimitiveKind::LinalgSvd> {
  public:
-  EMBER_PRIMITIVE_CLONE(LinalgQr)
-  explicit LinalgQr(QrMode mode) : mode_(mode) {}
-  const char* name() const override { return "linalg_qr"; }
+  using PrimitiveOf::PrimitiveOf;
+  explicit LinalgSvd(bool full_matrices) : PrimitiveOf({full_matrices}) {}
+  const char* default_name() const override { return "linalg_svd"; }
   void eval_cpu(const std::vector<Tensor>& inputs, std::vector<Tensor>& outputs) const override;
-  std::vector<Tensor> vjp(const VjpContext& ctx) const override;
+  EMBER_VJP
   bool saves_input(size_t) const override { return false; }
   bool saves_output(size_t) const override { return true; }
-  std::string describe() const override;
+  bool full_matrices() const { return p_.full_matrices; }
+};
 
- private:
-  QrMode mode_;
+EMBER_ENUM(QrMode, uint8_t, Reduced, Complete, R);
+
+/// A [m, n] -> {Q, R} (mode R: Q is an empty tensor [0]).
+struct QrParams {
+  QrMode mode = QrMode::Reduced;
+  EMBER_FIELDS(mode)
+};
+
+class LinalgQr : public PrimitiveOf<LinalgQr, QrParams, PrimitiveKind::LinalgQr> {
+ public:
+  using PrimitiveOf::PrimitiveOf;
+  explicit LinalgQr(QrMode mode) : PrimitiveOf({mode}) {}
+  const char* default_name() const override { return "linalg_qr"; }
+  void eval_cpu(const std::vector<Tensor>& inputs, std::vector<Tensor>& outputs) const override;
+  EMBER_VJP
+  bool saves_input(size_t) const override { return false; }
+  bool saves_output(size_t) const override { return true; }
+  QrMode mode() const { return p_.mode; }
 };
 
 /// {A [m, n], tau [k]} -> Q [m, n] (LAPACK's orgqr). Not differentiable yet.
-class LinalgHouseholderProduct : public Primitive {
+class LinalgHouseholderProduct : public PrimitiveOf<LinalgHouseholderProduct, NoParams, PrimitiveKind::LinalgHouseholderProduct> {
  public:
-  const char* name() const override { return "linalg_householder_product"; }
+  const char* default_name() const override { return "linalg_householder_product"; }
   void eval_cpu(const std::vector<Tensor>& inputs, std::vector<Tensor>& outputs) const override;
 };
 
 /// A [n, n] -> det (log_abs=false) or {sign, logabsdet} (log_abs=true), through LU.
-class LinalgDet : public Primitive {
- public:
-  EMBER_PRIMITIVE_CLONE(LinalgDet)
-  explicit LinalgDet(bool log_abs) : log_abs_(log_abs) {}
-  const char* name() const override { return log_abs_ ? "linalg_slogdet" : "linalg_det"; }
-  void eval_cpu(const std::vector<Tensor>& inputs, std::vector<Tensor>& outputs) const override;
-  std::vector<Tensor> vjp(const VjpContext& ctx) const override;
-  bool saves_input(size_t) const override { return true; }
-  bool saves_output(size_t i) const override { return !log_abs_ && i == 0; }
+struct DetParams {
+  bool log_abs = false;
+  EMBER_FIELDS(log_abs)
+};
 
- private:
-  bool log_abs_;
+class LinalgDet : public PrimitiveOf<LinalgDet, DetParams, PrimitiveKind::LinalgDet> {
+ public:
+  using PrimitiveOf::PrimitiveOf;
+  explicit LinalgDet(bool log_abs) : PrimitiveOf({log_abs}) {}
+  const char* default_name() const override { return p_.log_abs ? "linalg_slogdet" : "linalg_det"; }
+  void eval_cpu(const std::vector<Tensor>& inputs, std::vector<Tensor>& outputs) const override;
+  EMBER_VJP
+  bool saves_input(size_t) const override { return true; }
+  bool saves_output(size_t i) const override { return !p_.log_abs && i == 0; }
 };
 
 }  // namespace ember

@@ -54,8 +54,8 @@ Tensor divide_off_gauge(const Tensor& coupling, const Tensor& vals, bool sum, co
 
 std::vector<Tensor> LinalgCholesky::vjp(const VjpContext& ctx) const {
   // A = L L^T: gA = L^{-T} Φ(L^T gL) L^{-1} made symmetric (Φ: lower triangle, halved diagonal).
-  const Tensor L = upper_ ? ctx.outputs[0].mT() : ctx.outputs[0];
-  const Tensor gL = upper_ ? ctx.grads[0].mT() : ctx.grads[0];
+  const Tensor L = p_.upper ? ctx.outputs[0].mT() : ctx.outputs[0];
+  const Tensor gL = p_.upper ? ctx.grads[0].mT() : ctx.grads[0];
   Tensor gA = matmul(L.mT(), gL).tril();
   gA = 0.5 * (gA + gA.tril(-1).mT());
   gA = linalg::solve_triangular(L.mT(), gA, /*upper=*/true, /*left=*/true);
@@ -109,9 +109,9 @@ std::vector<Tensor> LinalgLuSolve::vjp(const VjpContext& ctx) const {
   // gU = triu(L^T P^T gA).
   const Tensor &LU = ctx.inputs[0], &pivots = ctx.inputs[1];
   const Tensor& X = ctx.outputs[0];
-  Tensor gB = linalg::lu_solve(LU, pivots, ctx.grads[0], /*left=*/true, /*adjoint=*/!trans_);
+  Tensor gB = linalg::lu_solve(LU, pivots, ctx.grads[0], /*left=*/true, /*adjoint=*/!p_.trans);
   Tensor gLU = grad_if(ctx.needs_grad[0], [&] {
-    Tensor gA = trans_ ? -matmul(X, gB.mT()) : -matmul(gB, X.mT());
+    Tensor gA = p_.trans ? -matmul(X, gB.mT()) : -matmul(gB, X.mT());
     const Tensor L = LU.tril(-1) + eye_like_last(LU);
     const Tensor U = LU.triu();
     Tensor P = linalg::detail::pivots_to_permutation(pivots, LU.size(-1), LU.dtype());
@@ -133,11 +133,11 @@ std::vector<Tensor> LinalgSolve::vjp(const VjpContext& ctx) const {
 std::vector<Tensor> LinalgSolveTriangular::vjp(const VjpContext& ctx) const {
   const Tensor& A = ctx.inputs[0];
   const Tensor& X = ctx.outputs[0];
-  Tensor gB = linalg::solve_triangular(A.mT(), ctx.grads[0], !upper_, true, unitriangular_);
+  Tensor gB = linalg::solve_triangular(A.mT(), ctx.grads[0], !p_.upper, true, p_.unitriangular);
   Tensor gA = grad_if(ctx.needs_grad[0], [&] {
     Tensor g = -matmul(gB, X.mT());
-    const int64_t off = unitriangular_ ? 1 : 0;
-    return upper_ ? g.triu(off) : g.tril(-off);
+    const int64_t off = p_.unitriangular ? 1 : 0;
+    return p_.upper ? g.triu(off) : g.tril(-off);
   });
   return {gA, ctx.needs_grad[1] ? gB : Tensor()};
 }
@@ -166,7 +166,7 @@ std::vector<Tensor> LinalgSvd::vjp(const VjpContext& ctx) const {
   const int64_t m = U.size(-2), n = Vh.size(-1), k = S.size(-1);
   const bool has_gU = ctx.has_grad[0], has_gVh = ctx.has_grad[2];
   Tensor gU = ctx.grads[0], gS = ctx.grads[1], gVh = ctx.grads[2];
-  if (full_matrices_) {  // only the first k singular vectors are determined
+  if (p_.full_matrices) {  // only the first k singular vectors are determined
     U = U.narrow(-1, 0, k);
     Vh = Vh.narrow(-2, 0, k);
     gU = gU.narrow(-1, 0, k);
@@ -197,14 +197,14 @@ std::vector<Tensor> LinalgSvd::vjp(const VjpContext& ctx) const {
 }
 
 std::vector<Tensor> LinalgQr::vjp(const VjpContext& ctx) const {
-  EMBER_CHECK(mode_ != QrMode::R,
+  EMBER_CHECK(p_.mode != QrMode::R,
               "[linalg.qr] The derivative of linalg.qr depends on Q, which is "
               "not computed when mode='r'. Please use linalg.qr(A, mode='reduced') if you are "
               "going to differentiate through linalg.qr.");
   const Tensor& Q = ctx.outputs[0];
   const Tensor& R = ctx.outputs[1];
   const int64_t m = Q.size(-2), n = R.size(-1);
-  EMBER_CHECK(!(mode_ == QrMode::Complete && m > n),
+  EMBER_CHECK(!(p_.mode == QrMode::Complete && m > n),
               "[linalg.qr] The QR decomposition is not differentiable when mode='complete' and "
               "nrows > ncols.");
   // Wide input (m < n) is differentiated through its square part (linalg::qr), never here.
@@ -238,7 +238,7 @@ Tensor prod_except_self(const Tensor& s) {
 std::vector<Tensor> LinalgDet::vjp(const VjpContext& ctx) const {
   // d det = det tr(A^{-1} dA); d log|det| = tr(A^{-1} dA).
   const Tensor& A = ctx.inputs[0];
-  if (log_abs_) return {ctx.grads[1].unsqueeze(-1).unsqueeze(-1) * linalg::inv(A).mT()};
+  if (p_.log_abs) return {ctx.grads[1].unsqueeze(-1).unsqueeze(-1) * linalg::inv(A).mT()};
   const Tensor& d = ctx.outputs[0];
   const Tensor g = ctx.grads[0];
   bool singular = false;

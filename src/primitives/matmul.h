@@ -11,22 +11,25 @@ namespace ember {
 /// not read when beta == 0, so NaN in it does not propagate, as in PyTorch. outputs[0] arrives as
 /// a contiguous [B, m, n] tensor of the inputs' dtype. With k == 0 the product is zero.
 /// name() is the user-facing op ("mm", "bmm", "addmm", "dot", ...).
-class Matmul : public Primitive {
- public:
-  EMBER_PRIMITIVE_CLONE(Matmul)
-  std::vector<Tensor> vjp(const VjpContext& ctx) const override;
-  bool saves_input(size_t i) const override { return i < 2; }
-  explicit Matmul(const char* name, Scalar alpha = 1, Scalar beta = 0)
-      : name_(name), alpha_(alpha), beta_(beta) {}
-  const char* name() const override { return name_; }
-  void eval_cpu(const std::vector<Tensor>& inputs, std::vector<Tensor>& outputs) const override;
-  std::string describe() const override;
-  const Scalar& alpha() const { return alpha_; }
-  const Scalar& beta() const { return beta_; }
+struct MatmulParams {
+  Scalar alpha = 1, beta = 0;
+  EMBER_FIELDS(alpha, beta)
+};
 
- private:
-  const char* name_;
-  Scalar alpha_, beta_;
+class Matmul : public PrimitiveOf<Matmul, MatmulParams, PrimitiveKind::Matmul> {
+ public:
+  using PrimitiveOf::PrimitiveOf;
+  explicit Matmul(const char* name, Scalar alpha = 1, Scalar beta = 0)
+      : PrimitiveOf({alpha, beta}) {
+    set_display_name(name);
+  }
+  EMBER_VJP
+  EMBER_INFER
+  bool saves_input(size_t i) const override { return i < 2; }
+  const char* default_name() const override { return "bmm"; }
+  void eval_cpu(const std::vector<Tensor>& inputs, std::vector<Tensor>& outputs) const override;
+  const Scalar& alpha() const { return p_.alpha; }
+  const Scalar& beta() const { return p_.beta; }
 };
 
 }  // namespace ember

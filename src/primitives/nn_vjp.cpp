@@ -9,9 +9,9 @@ namespace ember {
 std::vector<Tensor> Softmax::vjp(const VjpContext& ctx) const {
   const Tensor& g = ctx.grads[0];
   const Tensor& y = ctx.outputs[0];
-  const int64_t d = y.dim() == 0 ? 0 : dim_;
-  if (y.dim() == 0) return {log_ ? g - g : g * 0};  // a single element: constant output
-  if (log_) return {g - y.exp() * g.sum({d}, /*keepdim=*/true)};
+  const int64_t d = y.dim() == 0 ? 0 : p_.dim;
+  if (y.dim() == 0) return {p_.log ? g - g : g * 0};  // a single element: constant output
+  if (p_.log) return {g - y.exp() * g.sum({d}, /*keepdim=*/true)};
   return {y * (g - (g * y).sum({d}, /*keepdim=*/true))};
 }
 

@@ -28,12 +28,12 @@ std::vector<Tensor> Copy::vjp(const VjpContext& ctx) const { return {ctx.grads[0
 std::vector<Tensor> Matmul::vjp(const VjpContext& ctx) const {
   const Tensor& g = ctx.grads[0];
   const Tensor &a = ctx.inputs[0], &b = ctx.inputs[1];
-  const double alpha = alpha_.to<double>();
+  const double alpha = p_.alpha.to<double>();
   auto scaled = [&](Tensor t) { return alpha == 1.0 ? t : t * alpha; };
   std::vector<Tensor> out{grad_if(ctx.needs_grad[0], [&] { return scaled(g.matmul(b.mT())); }),
                           grad_if(ctx.needs_grad[1], [&] { return scaled(a.mT().matmul(g)); })};
   if (ctx.needs_grad.size() > 2)
-    out.push_back(grad_if(ctx.needs_grad[2], [&] { return g * beta_; }));
+    out.push_back(grad_if(ctx.needs_grad[2], [&] { return g * p_.beta; }));
   return out;
 }
 
@@ -47,14 +47,14 @@ std::vector<Tensor> Where::vjp(const VjpContext& ctx) const {
 std::vector<Tensor> Clamp::vjp(const VjpContext& ctx) const {
   const Tensor& g = ctx.grads[0];
   const Tensor& x = ctx.inputs[0];
-  if (!tensor_bounds_) {
+  if (!p_.tensor_bounds) {
     Tensor keep = ones_like(x, TensorOptions().dtype(kBool));
-    if (has_min_) keep = keep & (x >= *min_);
-    if (has_max_) keep = keep & (x <= *max_);
+    if (p_.has_min) keep = keep & (x >= *p_.min);
+    if (p_.has_max) keep = keep & (x <= *p_.max);
     return {g.masked_fill(keep.logical_not(), 0)};
   }
-  Tensor lo = has_min_ ? ctx.inputs[1] : Tensor();
-  Tensor hi = has_max_ ? ctx.inputs[has_min_ ? 2 : 1] : Tensor();
+  Tensor lo = p_.has_min ? ctx.inputs[1] : Tensor();
+  Tensor hi = p_.has_max ? ctx.inputs[p_.has_min ? 2 : 1] : Tensor();
   Tensor keep = ones_like(x, TensorOptions().dtype(kBool));
   if (lo.defined()) keep = keep & (x >= lo);
   if (hi.defined()) keep = keep & (x <= hi);
@@ -78,9 +78,9 @@ std::vector<Tensor> Clamp::vjp(const VjpContext& ctx) const {
 std::vector<Tensor> Lerp::vjp(const VjpContext& ctx) const {
   const Tensor& g = ctx.grads[0];
   const Tensor &s = ctx.inputs[0], &e = ctx.inputs[1];
-  if (weight_) {
-    return {grad_if(ctx.needs_grad[0], [&] { return g * (1 - weight_->to<double>()); }),
-            grad_if(ctx.needs_grad[1], [&] { return g * *weight_; })};
+  if (p_.weight) {
+    return {grad_if(ctx.needs_grad[0], [&] { return g * (1 - p_.weight->to<double>()); }),
+            grad_if(ctx.needs_grad[1], [&] { return g * *p_.weight; })};
   }
   const Tensor& w = ctx.inputs[2];
   return {grad_if(ctx.needs_grad[0], [&] { return g * (1 - w); }),
@@ -91,12 +91,12 @@ std::vector<Tensor> Lerp::vjp(const VjpContext& ctx) const {
 std::vector<Tensor> Addc::vjp(const VjpContext& ctx) const {
   const Tensor& g = ctx.grads[0];
   const Tensor &t1 = ctx.inputs[1], &t2 = ctx.inputs[2];
-  if (is_div_) {
-    return {g, grad_if(ctx.needs_grad[1], [&] { return g * value_ / t2; }),
-            grad_if(ctx.needs_grad[2], [&] { return -g * value_ * t1 / (t2 * t2); })};
+  if (p_.is_div) {
+    return {g, grad_if(ctx.needs_grad[1], [&] { return g * p_.value / t2; }),
+            grad_if(ctx.needs_grad[2], [&] { return -g * p_.value * t1 / (t2 * t2); })};
   }
-  return {g, grad_if(ctx.needs_grad[1], [&] { return g * value_ * t2; }),
-          grad_if(ctx.needs_grad[2], [&] { return g * value_ * t1; })};
+  return {g, grad_if(ctx.needs_grad[1], [&] { return g * p_.value * t2; }),
+          grad_if(ctx.needs_grad[2], [&] { return g * p_.value * t1; })};
 }
 
 std::vector<Tensor> MaskedFill::vjp(const VjpContext& ctx) const {
@@ -105,7 +105,7 @@ std::vector<Tensor> MaskedFill::vjp(const VjpContext& ctx) const {
 
 std::vector<Tensor> Index::vjp(const VjpContext& ctx) const {
   Tensor z = zeros(ctx.input_sizes[0], TensorOptions().dtype(ctx.grads[0].dtype()));
-  index_put_(z, advanced_indices(dims_, ctx.inputs, 1), ctx.grads[0], /*accumulate=*/true);
+  index_put_(z, advanced_indices(p_.dims, ctx.inputs, 1), ctx.grads[0], /*accumulate=*/true);
   std::vector<Tensor> out{z};
   out.resize(ctx.inputs.size());
   return out;
@@ -113,10 +113,10 @@ std::vector<Tensor> Index::vjp(const VjpContext& ctx) const {
 
 std::vector<Tensor> IndexPut::vjp(const VjpContext& ctx) const {
   const Tensor& g = ctx.grads[0];
-  auto idx = advanced_indices(dims_, ctx.inputs, 2);
+  auto idx = advanced_indices(p_.dims, ctx.inputs, 2);
   std::vector<Tensor> out{grad_if(ctx.needs_grad[0],
                                   [&] {
-                                    if (accumulate_) return g;
+                                    if (p_.accumulate) return g;
                                     Tensor r = g.clone();
                                     index_put_(r, idx, zeros({}, TensorOptions().dtype(g.dtype())));
                                     return r;
@@ -130,33 +130,33 @@ std::vector<Tensor> Cat::vjp(const VjpContext& ctx) const {
   std::vector<Tensor> out;
   int64_t offset = 0;
   for (size_t i = 0; i < ctx.input_sizes.size(); ++i) {
-    const int64_t n = ctx.input_sizes[i][dim_];
-    out.push_back(grad_if(ctx.needs_grad[i], [&] { return ctx.grads[0].narrow(dim_, offset, n); }));
+    const int64_t n = ctx.input_sizes[i][p_.dim];
+    out.push_back(grad_if(ctx.needs_grad[i], [&] { return ctx.grads[0].narrow(p_.dim, offset, n); }));
     offset += n;
   }
   return out;
 }
 
 std::vector<Tensor> Flip::vjp(const VjpContext& ctx) const {
-  return {ctx.grads[0].flip(IntList(dims_))};
+  return {ctx.grads[0].flip(IntList(p_.dims))};
 }
 
 std::vector<Tensor> Roll::vjp(const VjpContext& ctx) const {
-  if (shifts_.empty()) return {ctx.grads[0]};
+  if (p_.shifts.empty()) return {ctx.grads[0]};
   std::vector<SymInt> back;
-  for (auto s : shifts_) back.emplace_back(-s);
-  return {ctx.grads[0].roll(SymIntList(back), IntList(dims_))};
+  for (auto s : p_.shifts) back.emplace_back(-s);
+  return {ctx.grads[0].roll(SymIntList(back), IntList(p_.dims))};
 }
 
 std::vector<Tensor> Repeat::vjp(const VjpContext& ctx) const {
   // g has sizes r_i * s_i; view it as [r_0, s_0, r_1, s_1, ...] and sum the r's.
   const auto& in = ctx.input_sizes[0];
-  const size_t pad = repeats_.size() - in.size();
+  const size_t pad = p_.repeats.size() - in.size();
   std::vector<int64_t> split, sum_dims;
-  for (size_t i = 0; i < repeats_.size(); ++i) {
+  for (size_t i = 0; i < p_.repeats.size(); ++i) {
     const int64_t s = i < pad ? 1 : in[i - pad];
     sum_dims.push_back(static_cast<int64_t>(split.size()));
-    split.push_back(repeats_[i]);
+    split.push_back(p_.repeats[i]);
     split.push_back(s);
   }
   Tensor g = ctx.grads[0].reshape(SymIntList(split));
@@ -165,7 +165,7 @@ std::vector<Tensor> Repeat::vjp(const VjpContext& ctx) const {
 }
 
 std::vector<Tensor> Triangle::vjp(const VjpContext& ctx) const {
-  return {lower_ ? ctx.grads[0].tril(diagonal_) : ctx.grads[0].triu(diagonal_)};
+  return {p_.lower ? ctx.grads[0].tril(p_.diagonal) : ctx.grads[0].triu(p_.diagonal)};
 }
 
 }  // namespace ember

@@ -19,98 +19,102 @@ struct Pool2dParams {
   int64_t dilation_h = 1, dilation_w = 1;
   bool count_include_pad = true;
   std::optional<int64_t> divisor_override;
+  /// "stride=[1, 1], padding=[0, 0], ..." for error messages.
   std::string str() const;
+  EMBER_FIELDS(kernel_h, kernel_w, stride_h, stride_w, pad_h, pad_w, dilation_h, dilation_w,
+               count_include_pad, divisor_override)
 };
 
-enum class PoolOp {
+EMBER_ENUM(PoolOp, uint8_t,
   MaxForward,           // {x} -> {y, indices}; window geometry from params, sizes from y
   AvgForward,           // {x} -> {y}
   AvgBackward,          // {grad_y} -> {grad_x}
   AdaptiveAvgForward,   // {x} -> {y}; windows from the input and output sizes
   AdaptiveAvgBackward,  // {grad_y} -> {grad_x}
   AdaptiveMaxForward,   // {x} -> {y, indices}
-  MaxBackward,          // {grad_y, indices} -> {grad_x} (max and adaptive max)
+  MaxBackward           // {grad_y, indices} -> {grad_x} (max and adaptive max)
+);
+
+struct PoolingParams {
+  PoolOp op = PoolOp::MaxForward;
+  Pool2dParams pool;
+  EMBER_FIELDS(op, pool)
 };
 
-class Pooling : public Primitive {
+class Pooling : public PrimitiveOf<Pooling, PoolingParams, PrimitiveKind::Pooling> {
  public:
-  EMBER_PRIMITIVE_CLONE(Pooling)
-  std::vector<Tensor> vjp(const VjpContext& ctx) const override;
-  bool saves_input(size_t i) const override { return op_ == PoolOp::MaxBackward && i == 1; }
+  using PrimitiveOf::PrimitiveOf;
+  Pooling(const char* name, PoolOp op, Pool2dParams p = {}) : PrimitiveOf({op, p}) {
+    set_display_name(name);
+  }
+  EMBER_VJP
+  bool saves_input(size_t i) const override { return p_.op == PoolOp::MaxBackward && i == 1; }
   bool saves_output(size_t i) const override { return i == 1; }
-  Pooling(const char* name, PoolOp op, Pool2dParams p = {}) : name_(name), op_(op), p_(p) {}
-  const char* name() const override { return name_; }
+  const char* default_name() const override { return "pooling"; }
   void eval_cpu(const std::vector<Tensor>& inputs, std::vector<Tensor>& outputs) const override;
-  std::string describe() const override;
-  PoolOp op() const { return op_; }
-  const Pool2dParams& params() const { return p_; }
-
- private:
-  const char* name_;
-  PoolOp op_;
-  Pool2dParams p_;
+  PoolOp op() const { return p_.op; }
+  const Pool2dParams& pool() const { return p_.pool; }
 };
 
-enum class ResampleOp { Nearest, Bilinear };
+EMBER_ENUM(ResampleOp, uint8_t, Nearest, Bilinear);
 
 /// {x [N, C, H, W]} -> {y [N, C, Ho, Wo]} (forward) or {grad_y} -> {grad_x} (backward).
 /// scale_h / scale_w are the user's scale factors when the kernel must use them (PyTorch's
 /// `scales` arguments); otherwise sizes define the ratio.
-class Upsample : public Primitive {
- public:
-  EMBER_PRIMITIVE_CLONE(Upsample)
-  std::vector<Tensor> vjp(const VjpContext& ctx) const override;
-  bool saves_input(size_t) const override { return false; }
-  Upsample(const char* name, ResampleOp op, bool backward, bool align_corners,
-           std::optional<double> scale_h, std::optional<double> scale_w)
-      : name_(name),
-        op_(op),
-        backward_(backward),
-        align_corners_(align_corners),
-        scale_h_(scale_h),
-        scale_w_(scale_w) {}
-  const char* name() const override { return name_; }
-  void eval_cpu(const std::vector<Tensor>& inputs, std::vector<Tensor>& outputs) const override;
-  std::string describe() const override;
-  ResampleOp op() const { return op_; }
-  bool backward() const { return backward_; }
-  bool align_corners() const { return align_corners_; }
-  std::optional<double> scale_h() const { return scale_h_; }
-  std::optional<double> scale_w() const { return scale_w_; }
-
- private:
-  const char* name_;
-  ResampleOp op_;
-  bool backward_, align_corners_;
-  std::optional<double> scale_h_, scale_w_;
+struct UpsampleParams {
+  ResampleOp op = ResampleOp::Nearest;
+  bool backward = false, align_corners = false;
+  std::optional<double> scale_h, scale_w;
+  EMBER_FIELDS(op, backward, align_corners, scale_h, scale_w)
 };
 
-enum class PadMode { Constant, Reflect, Replicate, Circular };
+class Upsample : public PrimitiveOf<Upsample, UpsampleParams, PrimitiveKind::Upsample> {
+ public:
+  using PrimitiveOf::PrimitiveOf;
+  Upsample(const char* name, ResampleOp op, bool backward, bool align_corners,
+           std::optional<double> scale_h, std::optional<double> scale_w)
+      : PrimitiveOf({op, backward, align_corners, scale_h, scale_w}) {
+    set_display_name(name);
+  }
+  EMBER_VJP
+  bool saves_input(size_t) const override { return false; }
+  const char* default_name() const override { return "upsample"; }
+  void eval_cpu(const std::vector<Tensor>& inputs, std::vector<Tensor>& outputs) const override;
+  ResampleOp op() const { return p_.op; }
+  bool backward() const { return p_.backward; }
+  bool align_corners() const { return p_.align_corners; }
+  std::optional<double> scale_h() const { return p_.scale_h; }
+  std::optional<double> scale_w() const { return p_.scale_w; }
+};
+
+EMBER_ENUM(PadMode, uint8_t, Constant, Reflect, Replicate, Circular);
 
 /// Forward: {x} -> {y}, y's last pad.size() / 2 dims padded by (left, right) pairs listed from
 /// the last dim (F::pad's order), other elements filled with value (constant mode).
 /// Backward: {grad_y} -> {grad_x}, summing every y element into the x element it was read from.
-class Pad : public Primitive {
- public:
-  EMBER_PRIMITIVE_CLONE(Pad)
-  std::vector<Tensor> vjp(const VjpContext& ctx) const override;
-  bool saves_input(size_t) const override { return false; }
-  Pad(const char* name, PadMode mode, std::vector<int64_t> pad, double value, bool backward)
-      : name_(name), mode_(mode), pad_(std::move(pad)), value_(value), backward_(backward) {}
-  const char* name() const override { return name_; }
-  void eval_cpu(const std::vector<Tensor>& inputs, std::vector<Tensor>& outputs) const override;
-  std::string describe() const override;
-  PadMode mode() const { return mode_; }
-  const std::vector<int64_t>& pad() const { return pad_; }
-  double value() const { return value_; }
-  bool backward() const { return backward_; }
+struct PadParams {
+  PadMode mode = PadMode::Constant;
+  std::vector<int64_t> pad;
+  double value = 0;
+  bool backward = false;
+  EMBER_FIELDS(mode, pad, value, backward)
+};
 
- private:
-  const char* name_;
-  PadMode mode_;
-  std::vector<int64_t> pad_;
-  double value_;
-  bool backward_;
+class Pad : public PrimitiveOf<Pad, PadParams, PrimitiveKind::Pad> {
+ public:
+  using PrimitiveOf::PrimitiveOf;
+  Pad(const char* name, PadMode mode, std::vector<int64_t> pad, double value, bool backward)
+      : PrimitiveOf({mode, std::move(pad), value, backward}) {
+    set_display_name(name);
+  }
+  EMBER_VJP
+  bool saves_input(size_t) const override { return false; }
+  const char* default_name() const override { return "pad"; }
+  void eval_cpu(const std::vector<Tensor>& inputs, std::vector<Tensor>& outputs) const override;
+  PadMode mode() const { return p_.mode; }
+  const std::vector<int64_t>& pad() const { return p_.pad; }
+  double value() const { return p_.value; }
+  bool backward() const { return p_.backward; }
 };
 
 }  // namespace ember

@@ -9,14 +9,14 @@
 
 namespace ember {
 
-enum class RandomOp {
+EMBER_ENUM(RandomOp, uint8_t,
   Uniform,          // from + (to - from) * U[0, 1)                         (a = from, b = to)
   Normal,           // mean + std * N(0, 1), Box-Muller on pairs of elements (a = mean, b = std)
   Bernoulli,        // U[0, 1) < p, p a number                               (a = p)
   BernoulliTensor,  // U[0, 1) < p[i], p = inputs[0] with the output's shape
   RandomFromTo,     // from + r % range; range 0 means 2^64                  (from, range)
-  Randperm,         // a Fisher-Yates shuffle of 0..n-1
-};
+  Randperm          // a Fisher-Yates shuffle of 0..n-1
+);
 
 struct RandomParams {
   uint64_t seed = 0;
@@ -24,17 +24,24 @@ struct RandomParams {
   double a = 0, b = 0;
   int64_t from = 0;
   uint64_t range = 0;
+  EMBER_FIELDS(seed, offset, a, b, from, range)
 };
 
-class Random : public Primitive {
+struct RandomPrimParams {
+  RandomOp op = RandomOp::Uniform;
+  RandomParams args;
+  EMBER_FIELDS(op, args)
+};
+
+class Random : public PrimitiveOf<Random, RandomPrimParams, PrimitiveKind::Random> {
  public:
+  using PrimitiveOf::PrimitiveOf;
   bool overwrites_target() const override { return true; }
-  Random(RandomOp op, RandomParams params) : op_(op), p_(params) {}
-  const char* name() const override;
+  Random(RandomOp op, RandomParams params) : PrimitiveOf({op, params}) {}
+  const char* default_name() const override;
   void eval_cpu(const std::vector<Tensor>& inputs, std::vector<Tensor>& outputs) const override;
-  std::string describe() const override;
-  RandomOp op() const { return op_; }
-  const RandomParams& params() const { return p_; }
+  RandomOp op() const { return p_.op; }
+  const RandomParams& args() const { return p_.args; }
 
   /// How many 32-bit draws the op consumes for `numel` outputs of `dtype` (`p_dtype`: the
   /// probability tensor's dtype for BernoulliTensor). The op builder reserves this many.
@@ -43,10 +50,6 @@ class Random : public Primitive {
   /// Draws per element: 1, or 2 where an element needs 64 random bits.
   static int lanes_per_element(RandomOp op, ScalarType dtype, uint64_t range = 0,
                                ScalarType p_dtype = kFloat32);
-
- private:
-  RandomOp op_;
-  RandomParams p_;
 };
 
 }  // namespace ember

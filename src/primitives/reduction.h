@@ -12,7 +12,7 @@
 
 namespace ember {
 
-enum class ReduceOp : uint8_t {
+EMBER_ENUM(ReduceOp, uint8_t,
   Sum,           // outputs: [sum]           (dtype: the output's)
   NanSum,        // outputs: [sum]
   Mean,          // outputs: [mean]
@@ -33,71 +33,81 @@ enum class ReduceOp : uint8_t {
   LogSumExp,     // outputs: [logsumexp]
   All,           // outputs: [bool or uint8]
   Any,           // outputs: [bool or uint8]
-  CountNonzero,  // outputs: [int64]
-};
+  CountNonzero   // outputs: [int64]
+);
 
 /// PyTorch's name for a reduction ("sum", "max", "var_mean", ...).
 const char* reduce_op_name(ReduceOp op);
 
-/// outputs = reduce(inputs[0]) over `dims` (wrapped, distinct). Outputs arrive allocated,
-/// contiguous, with the reduced shape (with or without the kept size-1 dims).
-class Reduce : public Primitive {
- public:
-  EMBER_PRIMITIVE_CLONE(Reduce)
-  std::vector<Tensor> vjp(const VjpContext& ctx) const override;
-  bool saves_input(size_t) const override;
-  bool saves_output(size_t) const override;
-  /// `name` overrides the op's name where the public op differs (max() runs AMax, nansum of
-  /// integers runs Sum).
-  Reduce(ReduceOp op, std::vector<int64_t> dims, bool keepdim, double param = 0,
-         const char* name = nullptr)
-      : op_(op), dims_(std::move(dims)), keepdim_(keepdim), param_(param), name_(name) {}
-  const char* name() const override { return name_ != nullptr ? name_ : reduce_op_name(op_); }
-  void eval_cpu(const std::vector<Tensor>& inputs, std::vector<Tensor>& outputs) const override;
-  std::string describe() const override;
-  ReduceOp op() const { return op_; }
-  const std::vector<int64_t>& dims() const { return dims_; }
-  bool keepdim() const { return keepdim_; }
+struct ReduceParams {
+  ReduceOp op = ReduceOp::Sum;
+  std::vector<int64_t> dims;
+  bool keepdim = false;
   /// correction for Var/Std/VarMean/StdMean, p for Norm.
-  double param() const { return param_; }
-
- private:
-  ReduceOp op_;
-  std::vector<int64_t> dims_;
-  bool keepdim_;
-  double param_;
-  const char* name_;
+  double param = 0;
+  /// The dtype of the first output (values); indices are int64, a second value output (mean,
+  /// max) has this dtype too.
+  ScalarType dtype = kFloat32;
+  EMBER_FIELDS(op, dims, keepdim, param, dtype)
 };
 
-enum class ScanOp : uint8_t {
+/// outputs = reduce(inputs[0]) over `dims` (wrapped, distinct). Outputs arrive allocated,
+/// contiguous, with the reduced shape (with or without the kept size-1 dims).
+class Reduce : public PrimitiveOf<Reduce, ReduceParams, PrimitiveKind::Reduce> {
+ public:
+  using PrimitiveOf::PrimitiveOf;
+  /// `name` overrides the op's name where the public op differs (max() runs AMax, nansum of
+  /// integers runs Sum).
+  Reduce(ReduceOp op, std::vector<int64_t> dims, bool keepdim, ScalarType dtype,
+         double param = 0, const char* name = nullptr)
+      : PrimitiveOf({op, std::move(dims), keepdim, param, dtype}) {
+    set_display_name(name);
+  }
+  EMBER_VJP
+  EMBER_INFER
+  bool saves_input(size_t) const override;
+  bool saves_output(size_t) const override;
+  const char* default_name() const override { return reduce_op_name(p_.op); }
+  void eval_cpu(const std::vector<Tensor>& inputs, std::vector<Tensor>& outputs) const override;
+  ReduceOp op() const { return p_.op; }
+  const std::vector<int64_t>& dims() const { return p_.dims; }
+  bool keepdim() const { return p_.keepdim; }
+  double param() const { return p_.param; }
+};
+
+EMBER_ENUM(ScanOp, uint8_t,
   CumSum,        // outputs: [values]  (dtype: the output's)
   CumProd,       // outputs: [values]
   CumMax,        // outputs: [values, indices]
   CumMin,        // outputs: [values, indices]
-  LogCumSumExp,  // outputs: [values]
-};
+  LogCumSumExp   // outputs: [values]
+);
 
 const char* scan_op_name(ScanOp op);
 
+struct ScanParams {
+  ScanOp op = ScanOp::CumSum;
+  int64_t dim = 0;
+  /// The dtype of the values (CumMax/CumMin add int64 indices).
+  ScalarType dtype = kFloat32;
+  EMBER_FIELDS(op, dim, dtype)
+};
+
 /// outputs = scan(inputs[0]) along `dim` (wrapped); outputs are contiguous with the input's shape.
-class Scan : public Primitive {
+class Scan : public PrimitiveOf<Scan, ScanParams, PrimitiveKind::Scan> {
  public:
-  EMBER_PRIMITIVE_CLONE(Scan)
-  std::vector<Tensor> vjp(const VjpContext& ctx) const override;
+  using PrimitiveOf::PrimitiveOf;
+  Scan(ScanOp op, int64_t dim, ScalarType dtype) : PrimitiveOf({op, dim, dtype}) {}
+  EMBER_VJP
+  EMBER_INFER
   bool saves_input(size_t) const override {
-    return op_ == ScanOp::CumProd || op_ == ScanOp::LogCumSumExp;
+    return p_.op == ScanOp::CumProd || p_.op == ScanOp::LogCumSumExp;
   }
   bool saves_output(size_t) const override { return true; }
-  Scan(ScanOp op, int64_t dim) : op_(op), dim_(dim) {}
-  const char* name() const override { return scan_op_name(op_); }
+  const char* default_name() const override { return scan_op_name(p_.op); }
   void eval_cpu(const std::vector<Tensor>& inputs, std::vector<Tensor>& outputs) const override;
-  std::string describe() const override { return "dim=" + std::to_string(dim_); }
-  ScanOp op() const { return op_; }
-  int64_t dim() const { return dim_; }
-
- private:
-  ScanOp op_;
-  int64_t dim_;
+  ScanOp op() const { return p_.op; }
+  int64_t dim() const { return p_.dim; }
 };
 
 }  // namespace ember

@@ -71,10 +71,10 @@ Tensor cumprod_backward_quadratic(const Tensor& g, const Tensor& x, int64_t dim)
 
 }  // namespace
 
-bool Reduce::saves_input(size_t) const { return op_ != ReduceOp::Sum && op_ != ReduceOp::Mean; }
+bool Reduce::saves_input(size_t) const { return p_.op != ReduceOp::Sum && p_.op != ReduceOp::Mean; }
 
 bool Reduce::saves_output(size_t) const {
-  switch (op_) {
+  switch (p_.op) {
     case ReduceOp::Prod:
     case ReduceOp::AMax:
     case ReduceOp::AMin:
@@ -96,14 +96,14 @@ std::vector<Tensor> Reduce::vjp(const VjpContext& ctx) const {
   const Tensor& x = ctx.inputs[0];
   // A 0-d input "reduces" over dim 0, which does not exist in its shape.
   std::vector<int64_t> dims;
-  for (int64_t d : dims_) {
+  for (int64_t d : p_.dims) {
     if (d < static_cast<int64_t>(sizes.size())) dims.push_back(d);
   }
-  auto back = [&](const Tensor& t) { return expand_back(t, dims, keepdim_, sizes); };
+  auto back = [&](const Tensor& t) { return expand_back(t, dims, p_.keepdim, sizes); };
   auto out = [&](size_t i) { return back(ctx.outputs[i]); };
   const Tensor g = back(ctx.grads[0]);
   const double n = static_cast<double>(reduced_count(dims, sizes));
-  switch (op_) {
+  switch (p_.op) {
     case ReduceOp::Sum:
       return {g};
     case ReduceOp::NanSum:
@@ -151,8 +151,8 @@ std::vector<Tensor> Reduce::vjp(const VjpContext& ctx) const {
     case ReduceOp::MinDim: {
       if (sizes.empty()) return {ctx.grads[0].reshape({})};
       if (dims.size() != 1) return {evenly_distribute(g, x == out(0), dims)};
-      Tensor idx = keepdim_ ? ctx.outputs[1] : ctx.outputs[1].unsqueeze(dims[0]);
-      Tensor gv = keepdim_ ? ctx.grads[0] : ctx.grads[0].unsqueeze(dims[0]);
+      Tensor idx = p_.keepdim ? ctx.outputs[1] : ctx.outputs[1].unsqueeze(dims[0]);
+      Tensor gv = p_.keepdim ? ctx.grads[0] : ctx.grads[0].unsqueeze(dims[0]);
       return {scatter_add_along(sizes, dims[0], idx, gv)};
     }
     case ReduceOp::AMinMax: {
@@ -168,26 +168,26 @@ std::vector<Tensor> Reduce::vjp(const VjpContext& ctx) const {
     case ReduceOp::VarMean:
     case ReduceOp::Std:
     case ReduceOp::StdMean: {
-      const bool is_std = op_ == ReduceOp::Std || op_ == ReduceOp::StdMean;
+      const bool is_std = p_.op == ReduceOp::Std || p_.op == ReduceOp::StdMean;
       Tensor r;
       if (ctx.has_grad[0]) {
         Tensor centered = x - x.mean(dims, true);
         if (is_std) {
           // A zero std has no derivative; the safe denominator keeps NaN out of double backward.
           Tensor s = out(0), zero = s == 0;
-          r = (g * centered / (s.masked_fill(zero, 1) * (n - param_))).masked_fill(zero, 0);
+          r = (g * centered / (s.masked_fill(zero, 1) * (n - p_.param))).masked_fill(zero, 0);
         } else {
-          r = g * centered * (2.0 / (n - param_));
+          r = g * centered * (2.0 / (n - p_.param));
         }
       }
-      if ((op_ == ReduceOp::VarMean || op_ == ReduceOp::StdMean) && ctx.has_grad[1]) {
+      if ((p_.op == ReduceOp::VarMean || p_.op == ReduceOp::StdMean) && ctx.has_grad[1]) {
         Tensor m = back(ctx.grads[1]) / n;
         r = r.defined() ? r + m : m;
       }
       return {r};
     }
     case ReduceOp::Norm: {
-      const double p = param_;
+      const double p = p_.param;
       Tensor norm = out(0);
       if (p == 0) return {zeros_like(x)};
       if (p == 1) return {g * x.sign()};
@@ -206,9 +206,9 @@ std::vector<Tensor> Reduce::vjp(const VjpContext& ctx) const {
 std::vector<Tensor> Scan::vjp(const VjpContext& ctx) const {
   const Tensor& g = ctx.grads[0];
   const Tensor& y = ctx.outputs[0];
-  const IntList d{dim_};
-  auto reverse_cumsum = [&](const Tensor& t) { return t.flip(d).cumsum(dim_).flip(d); };
-  switch (op_) {
+  const IntList d{p_.dim};
+  auto reverse_cumsum = [&](const Tensor& t) { return t.flip(d).cumsum(p_.dim).flip(d); };
+  switch (p_.op) {
     case ScanOp::CumSum:
       return {reverse_cumsum(g)};
     case ScanOp::CumProd: {
@@ -217,18 +217,18 @@ std::vector<Tensor> Scan::vjp(const VjpContext& ctx) const {
       if (x.dim() == 0) return {g};
       Tensor zero = x == 0;
       if (!zero.any().item<bool>()) return {reverse_cumsum(g * y) / x};
-      if (is_grad_enabled()) return {cumprod_backward_quadratic(g, x, dim_)};
+      if (is_grad_enabled()) return {cumprod_backward_quadratic(g, x, p_.dim)};
       // Before the first zero of a slice that is y_j / x_i; at the first zero, the product with
       // that zero replaced by 1; after it, every y_j it reaches holds the zero, so 0.
-      Tensor seen = zero.to(kInt64).cumsum(dim_);
+      Tensor seen = zero.to(kInt64).cumsum(p_.dim);
       Tensor before = seen == 0, first = zero.logical_and(seen == 1);
-      Tensor at_zero = reverse_cumsum(g * x.masked_fill(first, 1).cumprod(dim_));
+      Tensor at_zero = reverse_cumsum(g * x.masked_fill(first, 1).cumprod(p_.dim));
       return {where(before, reverse_cumsum(g * y) / x.masked_fill(before.logical_not(), 1),
                     at_zero.masked_fill(first.logical_not(), 0))};
     }
     case ScanOp::CumMax:
     case ScanOp::CumMin:
-      return {scatter_add_along(ctx.input_sizes[0], dim_, ctx.outputs[1], g)};
+      return {scatter_add_along(ctx.input_sizes[0], p_.dim, ctx.outputs[1], g)};
     case ScanOp::LogCumSumExp: {
       // sum_{j>=i} g_j exp(x_i - y_j), in log space for the positive and negative parts of g.
       const Tensor& x = ctx.inputs[0];
@@ -238,7 +238,7 @@ std::vector<Tensor> Scan::vjp(const VjpContext& ctx) const {
                                                 : std::numeric_limits<float>::min();
       auto part = [&](const Tensor& gp) {
         Tensor lg = gp.clamp_min(tiny).log() - y;
-        return (lg.flip(d).logcumsumexp(dim_).flip(d) + x).exp();
+        return (lg.flip(d).logcumsumexp(p_.dim).flip(d) + x).exp();
       };
       return {part(g.clamp_min(0)) - part((-g).clamp_min(0))};
     }

@@ -13,147 +13,147 @@
 #include <string>
 
 #include "dispatch/primitive.h"
+#include "primitives/shape.h"  // DimParam
 
 namespace ember {
 
 /// outputs[0] = inputs[0].index_select(dim, inputs[1]) (index int64 or int32, 1-D or 0-d).
-class IndexSelect : public Primitive {
+class IndexSelect : public PrimitiveOf<IndexSelect, DimParam, PrimitiveKind::IndexSelect> {
  public:
-  EMBER_PRIMITIVE_CLONE(IndexSelect)
-  std::vector<Tensor> vjp(const VjpContext& ctx) const override;
+  using PrimitiveOf::PrimitiveOf;
+  explicit IndexSelect(int64_t dim) : PrimitiveOf({dim}) {}
+  EMBER_VJP
   bool saves_input(size_t i) const override { return i == 1; }
-  explicit IndexSelect(int64_t dim) : dim_(dim) {}
-  const char* name() const override { return "index_select"; }
+  const char* default_name() const override { return "index_select"; }
   void eval_cpu(const std::vector<Tensor>& inputs, std::vector<Tensor>& outputs) const override;
-  std::string describe() const override { return "dim=" + std::to_string(dim_); }
-  int64_t dim() const { return dim_; }
-
- private:
-  int64_t dim_;
+  int64_t dim() const { return p_.dim; }
 };
 
 /// outputs[0] (index's shape) = inputs[0] gathered along dim by inputs[1] (int64).
-class Gather : public Primitive {
+class Gather : public PrimitiveOf<Gather, DimParam, PrimitiveKind::Gather> {
  public:
-  EMBER_PRIMITIVE_CLONE(Gather)
-  std::vector<Tensor> vjp(const VjpContext& ctx) const override;
+  using PrimitiveOf::PrimitiveOf;
+  explicit Gather(int64_t dim) : PrimitiveOf({dim}) {}
+  EMBER_VJP
   bool saves_input(size_t i) const override { return i == 1; }
-  explicit Gather(int64_t dim) : dim_(dim) {}
-  const char* name() const override { return "gather"; }
+  const char* default_name() const override { return "gather"; }
   void eval_cpu(const std::vector<Tensor>& inputs, std::vector<Tensor>& outputs) const override;
-  std::string describe() const override { return "dim=" + std::to_string(dim_); }
-  int64_t dim() const { return dim_; }
-
- private:
-  int64_t dim_;
+  int64_t dim() const { return p_.dim; }
 };
 
-enum class ScatterReduce : uint8_t { None, Sum, Prod, Mean, AMax, AMin };
+EMBER_ENUM(ScatterReduce, uint8_t, None, Sum, Prod, Mean, AMax, AMin);
 
 /// In place on outputs[0] (self): inputs = {self, index, src} or {self, index} with a scalar value
 /// (self is passed as an input so that its previous values get a gradient). None
 /// overwrites; the others combine with what is there (include_self = false first resets the
 /// written positions to the reduction's identity; Mean divides by the count of contributions).
-class Scatter : public Primitive {
+struct ScatterParams {
+  int64_t dim = 0;
+  ScatterReduce reduce = ScatterReduce::None;
+  bool include_self = true;
+  std::optional<Scalar> value;
+  EMBER_FIELDS(dim, reduce, include_self, value)
+};
+
+class Scatter : public PrimitiveOf<Scatter, ScatterParams, PrimitiveKind::Scatter> {
  public:
-  EMBER_PRIMITIVE_CLONE(Scatter)
-  std::vector<Tensor> vjp(const VjpContext& ctx) const override;
-  bool saves_input(size_t i) const override { return i == 1 || reads_values(); }
-  bool saves_output(size_t) const override { return reads_values(); }
+  using PrimitiveOf::PrimitiveOf;
   Scatter(int64_t dim, ScatterReduce reduce, bool include_self, std::optional<Scalar> value,
           const char* name)
-      : dim_(dim), reduce_(reduce), include_self_(include_self), value_(value), name_(name) {}
-  const char* name() const override { return name_; }
+      : PrimitiveOf({dim, reduce, include_self, value}) {
+    set_display_name(name);
+  }
+  EMBER_VJP
+  bool saves_input(size_t i) const override { return i == 1 || reads_values(); }
+  bool saves_output(size_t) const override { return reads_values(); }
+  const char* default_name() const override { return "scatter"; }
   void eval_cpu(const std::vector<Tensor>& inputs, std::vector<Tensor>& outputs) const override;
-  std::string describe() const override;
-  int64_t dim() const { return dim_; }
-  ScatterReduce reduce() const { return reduce_; }
-  bool include_self() const { return include_self_; }
-  const std::optional<Scalar>& value() const { return value_; }
+  int64_t dim() const { return p_.dim; }
+  ScatterReduce reduce() const { return p_.reduce; }
+  bool include_self() const { return p_.include_self; }
+  const std::optional<Scalar>& value() const { return p_.value; }
 
  private:
   // prod, amax and amin gradients read self, src and the result.
   bool reads_values() const {
-    return reduce_ == ScatterReduce::Prod || reduce_ == ScatterReduce::AMax ||
-           reduce_ == ScatterReduce::AMin;
+    return p_.reduce == ScatterReduce::Prod || p_.reduce == ScatterReduce::AMax ||
+           p_.reduce == ScatterReduce::AMin;
   }
-  int64_t dim_;
-  ScatterReduce reduce_;
-  bool include_self_;
-  std::optional<Scalar> value_;
-  const char* name_;
 };
 
-enum class IndexUpdateOp : uint8_t { Add, Copy, Fill };
+EMBER_ENUM(IndexUpdateOp, uint8_t, Add, Copy, Fill);
 
 /// In place on outputs[0] (self, also inputs[0]) along dim at a 1-D int64/int32 index (inputs[1]):
 /// Add: self[.., index[i], ..] += alpha * source[.., i, ..] (inputs[2], self's dtype);
 /// Copy: self[.., index[i], ..] = source[.., i, ..]; Fill: self[.., index[i], ..] = value.
-class IndexUpdate : public Primitive {
- public:
-  EMBER_PRIMITIVE_CLONE(IndexUpdate)
-  std::vector<Tensor> vjp(const VjpContext& ctx) const override;
-  bool saves_input(size_t i) const override { return i == 1; }
-  IndexUpdate(IndexUpdateOp op, int64_t dim, Scalar scalar) : op_(op), dim_(dim), scalar_(scalar) {}
-  const char* name() const override;
-  void eval_cpu(const std::vector<Tensor>& inputs, std::vector<Tensor>& outputs) const override;
-  std::string describe() const override { return "dim=" + std::to_string(dim_); }
-  IndexUpdateOp op() const { return op_; }
-  int64_t dim() const { return dim_; }
-  /// alpha for Add, the value for Fill.
-  const Scalar& scalar() const { return scalar_; }
+struct IndexUpdateParams {
+  IndexUpdateOp op = IndexUpdateOp::Add;
+  int64_t dim = 0;
+  Scalar scalar = 1;
+  EMBER_FIELDS(op, dim, scalar)
+};
 
- private:
-  IndexUpdateOp op_;
-  int64_t dim_;
-  Scalar scalar_;
+class IndexUpdate : public PrimitiveOf<IndexUpdate, IndexUpdateParams, PrimitiveKind::IndexUpdate> {
+ public:
+  using PrimitiveOf::PrimitiveOf;
+  IndexUpdate(IndexUpdateOp op, int64_t dim, Scalar scalar) : PrimitiveOf({op, dim, scalar}) {}
+  EMBER_VJP
+  bool saves_input(size_t i) const override { return i == 1; }
+  const char* default_name() const override;
+  void eval_cpu(const std::vector<Tensor>& inputs, std::vector<Tensor>& outputs) const override;
+  IndexUpdateOp op() const { return p_.op; }
+  int64_t dim() const { return p_.dim; }
+  const Scalar& scalar() const { return p_.scalar; }
 };
 
 /// outputs[0] (index's shape) = inputs[0] flattened, at inputs[1] (int64; negative wraps).
-class Take : public Primitive {
+class Take : public PrimitiveOf<Take, NoParams, PrimitiveKind::Take> {
  public:
-  EMBER_PRIMITIVE_CLONE(Take)
-  std::vector<Tensor> vjp(const VjpContext& ctx) const override;
+  EMBER_VJP
   bool saves_input(size_t i) const override { return i == 1; }
-  const char* name() const override { return "take"; }
+  const char* default_name() const override { return "take"; }
   void eval_cpu(const std::vector<Tensor>& inputs, std::vector<Tensor>& outputs) const override;
 };
 
 /// In place on outputs[0] (self, also inputs[0]): the positions where inputs[1] (a bool mask of
 /// self's shape) is true take inputs[2]'s elements (1-D, self's dtype) in row-major order.
-class MaskedScatter : public Primitive {
+class MaskedScatter : public PrimitiveOf<MaskedScatter, NoParams, PrimitiveKind::MaskedScatter> {
  public:
-  EMBER_PRIMITIVE_CLONE(MaskedScatter)
-  std::vector<Tensor> vjp(const VjpContext& ctx) const override;
+  EMBER_VJP
   bool saves_input(size_t i) const override { return i == 1; }
-  const char* name() const override { return "masked_scatter_"; }
+  const char* default_name() const override { return "masked_scatter_"; }
   void eval_cpu(const std::vector<Tensor>& inputs, std::vector<Tensor>& outputs) const override;
 };
 
 /// Counts (or sums of inputs[1], float32 or float64) of the values of the 1-D integer inputs[0].
 /// The length depends on the data, so the kernel appends the output.
-class Bincount : public Primitive {
- public:
-  explicit Bincount(int64_t minlength) : minlength_(minlength) {}
-  const char* name() const override { return "bincount"; }
-  void eval_cpu(const std::vector<Tensor>& inputs, std::vector<Tensor>& outputs) const override;
-  int64_t minlength() const { return minlength_; }
+struct BincountParams {
+  int64_t minlength = 0;
+  EMBER_FIELDS(minlength)
+};
 
- private:
-  int64_t minlength_;
+class Bincount : public PrimitiveOf<Bincount, BincountParams, PrimitiveKind::Bincount> {
+ public:
+  using PrimitiveOf::PrimitiveOf;
+  explicit Bincount(int64_t minlength) : PrimitiveOf({minlength}) {}
+  const char* default_name() const override { return "bincount"; }
+  void eval_cpu(const std::vector<Tensor>& inputs, std::vector<Tensor>& outputs) const override;
+  int64_t minlength() const { return p_.minlength; }
 };
 
 /// outputs[0] ([bins], input's dtype) = the histogram of inputs[0] over [min, max].
-class Histc : public Primitive {
- public:
-  Histc(int64_t bins, double min, double max) : bins_(bins), min_(min), max_(max) {}
-  const char* name() const override { return "histc"; }
-  void eval_cpu(const std::vector<Tensor>& inputs, std::vector<Tensor>& outputs) const override;
-  std::string describe() const override;
+struct HistcParams {
+  int64_t bins = 100;
+  double min = 0, max = 0;
+  EMBER_FIELDS(bins, min, max)
+};
 
- private:
-  int64_t bins_;
-  double min_, max_;
+class Histc : public PrimitiveOf<Histc, HistcParams, PrimitiveKind::Histc> {
+ public:
+  using PrimitiveOf::PrimitiveOf;
+  Histc(int64_t bins, double min, double max) : PrimitiveOf({bins, min, max}) {}
+  const char* default_name() const override { return "histc"; }
+  void eval_cpu(const std::vector<Tensor>& inputs, std::vector<Tensor>& outputs) const override;
 };
 
 }  // namespace ember

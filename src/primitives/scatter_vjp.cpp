@@ -63,24 +63,24 @@ std::vector<Tensor> IndexSelect::vjp(const VjpContext& ctx) const {
   Tensor z = zeros(sizes, like(ctx.grads[0]));
   if (sizes.empty()) return {ctx.grads[0].reshape({}), Tensor()};
   Tensor idx = ctx.inputs[1].reshape({-1}).to(kInt64);
-  return {index_add(z, dim_, idx, ctx.grads[0]), Tensor()};
+  return {index_add(z, p_.dim, idx, ctx.grads[0]), Tensor()};
 }
 
 std::vector<Tensor> Gather::vjp(const VjpContext& ctx) const {
   const auto& sizes = ctx.input_sizes[0];
-  return {scatter_sum(sizes, sizes.empty() ? 0 : dim_, ctx.inputs[1], ctx.grads[0]), Tensor()};
+  return {scatter_sum(sizes, sizes.empty() ? 0 : p_.dim, ctx.inputs[1], ctx.grads[0]), Tensor()};
 }
 
 std::vector<Tensor> Scatter::vjp(const VjpContext& ctx) const {
   const Tensor& g = ctx.grads[0];
   const Tensor& index = ctx.inputs[1];
   const auto& self_sizes = ctx.input_sizes[0];
-  const int64_t dim = self_sizes.empty() ? 0 : dim_;
+  const int64_t dim = self_sizes.empty() ? 0 : p_.dim;
   const bool has_src = ctx.input_sizes.size() > 2;
   // Positions of self that receive something (their old value is dropped unless included).
   auto dropped = [&](const Tensor& t) { return t.scatter(dim, index, 0); };
   Tensor gself, gsrc;  // gsrc: index-shaped
-  switch (reduce_) {
+  switch (p_.reduce) {
     case ScatterReduce::None:
       gself = dropped(g);
       if (has_src)
@@ -88,12 +88,12 @@ std::vector<Tensor> Scatter::vjp(const VjpContext& ctx) const {
             g.gather(dim, index).masked_fill(last_writers(index, dim, self_sizes).logical_not(), 0);
       break;
     case ScatterReduce::Sum:
-      gself = include_self_ ? g : dropped(g);
+      gself = p_.include_self ? g : dropped(g);
       if (has_src) gsrc = g.gather(dim, index);
       break;
     case ScatterReduce::Mean: {
       Tensor n = scatter_counts(self_sizes, dim, index, g);
-      if (include_self_) {
+      if (p_.include_self) {
         n = n + 1;
         gself = g / n;
       } else {
@@ -105,7 +105,7 @@ std::vector<Tensor> Scatter::vjp(const VjpContext& ctx) const {
     case ScatterReduce::Prod: {
       const Tensor& result = ctx.outputs[0];
       if (!has_src) {  // scatter(value, reduce="multiply"): self times value^count
-        const double v = value_->to<double>();
+        const double v = p_.value->to<double>();
         gself = g * full({}, v, like(g)).pow(scatter_counts(self_sizes, dim, index, g));
         break;
       }
@@ -113,14 +113,14 @@ std::vector<Tensor> Scatter::vjp(const VjpContext& ctx) const {
       // Zeros are divided around: the product of the others, recomputed with the zero set to 1.
       Tensor self_zero = self == 0;
       Tensor masked_self = self.masked_fill(self_zero, 1);
-      Tensor others = masked_self.scatter_reduce(dim, index, src, "prod", include_self_);
-      gself = include_self_ ? g * others / masked_self : dropped(g);
+      Tensor others = masked_self.scatter_reduce(dim, index, src, "prod", p_.include_self);
+      gself = p_.include_self ? g * others / masked_self : dropped(g);
       Tensor src_zero = src == 0;
       Tensor zeros_here =
           scatter_sum(self_sizes, dim, index, src_zero.to(g.dtype())).gather(dim, index);
       Tensor single_zero = src_zero.logical_and(zeros_here == 1);
       Tensor others_src =
-          self.scatter_reduce(dim, index, src.masked_fill(single_zero, 1), "prod", include_self_);
+          self.scatter_reduce(dim, index, src.masked_fill(single_zero, 1), "prod", p_.include_self);
       gsrc = where(single_zero, (g * others_src).gather(dim, index),
                    (g * result).gather(dim, index) / src.masked_fill(src_zero, 1));
       break;
@@ -131,7 +131,7 @@ std::vector<Tensor> Scatter::vjp(const VjpContext& ctx) const {
       const Tensor& result = ctx.outputs[0];
       const Tensor &self = ctx.inputs[0], &src = corner(ctx.inputs[2], index);
       Tensor self_is = (self == result).to(g.dtype());
-      if (!include_self_) self_is = dropped(self_is);
+      if (!p_.include_self) self_is = dropped(self_is);
       Tensor src_is = (src == result.gather(dim, index)).to(g.dtype());
       Tensor share = g / self_is.scatter_add(dim, index, src_is);
       gself = self_is * share;
@@ -150,18 +150,18 @@ std::vector<Tensor> Scatter::vjp(const VjpContext& ctx) const {
 std::vector<Tensor> IndexUpdate::vjp(const VjpContext& ctx) const {
   const Tensor& g = ctx.grads[0];
   const Tensor index = ctx.inputs[1].to(kInt64);
-  const int64_t dim = ctx.input_sizes[0].empty() ? 0 : dim_;
+  const int64_t dim = ctx.input_sizes[0].empty() ? 0 : p_.dim;
   std::vector<Tensor> out{grad_if(ctx.needs_grad[0],
                                   [&] {
-                                    if (op_ == IndexUpdateOp::Add) return g;
+                                    if (p_.op == IndexUpdateOp::Add) return g;
                                     return g.index_fill(dim, index, 0);
                                   }),
                           Tensor()};
-  if (op_ == IndexUpdateOp::Fill) return out;
+  if (p_.op == IndexUpdateOp::Fill) return out;
   out.push_back(grad_if(ctx.needs_grad[2], [&] {
     Tensor gs = g.index_select(dim, index);
     if (ctx.input_sizes[2].empty()) gs = gs.reshape({});
-    if (op_ == IndexUpdateOp::Add) return gs * scalar_;
+    if (p_.op == IndexUpdateOp::Add) return gs * p_.scalar;
     if (gs.dim() == 0) return gs;
     // Repeated indices: only the last copy lands.
     const int64_t size = ctx.input_sizes[0][dim];
@@ -199,7 +199,7 @@ std::vector<Tensor> MaskedScatter::vjp(const VjpContext& ctx) const {
 std::vector<Tensor> SortSelect::vjp(const VjpContext& ctx) const {
   const Tensor& g = ctx.grads[0];
   const auto& in = ctx.input_sizes[0];
-  if (whole_) {
+  if (p_.whole) {
     // median() / nanmedian(): shared by every element equal to the median (NaN equals NaN).
     const Tensor &x = ctx.inputs[0], &m = ctx.outputs[0];
     Tensor mask = (x == m).logical_or(x.isnan().logical_and(m.isnan())).to(g.dtype());
@@ -208,10 +208,10 @@ std::vector<Tensor> SortSelect::vjp(const VjpContext& ctx) const {
   if (in.empty()) return {g.reshape({})};
   Tensor gv = g, idx = ctx.outputs[1];
   if (g.dim() < static_cast<int64_t>(in.size())) {  // a reduced dim without keepdim
-    gv = gv.unsqueeze(dim_);
-    idx = idx.unsqueeze(dim_);
+    gv = gv.unsqueeze(p_.dim);
+    idx = idx.unsqueeze(p_.dim);
   }
-  return {zeros(in, like(g)).scatter(dim_, idx, gv)};
+  return {zeros(in, like(g)).scatter(p_.dim, idx, gv)};
 }
 
 }  // namespace ember

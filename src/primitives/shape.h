@@ -9,93 +9,104 @@
 
 namespace ember {
 
+struct DimParam {
+  int64_t dim = 0;
+  EMBER_FIELDS(dim)
+};
+
 /// outputs[0] = the inputs laid end to end along `dim`, each converted to the output's dtype.
 /// The op builder drops the legacy 1-D empty inputs before dispatch.
-class Cat : public Primitive {
+class Cat : public PrimitiveOf<Cat, DimParam, PrimitiveKind::Cat> {
  public:
-  EMBER_PRIMITIVE_CLONE(Cat)
-  std::vector<Tensor> vjp(const VjpContext& ctx) const override;
+  using PrimitiveOf::PrimitiveOf;
+  explicit Cat(int64_t dim) : PrimitiveOf({dim}) {}
+  EMBER_VJP
   bool saves_input(size_t) const override { return false; }
-  explicit Cat(int64_t dim) : dim_(dim) {}
-  const char* name() const override { return "cat"; }
+  const char* default_name() const override { return "cat"; }
   void eval_cpu(const std::vector<Tensor>& inputs, std::vector<Tensor>& outputs) const override;
-  std::string describe() const override { return "dim=" + std::to_string(dim_); }
-  int64_t dim() const { return dim_; }
+  int64_t dim() const { return p_.dim; }
+};
 
- private:
-  int64_t dim_;
+struct DimsParam {
+  std::vector<int64_t> dims;
+  EMBER_FIELDS(dims)
 };
 
 /// outputs[0] = inputs[0] reversed along each of `dims` (wrapped, distinct).
-class Flip : public Primitive {
+class Flip : public PrimitiveOf<Flip, DimsParam, PrimitiveKind::Flip> {
  public:
-  EMBER_PRIMITIVE_CLONE(Flip)
-  std::vector<Tensor> vjp(const VjpContext& ctx) const override;
+  using PrimitiveOf::PrimitiveOf;
+  explicit Flip(std::vector<int64_t> dims) : PrimitiveOf({std::move(dims)}) {}
+  EMBER_VJP
+  EMBER_INFER
   bool saves_input(size_t) const override { return false; }
-  explicit Flip(std::vector<int64_t> dims) : dims_(std::move(dims)) {}
-  const char* name() const override { return "flip"; }
+  const char* default_name() const override { return "flip"; }
   void eval_cpu(const std::vector<Tensor>& inputs, std::vector<Tensor>& outputs) const override;
-  const std::vector<int64_t>& dims() const { return dims_; }
+  const std::vector<int64_t>& dims() const { return p_.dims; }
+};
 
- private:
-  std::vector<int64_t> dims_;
+struct RollParams {
+  std::vector<int64_t> shifts, dims;
+  EMBER_FIELDS(shifts, dims)
 };
 
 /// outputs[0] = inputs[0] rolled by shifts[i] along dims[i]. Dims are wrapped and distinct and
 /// shifts normalised into [0, size) by the op builder.
-class Roll : public Primitive {
+class Roll : public PrimitiveOf<Roll, RollParams, PrimitiveKind::Roll> {
  public:
-  EMBER_PRIMITIVE_CLONE(Roll)
-  std::vector<Tensor> vjp(const VjpContext& ctx) const override;
-  bool saves_input(size_t) const override { return false; }
+  using PrimitiveOf::PrimitiveOf;
   Roll(std::vector<int64_t> shifts, std::vector<int64_t> dims)
-      : shifts_(std::move(shifts)), dims_(std::move(dims)) {}
-  const char* name() const override { return "roll"; }
+      : PrimitiveOf({std::move(shifts), std::move(dims)}) {}
+  EMBER_VJP
+  EMBER_INFER
+  bool saves_input(size_t) const override { return false; }
+  const char* default_name() const override { return "roll"; }
   void eval_cpu(const std::vector<Tensor>& inputs, std::vector<Tensor>& outputs) const override;
-  const std::vector<int64_t>& shifts() const { return shifts_; }
-  const std::vector<int64_t>& dims() const { return dims_; }
+  const std::vector<int64_t>& shifts() const { return p_.shifts; }
+  const std::vector<int64_t>& dims() const { return p_.dims; }
+};
 
- private:
-  std::vector<int64_t> shifts_, dims_;
+struct RepeatParams {
+  std::vector<int64_t> repeats;
+  EMBER_FIELDS(repeats)
 };
 
 /// outputs[0] = inputs[0] tiled `repeats[i]` times along dim i (inputs[0] is left-padded with
 /// size-1 dims to repeats.size()).
-class Repeat : public Primitive {
+class Repeat : public PrimitiveOf<Repeat, RepeatParams, PrimitiveKind::Repeat> {
  public:
-  EMBER_PRIMITIVE_CLONE(Repeat)
-  std::vector<Tensor> vjp(const VjpContext& ctx) const override;
+  using PrimitiveOf::PrimitiveOf;
+  explicit Repeat(std::vector<int64_t> repeats) : PrimitiveOf({std::move(repeats)}) {}
+  EMBER_VJP
+  EMBER_INFER
   bool saves_input(size_t) const override { return false; }
-  explicit Repeat(std::vector<int64_t> repeats) : repeats_(std::move(repeats)) {}
-  const char* name() const override { return "repeat"; }
+  const char* default_name() const override { return "repeat"; }
   void eval_cpu(const std::vector<Tensor>& inputs, std::vector<Tensor>& outputs) const override;
-  const std::vector<int64_t>& repeats() const { return repeats_; }
+  const std::vector<int64_t>& repeats() const { return p_.repeats; }
+};
 
- private:
-  std::vector<int64_t> repeats_;
+struct TriangleParams {
+  bool lower = true;
+  int64_t diagonal = 0;
+  bool inplace = false;
+  EMBER_FIELDS(lower, diagonal, inplace)
 };
 
 /// outputs[0] = the lower (tril) or upper (triu) triangle of each matrix in inputs[0], the rest
 /// zero. In place when outputs[0] is inputs[0] (tril_, triu_).
-class Triangle : public Primitive {
+class Triangle : public PrimitiveOf<Triangle, TriangleParams, PrimitiveKind::Triangle> {
  public:
-  EMBER_PRIMITIVE_CLONE(Triangle)
-  std::vector<Tensor> vjp(const VjpContext& ctx) const override;
+  using PrimitiveOf::PrimitiveOf;
+  Triangle(bool lower, int64_t diagonal, bool inplace) : PrimitiveOf({lower, diagonal, inplace}) {}
+  EMBER_VJP
+  EMBER_INFER
   bool saves_input(size_t) const override { return false; }
-  Triangle(bool lower, int64_t diagonal, bool inplace)
-      : lower_(lower), diagonal_(diagonal), inplace_(inplace) {}
-  const char* name() const override {
-    return lower_ ? (inplace_ ? "tril_" : "tril") : (inplace_ ? "triu_" : "triu");
+  const char* default_name() const override {
+    return p_.lower ? (p_.inplace ? "tril_" : "tril") : (p_.inplace ? "triu_" : "triu");
   }
   void eval_cpu(const std::vector<Tensor>& inputs, std::vector<Tensor>& outputs) const override;
-  std::string describe() const override { return "diagonal=" + std::to_string(diagonal_); }
-  bool lower() const { return lower_; }
-  int64_t diagonal() const { return diagonal_; }
-
- private:
-  bool lower_;
-  int64_t diagonal_;
-  bool inplace_;
+  bool lower() const { return p_.lower; }
+  int64_t diagonal() const { return p_.diagonal; }
 };
 
 }  // namespace ember

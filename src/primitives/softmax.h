@@ -10,22 +10,24 @@
 
 namespace ember {
 
-class Softmax : public Primitive {
+struct SoftmaxParams {
+  int64_t dim = -1;
+  bool log = false;
+  EMBER_FIELDS(dim, log)
+};
+
+class Softmax : public PrimitiveOf<Softmax, SoftmaxParams, PrimitiveKind::Softmax> {
  public:
-  EMBER_PRIMITIVE_CLONE(Softmax)
-  std::vector<Tensor> vjp(const VjpContext& ctx) const override;
+  using PrimitiveOf::PrimitiveOf;
+  Softmax(int64_t dim, bool log) : PrimitiveOf({dim, log}) {}
+  EMBER_VJP
+  EMBER_INFER
   bool saves_input(size_t) const override { return false; }
   bool saves_output(size_t) const override { return true; }
-  Softmax(int64_t dim, bool log) : dim_(dim), log_(log) {}
-  const char* name() const override { return log_ ? "log_softmax" : "softmax"; }
+  const char* default_name() const override { return p_.log ? "log_softmax" : "softmax"; }
   void eval_cpu(const std::vector<Tensor>& inputs, std::vector<Tensor>& outputs) const override;
-  std::string describe() const override { return "dim=" + std::to_string(dim_); }
-  int64_t dim() const { return dim_; }
-  bool log() const { return log_; }
-
- private:
-  int64_t dim_;
-  bool log_;
+  int64_t dim() const { return p_.dim; }
+  bool log() const { return p_.log; }
 };
 
 }  // namespace ember

@@ -11,14 +11,14 @@
 
 namespace ember {
 
-enum class SortOp : uint8_t {
+EMBER_ENUM(SortOp, uint8_t,
   Sort,       // outputs: [values, indices]  (input's shape)
   TopK,       // outputs: [values, indices]  (size k along dim)
   KthValue,   // outputs: [values, indices]  (dim reduced; keepdim or not, contiguous)
   Median,     // outputs: [values, indices]  (dim reduced)
   NanMedian,  // outputs: [values, indices]  (dim reduced)
-  Mode,       // outputs: [values, indices]  (dim reduced)
-};
+  Mode        // outputs: [values, indices]  (dim reduced)
+);
 
 const char* sort_op_name(SortOp op);
 
@@ -26,64 +26,66 @@ const char* sort_op_name(SortOp op);
 /// order (Sort) or largest (TopK). whole: median()/nanmedian() of every element (the input
 /// flattened), whose gradient is shared evenly by the elements equal to the median, as PyTorch's;
 /// the other forms send the gradient to the selected index.
-class SortSelect : public Primitive {
- public:
-  EMBER_PRIMITIVE_CLONE(SortSelect)
-  std::vector<Tensor> vjp(const VjpContext& ctx) const override;
-  bool saves_input(size_t) const override { return whole_; }
-  bool saves_output(size_t i) const override { return whole_ ? i == 0 : i == 1; }
-  SortSelect(SortOp op, int64_t dim, bool descending = false, int64_t k = 0, bool whole = false)
-      : op_(op), dim_(dim), descending_(descending), k_(k), whole_(whole) {}
-  const char* name() const override { return sort_op_name(op_); }
-  void eval_cpu(const std::vector<Tensor>& inputs, std::vector<Tensor>& outputs) const override;
-  std::string describe() const override;
-  SortOp op() const { return op_; }
-  int64_t dim() const { return dim_; }
-  bool descending() const { return descending_; }
-  int64_t k() const { return k_; }
+struct SortSelectParams {
+  SortOp op = SortOp::Sort;
+  int64_t dim = -1;
+  bool descending = false;
+  int64_t k = 0;
+  bool whole = false;
+  EMBER_FIELDS(op, dim, descending, k, whole)
+};
 
- private:
-  SortOp op_;
-  int64_t dim_;
-  bool descending_;
-  int64_t k_;
-  bool whole_;
+class SortSelect : public PrimitiveOf<SortSelect, SortSelectParams, PrimitiveKind::SortSelect> {
+ public:
+  using PrimitiveOf::PrimitiveOf;
+  SortSelect(SortOp op, int64_t dim, bool descending = false, int64_t k = 0, bool whole = false)
+      : PrimitiveOf({op, dim, descending, k, whole}) {}
+  EMBER_VJP
+  bool saves_input(size_t) const override { return p_.whole; }
+  bool saves_output(size_t i) const override { return p_.whole ? i == 0 : i == 1; }
+  const char* default_name() const override { return sort_op_name(p_.op); }
+  void eval_cpu(const std::vector<Tensor>& inputs, std::vector<Tensor>& outputs) const override;
+  SortOp op() const { return p_.op; }
+  int64_t dim() const { return p_.dim; }
+  bool descending() const { return p_.descending; }
+  int64_t k() const { return p_.k; }
 };
 
 /// torch.unique / unique_consecutive. inputs[0]: the tensor, or with `dim`, a contiguous tensor
 /// whose dim 0 is the one to unique over (the builder moves it there). The kernel appends
 /// [values, inverse, counts]; inverse/counts are empty unless asked for.
-class Unique : public Primitive {
- public:
-  Unique(bool consecutive, bool return_inverse, bool return_counts, bool by_dim)
-      : consecutive_(consecutive),
-        return_inverse_(return_inverse),
-        return_counts_(return_counts),
-        by_dim_(by_dim) {}
-  const char* name() const override;
-  void eval_cpu(const std::vector<Tensor>& inputs, std::vector<Tensor>& outputs) const override;
-  bool consecutive() const { return consecutive_; }
-  bool return_inverse() const { return return_inverse_; }
-  bool return_counts() const { return return_counts_; }
-  bool by_dim() const { return by_dim_; }
+struct UniqueParams {
+  bool consecutive = false, return_inverse = false, return_counts = false, by_dim = false;
+  EMBER_FIELDS(consecutive, return_inverse, return_counts, by_dim)
+};
 
- private:
-  bool consecutive_, return_inverse_, return_counts_, by_dim_;
+class Unique : public PrimitiveOf<Unique, UniqueParams, PrimitiveKind::Unique> {
+ public:
+  using PrimitiveOf::PrimitiveOf;
+  Unique(bool consecutive, bool return_inverse, bool return_counts, bool by_dim)
+      : PrimitiveOf({consecutive, return_inverse, return_counts, by_dim}) {}
+  const char* default_name() const override;
+  void eval_cpu(const std::vector<Tensor>& inputs, std::vector<Tensor>& outputs) const override;
+  bool consecutive() const { return p_.consecutive; }
+  bool return_inverse() const { return p_.return_inverse; }
+  bool return_counts() const { return p_.return_counts; }
+  bool by_dim() const { return p_.by_dim; }
 };
 
 /// outputs[0] (values' shape, int64 or int32) = insertion points of inputs[1] (values) into the
 /// innermost dim of inputs[0] (boundaries, same dtype), optionally through inputs[2] (sorter).
-class SearchSorted : public Primitive {
- public:
-  SearchSorted(bool right, const char* name) : right_(right), name_(name) {}
-  const char* name() const override { return name_; }
-  void eval_cpu(const std::vector<Tensor>& inputs, std::vector<Tensor>& outputs) const override;
-  std::string describe() const override { return right_ ? "right=True" : "right=False"; }
-  bool right() const { return right_; }
+struct SearchSortedParams {
+  bool right = false;
+  EMBER_FIELDS(right)
+};
 
- private:
-  bool right_;
-  const char* name_;
+class SearchSorted : public PrimitiveOf<SearchSorted, SearchSortedParams, PrimitiveKind::SearchSorted> {
+ public:
+  using PrimitiveOf::PrimitiveOf;
+  SearchSorted(bool right, const char* name) : PrimitiveOf({right}) { set_display_name(name); }
+  const char* default_name() const override { return "searchsorted"; }
+  void eval_cpu(const std::vector<Tensor>& inputs, std::vector<Tensor>& outputs) const override;
+  bool right() const { return p_.right; }
 };
 
 }  // namespace ember

@@ -10,93 +10,107 @@
 namespace ember {
 
 /// outputs[0] = inputs[0] ? inputs[1] : inputs[2]; inputs[0] is bool.
-class Where : public Primitive {
+class Where : public PrimitiveOf<Where, NoParams, PrimitiveKind::Where> {
  public:
-  EMBER_PRIMITIVE_CLONE(Where)
-  std::vector<Tensor> vjp(const VjpContext& ctx) const override;
+  EMBER_VJP
+  EMBER_INFER
   bool saves_input(size_t i) const override { return i == 0; }
-  const char* name() const override { return "where"; }
+  const char* default_name() const override { return "where"; }
   void eval_cpu(const std::vector<Tensor>& inputs, std::vector<Tensor>& outputs) const override;
+};
+
+struct ClampParams {
+  std::optional<Scalar> min, max;
+  /// The bounds are tensors (inputs[1..]) rather than the scalars above.
+  bool tensor_bounds = false;
+  bool has_min = true, has_max = true;
+  EMBER_FIELDS(min, max, tensor_bounds, has_min, has_max)
 };
 
 /// clamp with Scalar bounds (inputs = {x}) or Tensor bounds (inputs = {x, min?, max?}, as the
 /// flags say). A NaN bound gives NaN, a NaN input stays NaN, min > max gives max.
-class Clamp : public Primitive {
+class Clamp : public PrimitiveOf<Clamp, ClampParams, PrimitiveKind::Clamp> {
  public:
-  EMBER_PRIMITIVE_CLONE(Clamp)
-  std::vector<Tensor> vjp(const VjpContext& ctx) const override;
+  using PrimitiveOf::PrimitiveOf;
   Clamp(std::optional<Scalar> min, std::optional<Scalar> max)
-      : min_(min), max_(max), has_min_(min.has_value()), has_max_(max.has_value()) {}
+      : PrimitiveOf({min, max, false, min.has_value(), max.has_value()}) {}
   Clamp(bool tensor_min, bool tensor_max)
-      : tensor_bounds_(true), has_min_(tensor_min), has_max_(tensor_max) {}
-  const char* name() const override {
-    return has_min_ && has_max_ ? "clamp" : (has_min_ ? "clamp_min" : "clamp_max");
+      : PrimitiveOf({std::nullopt, std::nullopt, true, tensor_min, tensor_max}) {}
+  EMBER_VJP
+  EMBER_INFER
+  const char* default_name() const override {
+    return p_.has_min && p_.has_max ? "clamp" : (p_.has_min ? "clamp_min" : "clamp_max");
   }
   void eval_cpu(const std::vector<Tensor>& inputs, std::vector<Tensor>& outputs) const override;
-  std::string describe() const override;
+};
 
- private:
-  std::optional<Scalar> min_, max_;
-  bool tensor_bounds_ = false;
-  bool has_min_, has_max_;
+struct LerpParams {
+  std::optional<Scalar> weight;
+  EMBER_FIELDS(weight)
 };
 
 /// outputs[0] = start + weight * (end - start) (PyTorch's two-sided formula); the weight is a
 /// Scalar or inputs[2].
-class Lerp : public Primitive {
+class Lerp : public PrimitiveOf<Lerp, LerpParams, PrimitiveKind::Lerp> {
  public:
-  EMBER_PRIMITIVE_CLONE(Lerp)
-  std::vector<Tensor> vjp(const VjpContext& ctx) const override;
-  explicit Lerp(std::optional<Scalar> weight) : weight_(weight) {}
-  const char* name() const override { return "lerp"; }
+  using PrimitiveOf::PrimitiveOf;
+  explicit Lerp(std::optional<Scalar> weight) : PrimitiveOf({weight}) {}
+  EMBER_VJP
+  EMBER_INFER
+  const char* default_name() const override { return "lerp"; }
   void eval_cpu(const std::vector<Tensor>& inputs, std::vector<Tensor>& outputs) const override;
+};
 
- private:
-  std::optional<Scalar> weight_;
+struct AddcParams {
+  bool is_div = false;
+  Scalar value = 1;
+  EMBER_FIELDS(is_div, value)
 };
 
 /// addcmul: x + value * t1 * t2; addcdiv: x + value * t1 / t2.
-class Addc : public Primitive {
+class Addc : public PrimitiveOf<Addc, AddcParams, PrimitiveKind::Addc> {
  public:
-  EMBER_PRIMITIVE_CLONE(Addc)
-  std::vector<Tensor> vjp(const VjpContext& ctx) const override;
+  using PrimitiveOf::PrimitiveOf;
+  Addc(bool is_div, Scalar value) : PrimitiveOf({is_div, value}) {}
+  EMBER_VJP
+  EMBER_INFER
   bool saves_input(size_t i) const override { return i > 0; }
-  Addc(bool is_div, Scalar value) : is_div_(is_div), value_(value) {}
-  const char* name() const override { return is_div_ ? "addcdiv" : "addcmul"; }
+  const char* default_name() const override { return p_.is_div ? "addcdiv" : "addcmul"; }
   void eval_cpu(const std::vector<Tensor>& inputs, std::vector<Tensor>& outputs) const override;
+};
 
- private:
-  bool is_div_;
-  Scalar value_;
+struct FillValue {
+  Scalar value = 0;
+  EMBER_FIELDS(value)
 };
 
 /// outputs[0] = mask ? value : x with inputs = {x, mask} (mask bool); masked_fill_ passes self
 /// as both x and the output.
-class MaskedFill : public Primitive {
+class MaskedFill : public PrimitiveOf<MaskedFill, FillValue, PrimitiveKind::MaskedFill> {
  public:
-  EMBER_PRIMITIVE_CLONE(MaskedFill)
-  std::vector<Tensor> vjp(const VjpContext& ctx) const override;
+  using PrimitiveOf::PrimitiveOf;
+  explicit MaskedFill(Scalar value) : PrimitiveOf({value}) {}
+  EMBER_VJP
+  EMBER_INFER
   bool saves_input(size_t i) const override { return i == 1; }
-  explicit MaskedFill(Scalar value) : value_(value) {}
-  const char* name() const override { return "masked_fill"; }
+  const char* default_name() const override { return "masked_fill"; }
   void eval_cpu(const std::vector<Tensor>& inputs, std::vector<Tensor>& outputs) const override;
+};
 
- private:
-  Scalar value_;
+struct IsCloseParams {
+  double rtol = 1e-5, atol = 1e-8;
+  bool equal_nan = false;
+  EMBER_FIELDS(rtol, atol, equal_nan)
 };
 
 /// outputs[0] (bool) = |a - b| <= atol + rtol * |b| (or a == b, or both NaN with equal_nan).
-class IsClose : public Primitive {
+class IsClose : public PrimitiveOf<IsClose, IsCloseParams, PrimitiveKind::IsClose> {
  public:
-  IsClose(double rtol, double atol, bool equal_nan)
-      : rtol_(rtol), atol_(atol), equal_nan_(equal_nan) {}
-  const char* name() const override { return "isclose"; }
+  using PrimitiveOf::PrimitiveOf;
+  IsClose(double rtol, double atol, bool equal_nan) : PrimitiveOf({rtol, atol, equal_nan}) {}
+  EMBER_INFER
+  const char* default_name() const override { return "isclose"; }
   void eval_cpu(const std::vector<Tensor>& inputs, std::vector<Tensor>& outputs) const override;
-  std::string describe() const override;
-
- private:
-  double rtol_, atol_;
-  bool equal_nan_;
 };
 
 }  // namespace ember

@@ -116,30 +116,30 @@ std::string Unary::describe() const {
     else
       ss << "None";
   };
-  switch (op_) {
+  switch (p_.op) {
     case UnaryOp::Round:
-      ss << "decimals=" << args_.decimals;
+      ss << "decimals=" << p_.args.decimals;
       break;
     case UnaryOp::Gelu:
-      ss << "approximate='" << (args_.tanh_approx ? "tanh" : "none") << "'";
+      ss << "approximate='" << (p_.args.tanh_approx ? "tanh" : "none") << "'";
       break;
     case UnaryOp::Logit:
-      opt("eps", args_.a);
+      opt("eps", p_.args.a);
       break;
     case UnaryOp::Softplus:
-      opt("beta", args_.a), opt("threshold", args_.b);
+      opt("beta", p_.args.a), opt("threshold", p_.args.b);
       break;
     case UnaryOp::Elu:
-      opt("alpha", args_.a), opt("scale", args_.b), opt("input_scale", args_.c);
+      opt("alpha", p_.args.a), opt("scale", p_.args.b), opt("input_scale", p_.args.c);
       break;
     case UnaryOp::LeakyRelu:
-      opt("negative_slope", args_.a);
+      opt("negative_slope", p_.args.a);
       break;
     case UnaryOp::Hardtanh:
-      opt("min_val", args_.a), opt("max_val", args_.b);
+      opt("min_val", p_.args.a), opt("max_val", p_.args.b);
       break;
     case UnaryOp::NanToNum:
-      opt("nan", args_.a), opt("posinf", args_.b), opt("neginf", args_.c);
+      opt("nan", p_.args.a), opt("posinf", p_.args.b), opt("neginf", p_.args.c);
       break;
     default:
       break;

@@ -11,7 +11,7 @@
 
 namespace ember {
 
-enum class UnaryOp : uint8_t {
+EMBER_ENUM(UnaryOp, uint8_t,
   Abs,
   Neg,
   Sign,
@@ -59,8 +59,7 @@ enum class UnaryOp : uint8_t {
   IsInf,
   IsFinite,
   LogicalNot,
-  BitwiseNot,
-};
+  BitwiseNot);
 
 /// The non-tensor arguments of a unary op; which ones an op reads is listed on UnaryOp.
 struct UnaryArgs {
@@ -70,29 +69,33 @@ struct UnaryArgs {
   /// Gelu only: compute the derivative gelu'(x) instead (what its vjp multiplies the gradient
   /// by; one fused kernel instead of a chain of ops).
   bool derivative = false;
+  EMBER_FIELDS(a, b, c, decimals, tanh_approx, derivative)
+};
+
+struct UnaryParams {
+  UnaryOp op = UnaryOp::Abs;
+  UnaryArgs args;
+  EMBER_FIELDS(op, args)
 };
 
 /// PyTorch's name of a unary op ("abs", "leaky_relu", ...).
 const char* unary_op_name(UnaryOp op);
 
-class Unary : public Primitive {
+class Unary : public PrimitiveOf<Unary, UnaryParams, PrimitiveKind::Unary> {
  public:
-  EMBER_PRIMITIVE_CLONE(Unary)
-  std::vector<Tensor> vjp(const VjpContext& ctx) const override;
+  using PrimitiveOf::PrimitiveOf;
+  explicit Unary(UnaryOp op, UnaryArgs args = {}) : PrimitiveOf({op, std::move(args)}) {}
+  EMBER_VJP
+  EMBER_INFER
   bool saves_input(size_t) const override;
   bool saves_output(size_t) const override;
-  explicit Unary(UnaryOp op, UnaryArgs args = {}) : op_(op), args_(std::move(args)) {}
-  const char* name() const override {
-    return args_.derivative ? "gelu_backward" : unary_op_name(op_);
+  const char* default_name() const override {
+    return p_.args.derivative ? "gelu_backward" : unary_op_name(p_.op);
   }
-  std::string describe() const override;
   void eval_cpu(const std::vector<Tensor>& inputs, std::vector<Tensor>& outputs) const override;
-  UnaryOp op() const { return op_; }
-  const UnaryArgs& args() const { return args_; }
-
- private:
-  UnaryOp op_;
-  UnaryArgs args_;
+  std::string describe() const override;
+  UnaryOp op() const { return p_.op; }
+  const UnaryArgs& args() const { return p_.args; }
 };
 
 }  // namespace ember

@@ -45,8 +45,8 @@ bool uses_nothing(UnaryOp op) {
 }
 }  // namespace
 
-bool Unary::saves_input(size_t) const { return !uses_output(op_) && !uses_nothing(op_); }
-bool Unary::saves_output(size_t) const { return uses_output(op_); }
+bool Unary::saves_input(size_t) const { return !uses_output(p_.op) && !uses_nothing(p_.op); }
+bool Unary::saves_output(size_t) const { return uses_output(p_.op); }
 
 std::vector<Tensor> Unary::vjp(const VjpContext& ctx) const {
   const Tensor& g = ctx.grads[0];
@@ -54,7 +54,7 @@ std::vector<Tensor> Unary::vjp(const VjpContext& ctx) const {
   const Tensor& y = ctx.outputs[0];
   const double two_over_sqrt_pi = 2.0 / std::sqrt(std::numbers::pi);
   auto arg = [](const std::optional<Scalar>& s, double dflt) { return s ? s->to<double>() : dflt; };
-  switch (op_) {
+  switch (p_.op) {
     case UnaryOp::Abs:
       return {g * x.sign()};
     case UnaryOp::Neg:
@@ -109,8 +109,8 @@ std::vector<Tensor> Unary::vjp(const VjpContext& ctx) const {
       return {g * y * (1 - y)};
     case UnaryOp::Logit: {
       Tensor d = g / (x * (1 - x));
-      if (args_.a) {
-        const double eps = args_.a->to<double>();
+      if (p_.args.a) {
+        const double eps = p_.args.a->to<double>();
         return {d.masked_fill((x < eps) | (x > 1 - eps), 0)};
       }
       return {d.masked_fill((x < 0) | (x > 1), std::nan(""))};
@@ -124,15 +124,15 @@ std::vector<Tensor> Unary::vjp(const VjpContext& ctx) const {
     case UnaryOp::Relu:
       return {g.masked_fill(y <= 0, 0)};
     case UnaryOp::Gelu: {
-      if (!args_.derivative) {  // g * gelu'(x), one fused kernel
-        UnaryArgs d = args_;
+      if (!p_.args.derivative) {  // g * gelu'(x), one fused kernel
+        UnaryArgs d = p_.args;
         d.derivative = true;
         Tensor slope = ops::empty_tensor(x.sizes(), x.dtype(), "gelu_backward");
         dispatch(Unary(UnaryOp::Gelu, d), {x}, {slope});
         return {g * slope};
       }
       // gelu''(x), for double backward.
-      if (args_.tanh_approx) {
+      if (p_.args.tanh_approx) {
         const double beta = std::sqrt(2.0 / std::numbers::pi), kappa = 0.044715;
         Tensor x2 = x * x;
         Tensor t = ((x + x2 * x * kappa) * beta).tanh();
@@ -153,20 +153,20 @@ std::vector<Tensor> Unary::vjp(const VjpContext& ctx) const {
       return {g * (t + x * x.sigmoid() * (1 - t * t))};
     }
     case UnaryOp::Softplus: {
-      const double beta = arg(args_.a, 1), threshold = arg(args_.b, 20);
+      const double beta = arg(p_.args.a, 1), threshold = arg(p_.args.b, 20);
       Tensor bx = x * beta;
       return {where(bx > threshold, g, g * bx.sigmoid())};
     }
     case UnaryOp::Elu: {
-      const double alpha = arg(args_.a, 1), scale = arg(args_.b, 1), in_scale = arg(args_.c, 1);
+      const double alpha = arg(p_.args.a, 1), scale = arg(p_.args.b, 1), in_scale = arg(p_.args.c, 1);
       return {where(x > 0, g * scale, g * (x * in_scale).exp() * (alpha * scale * in_scale))};
     }
     case UnaryOp::LeakyRelu: {
-      const double slope = arg(args_.a, 0.01);
+      const double slope = arg(p_.args.a, 0.01);
       return {where(x > 0, g, g * slope)};
     }
     case UnaryOp::Hardtanh: {
-      const double lo = arg(args_.a, -1), hi = arg(args_.b, 1);
+      const double lo = arg(p_.args.a, -1), hi = arg(p_.args.b, 1);
       return {g.masked_fill((x <= lo) | (x >= hi), 0)};
     }
     case UnaryOp::Hardsigmoid:

@@ -141,7 +141,7 @@ void record_tensor(RawExtra& ex, const Tensor& t) {
 // Records every op that passes through dispatch while a window is open.
 class ProfilerMode final : public DispatchMode {
  public:
-  void handle(OpCall& call, const std::function<void(OpCall&)>& next) override {
+  void handle(OpCall& call, const DispatchNext& next) override {
     uint64_t session = g_recording.load(std::memory_order_acquire);
     if (session == 0 || t_state_destroyed) return next(call);
     ThreadState& ts = thread_state();
@@ -238,7 +238,7 @@ uint64_t start_recording(const Config& config) {
     ember::detail::set_alloc_observer(&on_alloc);
     g_observing_memory = true;
   }
-  push_dispatch_mode(&profiler_mode());
+  add_dispatch_observer(&profiler_mode());
   return session;
 }
 
@@ -247,7 +247,7 @@ std::vector<ThreadRecords> stop_recording(uint64_t session) {
     std::lock_guard<std::mutex> lock(g_control_mu);
     EMBER_INTERNAL_ASSERT(session != 0 && g_recording.load() == session,
                           "[profiler] stop_recording: window ", session, " is not recording");
-    pop_dispatch_mode(&profiler_mode());
+    remove_dispatch_observer(&profiler_mode());
     if (g_observing_memory) {
       ember::detail::set_alloc_observer(nullptr);
       g_observing_memory = false;

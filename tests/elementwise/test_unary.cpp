@@ -1,5 +1,6 @@
 // Unary elementwise ops: every op and in-place variant against plain double references over all
 // dtypes (op database), special values (NaN, +-inf, -0.0), PyTorch's result dtypes and errors.
+#include <optional>
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -672,7 +673,7 @@ TEST(UnaryLarge, ParallelPathMatchesReference) {
 
 struct Recorder : DispatchMode {
   std::vector<std::string> calls;
-  void handle(OpCall& call, const std::function<void(OpCall&)>& next) override {
+  void handle(OpCall& call, const DispatchNext& next) override {
     std::string d = call.prim.describe();
     calls.push_back(std::string(call.prim.name()) + (call.inplace ? "!" : "") +
                     (d.empty() ? "" : "(" + d + ")"));
@@ -683,7 +684,7 @@ struct Recorder : DispatchMode {
 TEST(UnaryDispatch, OpsAreRecorded) {
   Tensor x = vals({1, -2});
   Recorder rec;
-  push_dispatch_mode(&rec);
+  std::optional<DispatchModeGuard> guard(std::in_place, rec);
   try {
     ember::exp(x);
     x.clone().relu_();
@@ -691,10 +692,10 @@ TEST(UnaryDispatch, OpsAreRecorded) {
     ember::round(x, 3);
     ember::softplus(x, 2, 10);
   } catch (...) {
-    pop_dispatch_mode(&rec);
+    guard.reset();
     throw;
   }
-  pop_dispatch_mode(&rec);
+  guard.reset();
   const std::vector<std::string> expected = {"exp",
                                              "copy_",
                                              "relu!",

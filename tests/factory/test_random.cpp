@@ -1,5 +1,6 @@
 // Philox4x32-10, the generator, and the random ops: known answers, determinism across thread
 // counts, statistics of 1e5 samples, ranges, permutations and error messages.
+#include <optional>
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -372,23 +373,23 @@ TEST(Random, GoesThroughDispatch) {
     std::vector<std::string> names;
     std::vector<RandomParams> params;
     std::vector<RandomOp> ops;
-    void handle(OpCall& call, const std::function<void(OpCall&)>& next) override {
+    void handle(OpCall& call, const DispatchNext& next) override {
       names.push_back(call.prim.name());
       if (auto* r = dynamic_cast<const Random*>(&call.prim)) {
-        params.push_back(r->params());
+        params.push_back(r->args());
         ops.push_back(r->op());
       }
       next(call);
     }
   } rec;
-  push_dispatch_mode(&rec);
+  std::optional<DispatchModeGuard> guard(std::in_place, rec);
   Generator g(11);
   Tensor u = rand({9}, g);
   Tensor n = randn({9}, g);
   Tensor ri = randint(0, 4, {9});
   Tensor rp = randperm(9, g);
   Tensor b = bernoulli(full({9}, 0.5), g);
-  pop_dispatch_mode(&rec);
+  guard.reset();
   for (const char* name : {"uniform_", "normal_", "random_", "randperm", "bernoulli"}) {
     EXPECT_NE(std::find(rec.names.begin(), rec.names.end(), name), rec.names.end()) << name;
   }

@@ -1,5 +1,6 @@
 // Targeted checks of PyTorch semantics: result dtypes, ties and NaN, empty identities, shapes,
 // numerical stability, integer wrap-around, and that reductions pass through dispatch.
+#include <optional>
 #include <cmath>
 #include <limits>
 #include <string>
@@ -164,7 +165,7 @@ TEST(ReductionSemantics, FloatSumIsAccurate) {
 
 class RecordNames : public DispatchMode {
  public:
-  void handle(OpCall& call, const std::function<void(OpCall&)>& next) override {
+  void handle(OpCall& call, const DispatchNext& next) override {
     names.push_back(call.prim.name());
     next(call);
   }
@@ -174,7 +175,7 @@ class RecordNames : public DispatchMode {
 TEST(ReductionSemantics, GoesThroughDispatch) {
   RecordNames mode;
   Tensor x = make_tensor({3, 4}, kFloat32);
-  push_dispatch_mode(&mode);
+  std::optional<DispatchModeGuard> guard(std::in_place, mode);
   x.sum();
   x.var(1);
   var_mean(x);
@@ -183,7 +184,7 @@ TEST(ReductionSemantics, GoesThroughDispatch) {
   x.logcumsumexp(1);
   x.max();
   make_tensor({3}, kInt32).nansum();
-  pop_dispatch_mode(&mode);
+  guard.reset();
   EXPECT_EQ(mode.names, (std::vector<std::string>{"sum", "var", "var_mean", "argmax", "cummax",
                                                   "logcumsumexp", "max", "nansum"}));
 }

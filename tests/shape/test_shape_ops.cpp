@@ -1,6 +1,7 @@
 // Op database entries for the shape ops that move data (cat, stack, split family, unflatten,
 // repeat, tile, flip, roll, diag, tril/triu, view(dtype), index, index_put_, broadcast_tensors),
 // references by plain index arithmetic on test::values.
+#include <optional>
 #include <gtest/gtest.h>
 
 #include "dispatch/dispatch.h"
@@ -858,7 +859,7 @@ namespace {
 // Records the name of every primitive that reaches dispatch.
 class Recorder : public DispatchMode {
  public:
-  void handle(OpCall& call, const std::function<void(OpCall&)>& next) override {
+  void handle(OpCall& call, const DispatchNext& next) override {
     names.push_back(call.prim.name());
     next(call);
   }
@@ -871,7 +872,7 @@ bool saw(const Recorder& r, const std::string& name) {
 
 TEST(ShapeOps, ComputingOpsGoThroughDispatch) {
   Recorder rec;
-  push_dispatch_mode(&rec);
+  std::optional<DispatchModeGuard> guard(std::in_place, rec);
   Tensor x = make_tensor({3, 4}, kFloat32);
   try {
     cat({x, x});
@@ -886,10 +887,10 @@ TEST(ShapeOps, ComputingOpsGoThroughDispatch) {
     y.index_put_({from_values({1}, {1}, kInt64)}, 0);
     x.view(kInt32);
   } catch (...) {
-    pop_dispatch_mode(&rec);
+    guard.reset();
     throw;
   }
-  pop_dispatch_mode(&rec);
+  guard.reset();
   for (const char* name : {"cat", "flip", "roll", "repeat", "tril", "triu_", "index", "nonzero",
                            "index_put_", "view"}) {
     EXPECT_TRUE(saw(rec, name)) << name;

@@ -1,19 +1,47 @@
 #pragma once
-// Sizes and shape arguments. Note [SymInt]: a SymInt is concrete in eager mode; the compiler's
-// tracer will give it a symbolic expression (node_) for dynamic dimensions. Every shape-taking
-// argument of the public API is a SymInt so that tracing needs no API change.
+// Sizes and shape arguments. Note [SymInt]: a SymInt is a concrete int64 in eager mode; the
+// compiler's tracer gives it a symbolic expression (a SymNode) for dynamic dimensions. Every
+// shape-taking argument of the public API is a SymInt, and shape inference computes on SymInts,
+// so tracing needs no API change. Arithmetic on concrete values is plain integer arithmetic (the
+// fast path); as soon as one operand is symbolic the SymNode builds the expression. Turning a
+// symbolic value into a concrete one (a comparison that steers control flow, a conversion to
+// int64_t) is a guard: the SymNode records it, or raises when the dimension was declared dynamic.
 #include <cstdint>
 #include <initializer_list>
 #include <memory>
 #include <ostream>
+#include <string>
 #include <vector>
 
 #include "ember/core/error.h"
 
 namespace ember {
 
-/// A symbolic expression (defined by the compiler); opaque here.
-class SymNode;
+class SymInt;
+using SymNodePtr = std::shared_ptr<class SymNode>;
+
+/// A symbolic integer expression; the compiler implements it. Ember's ops see it only through
+/// SymInt's operators.
+class SymNode {
+ public:
+  virtual ~SymNode() = default;
+  virtual SymNodePtr add(const SymNodePtr& other) const = 0;
+  virtual SymNodePtr sub(const SymNodePtr& other) const = 0;
+  virtual SymNodePtr mul(const SymNodePtr& other) const = 0;
+  virtual SymNodePtr floordiv(const SymNodePtr& other) const = 0;
+  virtual SymNodePtr mod(const SymNodePtr& other) const = 0;
+  virtual SymNodePtr min(const SymNodePtr& other) const = 0;
+  virtual SymNodePtr max(const SymNodePtr& other) const = 0;
+  /// A node for a concrete value in the same expression system (for mixed arithmetic).
+  virtual SymNodePtr wrap(int64_t value) const = 0;
+  /// The concrete value, recording a guard (or raising for a declared-dynamic dimension); `op`
+  /// names the op that asked, for the error message.
+  virtual int64_t guard_int(const char* op) const = 0;
+  /// Compares with a guard on the outcome: kind is one of "==", "!=", "<", "<=", ">", ">=".
+  virtual bool guard_compare(const char* kind, const SymNodePtr& other, const char* op) const = 0;
+  /// The expression as text ("2*s0 + 1").
+  virtual std::string str() const = 0;
+};
 
 class SymInt {
  public:
@@ -23,23 +51,106 @@ class SymInt {
   SymInt(long long v) : value_(static_cast<int64_t>(v)) {}  // NOLINT
   SymInt(unsigned long v) : value_(static_cast<int64_t>(v)) {}  // NOLINT
   SymInt(unsigned v) : value_(v) {}  // NOLINT
+  explicit SymInt(SymNodePtr node) : node_(std::move(node)) {}
 
   bool is_symbolic() const { return node_ != nullptr; }
-  /// The concrete value; for a symbolic one this is a guard (an error until the tracer exists).
+  /// The concrete value; for a symbolic one this is a guard.
   int64_t guard_int(const char* op = "SymInt") const {
-    EMBER_CHECK(!node_, "[", op, "] cannot specialize a symbolic size");
-    return value_;
+    return node_ ? node_->guard_int(op) : value_;
   }
   int64_t expect_int() const { return guard_int(); }
+  /// The value when concrete, else nullopt (no guard).
+  bool is_concrete() const { return !node_; }
+  int64_t concrete_value() const { return value_; }
   operator int64_t() const { return guard_int(); }  // NOLINT
-  const std::shared_ptr<SymNode>& node() const { return node_; }
+  const SymNodePtr& node() const { return node_; }
+  std::string str() const { return node_ ? node_->str() : std::to_string(value_); }
+
+  friend SymInt operator+(const SymInt& a, const SymInt& b) {
+    if (!a.node_ && !b.node_) return a.value_ + b.value_;
+    return SymInt(a.as_node(b)->add(b.as_node(a)));
+  }
+  friend SymInt operator-(const SymInt& a, const SymInt& b) {
+    if (!a.node_ && !b.node_) return a.value_ - b.value_;
+    return SymInt(a.as_node(b)->sub(b.as_node(a)));
+  }
+  friend SymInt operator*(const SymInt& a, const SymInt& b) {
+    if (!a.node_ && !b.node_) return a.value_ * b.value_;
+    return SymInt(a.as_node(b)->mul(b.as_node(a)));
+  }
+  /// Python's floor division (sizes are non-negative, where it equals C++'s).
+  friend SymInt floordiv(const SymInt& a, const SymInt& b) {
+    if (!a.node_ && !b.node_) {
+      EMBER_CHECK(b.value_ != 0, "[SymInt] integer division by zero");
+      const int64_t q = a.value_ / b.value_;
+      return (a.value_ % b.value_ != 0 && ((a.value_ < 0) != (b.value_ < 0))) ? q - 1 : q;
+    }
+    return SymInt(a.as_node(b)->floordiv(b.as_node(a)));
+  }
+  friend SymInt mod(const SymInt& a, const SymInt& b) {
+    if (!a.node_ && !b.node_) return a.value_ - floordiv(a, b).value_ * b.value_;
+    return SymInt(a.as_node(b)->mod(b.as_node(a)));
+  }
+  friend SymInt sym_min(const SymInt& a, const SymInt& b) {
+    if (!a.node_ && !b.node_) return a.value_ < b.value_ ? a.value_ : b.value_;
+    return SymInt(a.as_node(b)->min(b.as_node(a)));
+  }
+  friend SymInt sym_max(const SymInt& a, const SymInt& b) {
+    if (!a.node_ && !b.node_) return a.value_ > b.value_ ? a.value_ : b.value_;
+    return SymInt(a.as_node(b)->max(b.as_node(a)));
+  }
+  SymInt& operator+=(const SymInt& b) { return *this = *this + b; }
+  SymInt& operator-=(const SymInt& b) { return *this = *this - b; }
+  SymInt& operator*=(const SymInt& b) { return *this = *this * b; }
+
+#define EMBER_SYMINT_COMPARE(OP)                                         \
+  friend bool operator OP(const SymInt& a, const SymInt& b) {            \
+    if (!a.node_ && !b.node_) return a.value_ OP b.value_;               \
+    return a.as_node(b)->guard_compare(#OP, b.as_node(a), "SymInt " #OP); \
+  }
+  EMBER_SYMINT_COMPARE(==)
+  EMBER_SYMINT_COMPARE(!=)
+  EMBER_SYMINT_COMPARE(<)
+  EMBER_SYMINT_COMPARE(<=)
+  EMBER_SYMINT_COMPARE(>)
+  EMBER_SYMINT_COMPARE(>=)
+#undef EMBER_SYMINT_COMPARE
 
  private:
+  // This value as a node of `other`'s expression system (one of the two is symbolic).
+  SymNodePtr as_node(const SymInt& other) const {
+    return node_ ? node_ : other.node_->wrap(value_);
+  }
+
   int64_t value_ = 0;
-  std::shared_ptr<SymNode> node_;
+  SymNodePtr node_;
 };
 
-inline std::ostream& operator<<(std::ostream& os, const SymInt& s) { return os << s.guard_int(); }
+// Mixed forms with plain integers resolve through SymInt's implicit conversion; these keep
+// `size + 1` and `2 * size` from being ambiguous with the int64_t conversion.
+#define EMBER_SYMINT_MIXED(OP)                                                          \
+  inline SymInt operator OP(const SymInt& a, int64_t b) { return a OP SymInt(b); }     \
+  inline SymInt operator OP(int64_t a, const SymInt& b) { return SymInt(a) OP b; }     \
+  inline SymInt operator OP(const SymInt& a, int b) { return a OP SymInt(b); }         \
+  inline SymInt operator OP(int a, const SymInt& b) { return SymInt(a) OP b; }
+EMBER_SYMINT_MIXED(+)
+EMBER_SYMINT_MIXED(-)
+EMBER_SYMINT_MIXED(*)
+#undef EMBER_SYMINT_MIXED
+#define EMBER_SYMINT_MIXED_CMP(OP)                                                    \
+  inline bool operator OP(const SymInt& a, int64_t b) { return a OP SymInt(b); }     \
+  inline bool operator OP(int64_t a, const SymInt& b) { return SymInt(a) OP b; }     \
+  inline bool operator OP(const SymInt& a, int b) { return a OP SymInt(b); }         \
+  inline bool operator OP(int a, const SymInt& b) { return SymInt(a) OP b; }
+EMBER_SYMINT_MIXED_CMP(==)
+EMBER_SYMINT_MIXED_CMP(!=)
+EMBER_SYMINT_MIXED_CMP(<)
+EMBER_SYMINT_MIXED_CMP(<=)
+EMBER_SYMINT_MIXED_CMP(>)
+EMBER_SYMINT_MIXED_CMP(>=)
+#undef EMBER_SYMINT_MIXED_CMP
+
+inline std::ostream& operator<<(std::ostream& os, const SymInt& s) { return os << s.str(); }
 
 /// A list of sizes accepted by shape-taking ops: {2, 3}, std::vector<int64_t>, t.sizes(), ...
 class SymIntList {
@@ -55,6 +166,7 @@ class SymIntList {
   const SymInt& operator[](size_t i) const { return v_[i]; }
   auto begin() const { return v_.begin(); }
   auto end() const { return v_.end(); }
+  const std::vector<SymInt>& vec() const { return v_; }
   /// Concrete values (a guard on symbolic entries).
   std::vector<int64_t> concrete(const char* op = "SymIntList") const {
     std::vector<int64_t> r;

@@ -370,13 +370,6 @@ void backward(const std::vector<Tensor>& in, std::vector<Tensor>& out, const Att
   });
 }
 
-std::string describe_params(const AttentionParams& p) {
-  std::ostringstream ss;
-  ss << "scale=" << p.scale << ", is_causal=" << (p.is_causal ? "True" : "False")
-     << ", dropout_p=" << p.dropout_p;
-  return ss.str();
-}
-
 }  // namespace
 
 void ScaledDotProductAttention::eval_cpu(const std::vector<Tensor>& inputs,
@@ -404,8 +397,5 @@ void ScaledDotProductAttentionBackward::eval_cpu(const std::vector<Tensor>& inpu
                   "'");
   }
 }
-
-std::string ScaledDotProductAttention::describe() const { return describe_params(p_); }
-std::string ScaledDotProductAttentionBackward::describe() const { return describe_params(p_); }
 
 }  // namespace ember

@@ -73,26 +73,18 @@ const char* binary_op_name(BinaryOp op) {
   return "binary";
 }
 
-std::string Binary::describe() const {
-  std::ostringstream ss;
-  if (op_ == BinaryOp::Add || op_ == BinaryOp::Sub) ss << "alpha=" << alpha_;
-  if (op_ == BinaryOp::DivTrunc) ss << "rounding_mode='trunc'";
-  if (op_ == BinaryOp::DivFloor) ss << "rounding_mode='floor'";
-  return ss.str();
-}
-
 void Binary::eval_cpu(const std::vector<Tensor>& inputs, std::vector<Tensor>& outputs) const {
   const Tensor& a = inputs.at(0);
   const Tensor& b = inputs.at(1);
   EMBER_INTERNAL_ASSERT(a.dtype() == b.dtype(), "Binary: inputs must share the compute dtype");
   auto loop = cpu::make_loop({outputs.at(0), a, b});
-  switch (op_) {
+  switch (p_.op) {
     case BinaryOp::Pow:
     case BinaryOp::Atan2:
     case BinaryOp::Hypot:
     case BinaryOp::Copysign:
     case BinaryOp::Logaddexp:
-      cpu::binary_math_kernel(op_, loop, a.dtype(), name());
+      cpu::binary_math_kernel(p_.op, loop, a.dtype(), name());
       break;
     case BinaryOp::Eq:
     case BinaryOp::Ne:
@@ -108,10 +100,10 @@ void Binary::eval_cpu(const std::vector<Tensor>& inputs, std::vector<Tensor>& ou
     case BinaryOp::BitwiseXor:
     case BinaryOp::LeftShift:
     case BinaryOp::RightShift:
-      cpu::binary_compare_kernel(op_, loop, a.dtype(), name());
+      cpu::binary_compare_kernel(p_.op, loop, a.dtype(), name());
       break;
     default:
-      cpu::binary_arith_kernel(op_, alpha_, loop, a.dtype(), name());
+      cpu::binary_arith_kernel(p_.op, p_.alpha, loop, a.dtype(), name());
   }
 }
 

@@ -83,19 +83,13 @@ void binary_compare_kernel(BinaryOp op, const StridedLoop& loop, ScalarType dtyp
 
 }  // namespace cpu
 
-std::string IsClose::describe() const {
-  std::ostringstream ss;
-  ss << "rtol=" << rtol_ << ", atol=" << atol_ << ", equal_nan=" << (equal_nan_ ? "True" : "False");
-  return ss.str();
-}
-
 // As torch.isclose: for floating types each step rounds to the input dtype, as PyTorch's
 // composite (self - other).abs() <= atol + (rtol * other).abs() does; integers are compared
 // exactly in double.
 void IsClose::eval_cpu(const std::vector<Tensor>& inputs, std::vector<Tensor>& outputs) const {
   auto loop = cpu::make_loop({outputs.at(0), inputs.at(0), inputs.at(1)});
-  const double rtol = rtol_, atol = atol_;
-  const bool equal_nan = equal_nan_, exact = rtol_ == 0 && atol_ == 0;
+  const double rtol = p_.rtol, atol = p_.atol;
+  const bool equal_nan = p_.equal_nan, exact = p_.rtol == 0 && p_.atol == 0;
   visit_dtype(inputs.at(0).dtype(), "isclose", [&](auto* tag) {
     using T = std::remove_pointer_t<decltype(tag)>;
     using M = cpu::bin::opmath_t<T>;

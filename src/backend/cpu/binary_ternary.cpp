@@ -17,30 +17,21 @@ void Where::eval_cpu(const std::vector<Tensor>& inputs, std::vector<Tensor>& out
   });
 }
 
-std::string Clamp::describe() const {
-  std::ostringstream ss;
-  if (tensor_bounds_) return has_min_ && has_max_ ? "min=Tensor, max=Tensor" : "";
-  if (min_) ss << "min=" << *min_;
-  if (min_ && max_) ss << ", ";
-  if (max_) ss << "max=" << *max_;
-  return ss.str();
-}
-
 // min(max(x, lo), hi) with NaN-propagating max/min: a NaN input or bound gives NaN, and
 // lo > hi gives hi, as torch.clamp.
 void Clamp::eval_cpu(const std::vector<Tensor>& inputs, std::vector<Tensor>& outputs) const {
   std::vector<Tensor> operands = {outputs.at(0)};
   operands.insert(operands.end(), inputs.begin(), inputs.end());
   auto loop = cpu::make_loop(operands);
-  const bool has_min = has_min_, has_max = has_max_;
+  const bool has_min = p_.has_min, has_max = p_.has_max;
   visit_dtype(inputs.at(0).dtype(), name(), [&](auto* tag) {
     using T = std::remove_pointer_t<decltype(tag)>;
     using M = opmath_t<T>;
     using cpu::bin::maximum;
     using cpu::bin::minimum;
     auto out = [](M v) { return static_cast<T>(v); };
-    if (!tensor_bounds_) {
-      const M lo = has_min ? min_->to<M>() : M(0), hi = has_max ? max_->to<M>() : M(0);
+    if (!p_.tensor_bounds) {
+      const M lo = has_min ? p_.min->to<M>() : M(0), hi = has_max ? p_.max->to<M>() : M(0);
       cpu::basic_kernel<T, T>(loop, [=](T x) {
         M v = static_cast<M>(x);
         if (has_min) v = maximum<M>(v, lo);
@@ -79,8 +70,8 @@ void Lerp::eval_cpu(const std::vector<Tensor>& inputs, std::vector<Tensor>& outp
     using M = opmath_t<T>;
     if constexpr (!std::is_floating_point_v<M>) {
       EMBER_THROW(RuntimeError, "[lerp] internal error: integral lerp");
-    } else if (weight_) {
-      const M w = weight_->to<M>();
+    } else if (p_.weight) {
+      const M w = p_.weight->to<M>();
       cpu::basic_kernel<T, T, T>(loop, [w](T a, T b) {
         return static_cast<T>(lerp_value<M>(static_cast<M>(a), static_cast<M>(b), w));
       });
@@ -95,11 +86,11 @@ void Lerp::eval_cpu(const std::vector<Tensor>& inputs, std::vector<Tensor>& outp
 
 void Addc::eval_cpu(const std::vector<Tensor>& inputs, std::vector<Tensor>& outputs) const {
   auto loop = cpu::make_loop({outputs.at(0), inputs.at(0), inputs.at(1), inputs.at(2)});
-  const bool is_div = is_div_;
+  const bool is_div = p_.is_div;
   visit_dtype(inputs.at(0).dtype(), name(), [&](auto* tag) {
     using T = std::remove_pointer_t<decltype(tag)>;
     using M = opmath_t<T>;
-    const M value = value_.to<M>();
+    const M value = p_.value.to<M>();
     if constexpr (std::is_same_v<T, bool>) {
       EMBER_THROW(RuntimeError, "[", name(), "] internal error: bool compute type");
     } else if constexpr (std::is_integral_v<T>) {
@@ -124,7 +115,7 @@ void MaskedFill::eval_cpu(const std::vector<Tensor>& inputs, std::vector<Tensor>
   auto loop = cpu::make_loop({outputs.at(0), inputs.at(0), inputs.at(1)});
   visit_dtype(outputs[0].dtype(), "masked_fill", [&](auto* tag) {
     using T = std::remove_pointer_t<decltype(tag)>;
-    const T v = value_.to<T>();
+    const T v = p_.value.to<T>();
     cpu::basic_kernel<T, T, bool>(loop, [v](T x, bool m) { return m ? v : x; });
   });
 }

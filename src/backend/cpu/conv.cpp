@@ -19,10 +19,6 @@ std::string Conv2dParams::str() const {
   return ss.str();
 }
 
-std::string SlidingWindow::describe() const {
-  return "kernel_size=[" + std::to_string(kh_) + ", " + std::to_string(kw_) + "], " + p_.str();
-}
-
 namespace cpu {
 namespace {
 
@@ -233,17 +229,17 @@ void Convolution::eval_cpu(const std::vector<Tensor>& inputs, std::vector<Tensor
   const Tensor& b = inputs[1];
   Tensor& out = outputs[0];
   cpu::Geom g{};
-  g.p = p_;
+  g.p = p_.conv;
   // Which tensors hold x, w and y depends on the direction.
-  const Tensor& xt = op_ == ConvOp::Forward ? a : (op_ == ConvOp::BackwardInput ? out : b);
-  const Tensor& wt = op_ == ConvOp::BackwardWeight ? out : b;
-  const Tensor& yt = op_ == ConvOp::Forward ? out : a;
+  const Tensor& xt = p_.op == ConvOp::Forward ? a : (p_.op == ConvOp::BackwardInput ? out : b);
+  const Tensor& wt = p_.op == ConvOp::BackwardWeight ? out : b;
+  const Tensor& yt = p_.op == ConvOp::Forward ? out : a;
   g.N = xt.size(0), g.C = xt.size(1), g.H = xt.size(2), g.W = xt.size(3);
   g.O = wt.size(0), g.kh = wt.size(2), g.kw = wt.size(3);
   g.Ho = yt.size(2), g.Wo = yt.size(3);
-  cpu::visit_floating(out.dtype(), name_, "slow_conv2d_cpu", [&](auto* tag) {
+  cpu::visit_floating(out.dtype(), name(), "slow_conv2d_cpu", [&](auto* tag) {
     using T = std::remove_pointer_t<decltype(tag)>;
-    if (op_ == ConvOp::BackwardWeight) {
+    if (p_.op == ConvOp::BackwardWeight) {
       if (g.N == 0 || g.L() == 0 || g.K() == 0 || g.O == 0) {
         std::fill(out.data_ptr<T>(), out.data_ptr<T>() + out.numel(), T(0.0f));
         return;
@@ -252,7 +248,7 @@ void Convolution::eval_cpu(const std::vector<Tensor>& inputs, std::vector<Tensor
       return;
     }
     if (out.numel() == 0) return;
-    if (op_ == ConvOp::Forward) {
+    if (p_.op == ConvOp::Forward) {
       cpu::forward<T>(a, b, inputs.size() > 2 ? &inputs[2] : nullptr, out, g);
     } else if (g.L() == 0) {
       // No grad_y positions: zero, plus the bias of conv_transpose.
@@ -270,19 +266,19 @@ void SlidingWindow::eval_cpu(const std::vector<Tensor>& inputs,
                              std::vector<Tensor>& outputs) const {
   const Tensor& in = inputs[0];
   Tensor& out = outputs[0];
-  const Tensor& x = to_columns_ ? in : out;
+  const Tensor& x = p_.to_columns ? in : out;
   cpu::Geom g{};
-  g.p = p_;
+  g.p = p_.conv;
   g.N = x.size(0), g.C = x.size(1), g.H = x.size(2), g.W = x.size(3);
-  g.kh = kh_, g.kw = kw_;
+  g.kh = p_.kernel_h, g.kw = p_.kernel_w;
   // Ho * Wo = L: recompute Ho and Wo from the geometry (the op builder checked they match).
-  g.Ho = (g.H + 2 * p_.pad_h - p_.dilation_h * (kh_ - 1) - 1) / p_.stride_h + 1;
-  g.Wo = (g.W + 2 * p_.pad_w - p_.dilation_w * (kw_ - 1) - 1) / p_.stride_w + 1;
+  g.Ho = (g.H + 2 * p_.conv.pad_h - p_.conv.dilation_h * (p_.kernel_h - 1) - 1) / p_.conv.stride_h + 1;
+  g.Wo = (g.W + 2 * p_.conv.pad_w - p_.conv.dilation_w * (p_.kernel_w - 1) - 1) / p_.conv.stride_w + 1;
   g.O = g.C;
   g.p.groups = 1;
   if (out.numel() == 0) return;
-  const int64_t xs = g.C * g.H * g.W, cs = g.C * kh_ * kw_ * g.L();
-  cpu::visit_floating(out.dtype(), name(), to_columns_ ? "im2col" : "col2im", [&](auto* tag) {
+  const int64_t xs = g.C * g.H * g.W, cs = g.C * p_.kernel_h * p_.kernel_w * g.L();
+  cpu::visit_floating(out.dtype(), name(), p_.to_columns ? "im2col" : "col2im", [&](auto* tag) {
     using T = std::remove_pointer_t<decltype(tag)>;
     using C = cpu::conv_compute_t<T>;
     const T* ip = in.data_ptr<T>();
@@ -291,7 +287,7 @@ void SlidingWindow::eval_cpu(const std::vector<Tensor>& inputs,
     cpu::parallel_for(0, g.N, grain, [&](int64_t n0, int64_t n1) {
       std::vector<C> buf, colbuf;
       for (int64_t n = n0; n < n1; ++n) {
-        if (to_columns_) {
+        if (p_.to_columns) {
           cpu::im2col(ip + n * xs, g.C, g, op + n * cs);
         } else {
           const C* cc = cpu::as_compute<C>(ip + n * cs, cs, colbuf);

@@ -9,16 +9,6 @@
 
 namespace ember {
 
-std::string Pad::describe() const {
-  static const char* names[] = {"constant", "reflect", "replicate", "circular"};
-  std::ostringstream ss;
-  ss << "pad=[";
-  for (size_t i = 0; i < pad_.size(); ++i) ss << (i ? ", " : "") << pad_[i];
-  ss << "], mode=" << names[static_cast<int>(mode_)];
-  if (mode_ == PadMode::Constant) ss << ", value=" << value_;
-  return ss.str();
-}
-
 namespace cpu {
 namespace {
 
@@ -105,17 +95,17 @@ void for_each_padded(const PadGeom& g, const F& f) {
 void Pad::eval_cpu(const std::vector<Tensor>& inputs, std::vector<Tensor>& outputs) const {
   const Tensor& in = inputs[0];
   Tensor& out = outputs[0];
-  const Tensor& x = backward_ ? out : in;
-  const Tensor& y = backward_ ? in : out;
+  const Tensor& x = p_.backward ? out : in;
+  const Tensor& y = p_.backward ? in : out;
   if (out.numel() == 0) return;
-  const cpu::PadGeom g = cpu::pad_geom(x, y, mode_, pad_);
+  const cpu::PadGeom g = cpu::pad_geom(x, y, p_.mode, p_.pad);
   const int64_t grain = std::max<int64_t>(1, cpu::kGrainSize / std::max<int64_t>(1, g.out_block));
-  if (!backward_) {
-    visit_dtype(out.dtype(), name_, [&](auto* tag) {
+  if (!p_.backward) {
+    visit_dtype(out.dtype(), name(), [&](auto* tag) {
       using T = std::remove_pointer_t<decltype(tag)>;
       const T* xp = in.data_ptr<T>();
       T* yp = out.data_ptr<T>();
-      const T fill = Scalar(value_).to<T>();
+      const T fill = Scalar(p_.value).to<T>();
       cpu::parallel_for(0, g.outer, grain, [&](int64_t b, int64_t e) {
         for (int64_t o = b; o < e; ++o) {
           const T* xs = xp + o * g.in_block;
@@ -126,7 +116,7 @@ void Pad::eval_cpu(const std::vector<Tensor>& inputs, std::vector<Tensor>& outpu
     });
     return;
   }
-  cpu::visit_floating(out.dtype(), name_, name_, [&](auto* tag) {
+  cpu::visit_floating(out.dtype(), name(), name(), [&](auto* tag) {
     using T = std::remove_pointer_t<decltype(tag)>;
     using C = cpu::conv_compute_t<T>;
     const T* gyp = in.data_ptr<T>();

@@ -27,15 +27,15 @@ void Fill::eval_cpu(const std::vector<Tensor>&, std::vector<Tensor>& outputs) co
   auto loop = cpu::make_loop({dst});
   visit_dtype(dst.dtype(), "fill_", [&](auto* tag) {
     using T = std::remove_pointer_t<decltype(tag)>;
-    const T v = value_.to<T>();
+    const T v = p_.value.to<T>();
     cpu::basic_kernel<T>(loop, [v]() { return v; });
   });
 }
 
 void View::eval_cpu(const std::vector<Tensor>& inputs, std::vector<Tensor>& outputs) const {
   const auto& src = inputs[0].impl();
-  auto impl = std::make_shared<TensorImpl>(src->storage(), dtype_.value_or(src->dtype()), sizes_,
-                                           strides_, offset_, src->device());
+  auto impl = std::make_shared<TensorImpl>(src->storage(), p_.dtype.value_or(src->dtype()), p_.sizes,
+                                           p_.strides, p_.offset, src->device());
   impl->share_version_counter(src->version_counter());
   outputs.push_back(Tensor(std::move(impl)));
 }

@@ -94,8 +94,8 @@ void linear_sequence(Tensor& out, const Scalar& start_s, const Scalar& end_s, co
 
 }  // namespace
 
-const char* Range::name() const {
-  switch (op_) {
+const char* Range::default_name() const {
+  switch (p_.op) {
     case RangeOp::Arange:
       return "arange";
     case RangeOp::Linspace:
@@ -106,17 +106,6 @@ const char* Range::name() const {
   return "range";
 }
 
-std::string Range::describe() const {
-  auto str = [](const Scalar& s) {
-    return s.isFloatingPoint() ? std::to_string(s.toDouble()) : std::to_string(s.toLong());
-  };
-  std::string r = "start=" + str(start_);
-  if (op_ == RangeOp::Arange) return r + ", step=" + str(end_or_step_);
-  r += ", end=" + str(end_or_step_);
-  if (op_ == RangeOp::Logspace) r += ", base=" + std::to_string(base_);
-  return r;
-}
-
 void Range::eval_cpu(const std::vector<Tensor>&, std::vector<Tensor>& outputs) const {
   Tensor& out = outputs[0];
   if (out.numel() == 0) return;
@@ -125,27 +114,27 @@ void Range::eval_cpu(const std::vector<Tensor>&, std::vector<Tensor>& outputs) c
     if constexpr (std::is_same_v<T, bool>) {
       EMBER_THROW(TypeError, "[", name(), "] \"", name(), "_cpu\" not implemented for 'bool'");
     } else {
-      switch (op_) {
+      switch (p_.op) {
         case RangeOp::Arange:
-          arange<T>(out, start_, end_or_step_);
+          arange<T>(out, p_.start, p_.end_or_step);
           break;
         case RangeOp::Linspace:
           // Integer linspace starts from the endpoints converted to T, as PyTorch does.
           if constexpr (std::is_integral_v<T>) {
-            linear_sequence<T>(out, Scalar(scalar_to<T>(start_)),
-                               Scalar(scalar_to<T>(end_or_step_)), [](double v) { return v; });
+            linear_sequence<T>(out, Scalar(scalar_to<T>(p_.start)),
+                               Scalar(scalar_to<T>(p_.end_or_step)), [](double v) { return v; });
           } else {
-            linear_sequence<T>(out, start_, end_or_step_, [](double v) { return v; });
+            linear_sequence<T>(out, p_.start, p_.end_or_step, [](double v) { return v; });
           }
           break;
         case RangeOp::Logspace: {
-          const double base = base_;
+          const double base = p_.base;
           if constexpr (std::is_integral_v<T>) {
-            linear_sequence<T>(out, Scalar(scalar_to<T>(start_)),
-                               Scalar(scalar_to<T>(end_or_step_)),
+            linear_sequence<T>(out, Scalar(scalar_to<T>(p_.start)),
+                               Scalar(scalar_to<T>(p_.end_or_step)),
                                [base](double v) { return std::pow(base, v); });
           } else {
-            linear_sequence<T>(out, start_, end_or_step_,
+            linear_sequence<T>(out, p_.start, p_.end_or_step,
                                [base](double v) { return std::pow(base, v); });
           }
           break;

@@ -49,10 +49,10 @@ void Index::eval_cpu(const std::vector<Tensor>& inputs, std::vector<Tensor>& out
   const Tensor& self = inputs[0];
   std::vector<Tensor> indices(inputs.begin() + 1, inputs.end());
   Tensor& out = outputs[0];
-  auto g = advanced_index_geometry(self, dims_, indices, "index");
+  auto g = advanced_index_geometry(self, p_.dims, indices, "index");
   EMBER_INTERNAL_ASSERT(out.sizes() == g.result_sizes, "index output shape");
   if (out.numel() == 0) return;
-  Tensor off = index_offsets(self, dims_, indices, g.index_shape, "index");
+  Tensor off = index_offsets(self, p_.dims, indices, g.index_shape, "index");
   Tensor src = cpu::strided_view(self, g.result_sizes, g.self_strides, self.storage_offset());
   Tensor off_r = cpu::strided_view(off, g.result_sizes, g.index_strides, 0);
   auto loop = cpu::make_loop({out, src, off_r});
@@ -73,11 +73,11 @@ void IndexPut::eval_cpu(const std::vector<Tensor>& inputs, std::vector<Tensor>& 
   std::vector<Tensor> indices(inputs.begin() + 2, inputs.end());
   Tensor& self = outputs[0];
   EMBER_INTERNAL_ASSERT(value.dtype() == self.dtype(), "index_put_ value dtype");
-  auto g = advanced_index_geometry(self, dims_, indices, "index_put_");
+  auto g = advanced_index_geometry(self, p_.dims, indices, "index_put_");
   int64_t numel = 1;
   for (auto s : g.result_sizes) numel *= s;
   if (numel == 0) return;
-  Tensor off = index_offsets(self, dims_, indices, g.index_shape, "index_put_");
+  Tensor off = index_offsets(self, p_.dims, indices, g.index_shape, "index_put_");
   Tensor dst = cpu::strided_view(self, g.result_sizes, g.self_strides, self.storage_offset());
   Tensor off_r = cpu::strided_view(off, g.result_sizes, g.index_strides, 0);
   auto loop = cpu::make_loop({dst, value, off_r}, g.result_sizes);
@@ -94,7 +94,7 @@ void IndexPut::eval_cpu(const std::vector<Tensor>& inputs, std::vector<Tensor>& 
         },
         std::numeric_limits<int64_t>::max());
   };
-  if (!accumulate_) {
+  if (!p_.accumulate) {
     cpu::visit_element_size(self.element_size(), [&](auto* tag) {
       using T = std::remove_pointer_t<decltype(tag)>;
       run([](char* dst, int64_t o, const char* src) {

@@ -139,7 +139,7 @@ void LinalgCholesky::eval_cpu(const std::vector<Tensor>& inputs,
     const T* a = static_cast<const T*>(inputs[0].data_ptr());
     T* out = outputs[0].data_ptr<T>();
     if (use_native(n, kNativeCholeskyMax)) {
-      native_cholesky(a, it, upper_, out, info);
+      native_cholesky(a, it, p_.upper, out, info);
       return;
     }
     for_batches(it.nbatch, batch_grain(n, n), [&](int64_t b) {
@@ -148,13 +148,13 @@ void LinalgCholesky::eval_cpu(const std::vector<Tensor>& inputs,
       // transposing copies are needed.
       T* dst = out + b * n * n;
       load_rm(a, it, b, dst);
-      LI r = potrf(upper_ ? 'L' : 'U', li(n), dst);
+      LI r = potrf(p_.upper ? 'L' : 'U', li(n), dst);
       // OpenBLAS's potrf lets NaN through: report the first non-finite pivot as LAPACK does.
       for (int64_t j = 0; r == 0 && j < n; ++j) {
         if (!std::isfinite(dst[j + j * n])) r = static_cast<LI>(j + 1);
       }
       info[b] = r;
-      zero_triangle(dst, n, upper_);
+      zero_triangle(dst, n, p_.upper);
     });
   });
 }
@@ -196,7 +196,7 @@ void LinalgLuSolve::eval_cpu(const std::vector<Tensor>& inputs,
       load_cm(a, ia, b, wa.data(), n);
       load_cm(bb, ib, b, wb.data(), n);
       for (int64_t i = 0; i < n; ++i) p[i] = std::clamp<LI>(piv[b * n + i], 1, li(n));
-      if (n > 0 && k > 0) getrs(trans_ ? 'T' : 'N', li(n), li(k), wa.data(), p.data(), wb.data());
+      if (n > 0 && k > 0) getrs(p_.trans ? 'T' : 'N', li(n), li(k), wa.data(), p.data(), wb.data());
       store_cm(wb.data(), n, n, k, out + b * n * k);
     });
   });
@@ -238,15 +238,10 @@ void LinalgSolveTriangular::eval_cpu(const std::vector<Tensor>& inputs,
       std::vector<T> wa(n * n), wb(n * k);
       load_cm(a, ia, b, wa.data(), n);
       load_cm(bb, ib, b, wb.data(), n);
-      if (n > 0 && k > 0) trsm(upper_, unitriangular_, li(n), li(k), wa.data(), wb.data());
+      if (n > 0 && k > 0) trsm(p_.upper, p_.unitriangular, li(n), li(k), wa.data(), wb.data());
       store_cm(wb.data(), n, n, k, out + b * n * k);
     });
   });
-}
-
-std::string LinalgSolveTriangular::describe() const {
-  return detail::str_cat("upper=", upper_ ? "True" : "False",
-                         ", unitriangular=", unitriangular_ ? "True" : "False");
 }
 
 void LinalgEigh::eval_cpu(const std::vector<Tensor>& inputs, std::vector<Tensor>& outputs) const {
@@ -258,7 +253,7 @@ void LinalgEigh::eval_cpu(const std::vector<Tensor>& inputs, std::vector<Tensor>
     T* wout = outputs[0].data_ptr<T>();
     T* vout = outputs[1].data_ptr<T>();
     if (use_native(n, kNativeEighMax)) {
-      native_eigh(a, it, upper_, wout, vout);
+      native_eigh(a, it, p_.upper, wout, vout);
       return;
     }
     for_batches(it.nbatch, batch_grain(n, 4 * n), [&](int64_t b) {
@@ -267,12 +262,12 @@ void LinalgEigh::eval_cpu(const std::vector<Tensor>& inputs, std::vector<Tensor>
       load_rm(a, it, b, w.data());
       for (int64_t i = 0; i < n; ++i) {  // only the named triangle is read
         const T* row = w.data() + i * n;
-        if (!(upper_ ? all_finite(row + i, n - i) : all_finite(row, i + 1))) {
+        if (!(p_.upper ? all_finite(row + i, n - i) : all_finite(row, i + 1))) {
           throw_non_finite("linalg.eigh", it, b);
         }
       }
       if (n > 0) {
-        const LI info = syevd(upper_ ? 'L' : 'U', li(n), w.data(), ev.data());
+        const LI info = syevd(p_.upper ? 'L' : 'U', li(n), w.data(), ev.data());
         EMBER_CHECK_T(LinAlgError, info == 0, "[linalg.eigh] ",
                       batch_str(static_cast<int64_t>(it.bsizes.size()), b),
                       "The algorithm failed to converge because the input matrix is "
@@ -288,7 +283,7 @@ void LinalgEigh::eval_cpu(const std::vector<Tensor>& inputs, std::vector<Tensor>
 void LinalgSvd::eval_cpu(const std::vector<Tensor>& inputs, std::vector<Tensor>& outputs) const {
   MatIter it(inputs[0]);
   const int64_t m = it.rows, n = it.cols, k = std::min(m, n);
-  const int64_t ucols = full_matrices_ ? m : k, vrows = full_matrices_ ? n : k;
+  const int64_t ucols = p_.full_matrices ? m : k, vrows = p_.full_matrices ? n : k;
   visit_float(inputs[0].dtype(), "linalg.svd", [&](auto* tag) {
     using T = std::remove_pointer_t<decltype(tag)>;
     const T* a = static_cast<const T*>(inputs[0].data_ptr());
@@ -296,7 +291,7 @@ void LinalgSvd::eval_cpu(const std::vector<Tensor>& inputs, std::vector<Tensor>&
     T* so = outputs[1].data_ptr<T>();
     T* vo = outputs[2].data_ptr<T>();
     if (k > 0 && use_native(std::max(m, n), kNativeSvdMax)) {
-      native_svd(a, it, full_matrices_, uo, so, vo);
+      native_svd(a, it, p_.full_matrices, uo, so, vo);
       return;
     }
     for_batches(it.nbatch, batch_grain(m, 4 * n), [&](int64_t b) {
@@ -314,7 +309,7 @@ void LinalgSvd::eval_cpu(const std::vector<Tensor>& inputs, std::vector<Tensor>&
       load_rm(a, it, b, w.data());
       if (!all_finite(w.data(), m * n)) throw_non_finite("linalg.svd", it, b);
       const LI info =
-          gesdd(full_matrices_ ? 'A' : 'S', li(n), li(m), w.data(), sd, vd, ud, ld(ucols));
+          gesdd(p_.full_matrices ? 'A' : 'S', li(n), li(m), w.data(), sd, vd, ud, ld(ucols));
       EMBER_CHECK_T(LinAlgError, info == 0, "[linalg.svd] ",
                     batch_str(static_cast<int64_t>(it.bsizes.size()), b),
                     "The algorithm failed to converge because the input matrix is "
@@ -327,9 +322,9 @@ void LinalgSvd::eval_cpu(const std::vector<Tensor>& inputs, std::vector<Tensor>&
 void LinalgQr::eval_cpu(const std::vector<Tensor>& inputs, std::vector<Tensor>& outputs) const {
   MatIter it(inputs[0]);
   const int64_t m = it.rows, n = it.cols, k = std::min(m, n);
-  const bool want_q = mode_ != QrMode::R;
-  const int64_t qcols = mode_ == QrMode::Complete ? m : k;
-  const int64_t rrows = mode_ == QrMode::Complete ? m : k;
+  const bool want_q = p_.mode != QrMode::R;
+  const int64_t qcols = p_.mode == QrMode::Complete ? m : k;
+  const int64_t rrows = p_.mode == QrMode::Complete ? m : k;
   visit_float(inputs[0].dtype(), "linalg.qr", [&](auto* tag) {
     using T = std::remove_pointer_t<decltype(tag)>;
     const T* a = static_cast<const T*>(inputs[0].data_ptr());
@@ -360,12 +355,6 @@ void LinalgQr::eval_cpu(const std::vector<Tensor>& inputs, std::vector<Tensor>& 
   });
 }
 
-std::string LinalgQr::describe() const {
-  return mode_ == QrMode::Reduced    ? "mode='reduced'"
-         : mode_ == QrMode::Complete ? "mode='complete'"
-                                     : "mode='r'";
-}
-
 void LinalgHouseholderProduct::eval_cpu(const std::vector<Tensor>& inputs,
                                         std::vector<Tensor>& outputs) const {
   MatIter it(inputs[0]);
@@ -387,11 +376,11 @@ void LinalgHouseholderProduct::eval_cpu(const std::vector<Tensor>& inputs,
 void LinalgDet::eval_cpu(const std::vector<Tensor>& inputs, std::vector<Tensor>& outputs) const {
   MatIter it(inputs[0]);
   const int64_t n = it.rows;
-  visit_float(inputs[0].dtype(), log_abs_ ? "linalg.slogdet" : "linalg.det", [&](auto* tag) {
+  visit_float(inputs[0].dtype(), p_.log_abs ? "linalg.slogdet" : "linalg.det", [&](auto* tag) {
     using T = std::remove_pointer_t<decltype(tag)>;
     const T* a = static_cast<const T*>(inputs[0].data_ptr());
     T* o0 = outputs[0].data_ptr<T>();
-    T* o1 = log_abs_ ? outputs[1].data_ptr<T>() : nullptr;
+    T* o1 = p_.log_abs ? outputs[1].data_ptr<T>() : nullptr;
     for_batches(it.nbatch, batch_grain(n, n), [&](int64_t b) {
       std::vector<T> w(n * n);
       std::vector<LI> p(n + 1);
@@ -406,7 +395,7 @@ void LinalgDet::eval_cpu(const std::vector<Tensor>& inputs, std::vector<Tensor>&
         det *= d;
         if (std::isnan(d)) sign = d;
       }
-      if (log_abs_) {
+      if (p_.log_abs) {
         if (logabs == -std::numeric_limits<T>::infinity()) sign = 0;
         o0[b] = sign;
         o1[b] = logabs;

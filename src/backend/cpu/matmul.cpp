@@ -140,12 +140,6 @@ void run_batches(const MatrixArg& a, const MatrixArg& b, Tensor& out, int64_t m,
 
 }  // namespace
 
-std::string Matmul::describe() const {
-  std::ostringstream ss;
-  if (!is_zero(beta_) || alpha_.toDouble() != 1) ss << "beta=" << beta_ << ", alpha=" << alpha_;
-  return ss.str();
-}
-
 void Matmul::eval_cpu(const std::vector<Tensor>& inputs, std::vector<Tensor>& outputs) const {
   const Tensor& a = inputs.at(0);
   const Tensor& b = inputs.at(1);
@@ -154,20 +148,20 @@ void Matmul::eval_cpu(const std::vector<Tensor>& inputs, std::vector<Tensor>& ou
                         a.dtype() == b.dtype() && a.dtype() == out.dtype());
   const int64_t m = a.sizes()[1], k = a.sizes()[2], n = b.sizes()[2];
   if (out.numel() == 0) return;
-  const bool read_c = inputs.size() > 2 && inputs[2].defined() && !is_zero(beta_);
+  const bool read_c = inputs.size() > 2 && inputs[2].defined() && !is_zero(p_.beta);
   if (read_c) Copy().eval_cpu({inputs[2]}, outputs);  // C starts as self, broadcast
   if (k == 0) {
     if (read_c) {
-      scale_output(out, beta_);
+      scale_output(out, p_.beta);
     } else {
       Fill(0).eval_cpu({}, outputs);
     }
     return;
   }
   const MatrixArg ma = matrix_arg(a), mb = matrix_arg(b);
-  visit_dtype(out.dtype(), name_, [&](auto* tag) {
+  visit_dtype(out.dtype(), name(), [&](auto* tag) {
     using T = std::remove_pointer_t<decltype(tag)>;
-    run_batches<T>(ma, mb, out, m, n, k, alpha_, beta_, read_c);
+    run_batches<T>(ma, mb, out, m, n, k, p_.alpha, p_.beta, read_c);
   });
 }
 

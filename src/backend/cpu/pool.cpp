@@ -21,14 +21,6 @@ std::string Pool2dParams::str() const {
   return ss.str();
 }
 
-std::string Pooling::describe() const {
-  if (op_ == PoolOp::AdaptiveAvgForward || op_ == PoolOp::AdaptiveAvgBackward ||
-      op_ == PoolOp::AdaptiveMaxForward || op_ == PoolOp::MaxBackward) {
-    return {};
-  }
-  return p_.str();
-}
-
 namespace cpu {
 namespace {
 
@@ -258,25 +250,25 @@ void max_backward(const T* gy, const int64_t* idx, T* gx, const Planes& s, const
 void Pooling::eval_cpu(const std::vector<Tensor>& inputs, std::vector<Tensor>& outputs) const {
   const Tensor& in = inputs[0];
   Tensor& out = outputs[0];
-  const bool backward = op_ == PoolOp::AvgBackward || op_ == PoolOp::AdaptiveAvgBackward ||
-                        op_ == PoolOp::MaxBackward;
+  const bool backward = p_.op == PoolOp::AvgBackward || p_.op == PoolOp::AdaptiveAvgBackward ||
+                        p_.op == PoolOp::MaxBackward;
   const Tensor& x = backward ? out : in;
   const Tensor& y = backward ? in : out;
   cpu::Planes s{x.size(0) * x.size(1), x.size(2), x.size(3), y.size(2), y.size(3)};
   if (out.numel() == 0) return;
-  const char* kernel = op_ == PoolOp::MaxForward ? "max_pool2d" : name_;
-  if (op_ == PoolOp::AvgForward && out.dtype() == kInt64) {
-    cpu::avg_forward(in.data_ptr<int64_t>(), out.data_ptr<int64_t>(), s, p_);
+  const char* kernel = p_.op == PoolOp::MaxForward ? "max_pool2d" : name();
+  if (p_.op == PoolOp::AvgForward && out.dtype() == kInt64) {
+    cpu::avg_forward(in.data_ptr<int64_t>(), out.data_ptr<int64_t>(), s, p_.pool);
     return;
   }
-  if ((op_ == PoolOp::MaxForward || op_ == PoolOp::AdaptiveMaxForward) &&
+  if ((p_.op == PoolOp::MaxForward || p_.op == PoolOp::AdaptiveMaxForward) &&
       is_integral(out.dtype(), /*include_bool=*/false)) {
-    visit_dtype(out.dtype(), name_, [&](auto* tag) {
+    visit_dtype(out.dtype(), name(), [&](auto* tag) {
       using T = std::remove_pointer_t<decltype(tag)>;
       if constexpr (!std::is_same_v<T, bool>) {
-        if (op_ == PoolOp::MaxForward) {
+        if (p_.op == PoolOp::MaxForward) {
           cpu::max_forward(in.data_ptr<T>(), out.data_ptr<T>(), outputs[1].data_ptr<int64_t>(), s,
-                           p_);
+                           p_.pool);
         } else {
           cpu::adaptive_max(in.data_ptr<T>(), out.data_ptr<T>(), outputs[1].data_ptr<int64_t>(), s);
         }
@@ -284,7 +276,7 @@ void Pooling::eval_cpu(const std::vector<Tensor>& inputs, std::vector<Tensor>& o
     });
     return;
   }
-  cpu::visit_floating(out.dtype(), name_, kernel, [&](auto* tag) {
+  cpu::visit_floating(out.dtype(), name(), kernel, [&](auto* tag) {
     using T = std::remove_pointer_t<decltype(tag)>;
     const T* ip = in.data_ptr<T>();
     T* op = out.data_ptr<T>();
@@ -292,15 +284,15 @@ void Pooling::eval_cpu(const std::vector<Tensor>& inputs, std::vector<Tensor>& o
       std::fill(op, op + out.numel(), T(0.0f));
       return;
     }
-    switch (op_) {
+    switch (p_.op) {
       case PoolOp::MaxForward:
-        cpu::max_forward(ip, op, outputs[1].data_ptr<int64_t>(), s, p_);
+        cpu::max_forward(ip, op, outputs[1].data_ptr<int64_t>(), s, p_.pool);
         break;
       case PoolOp::AvgForward:
-        cpu::avg_forward(ip, op, s, p_);
+        cpu::avg_forward(ip, op, s, p_.pool);
         break;
       case PoolOp::AvgBackward:
-        cpu::avg_backward(ip, op, s, p_);
+        cpu::avg_backward(ip, op, s, p_.pool);
         break;
       case PoolOp::AdaptiveAvgForward:
         cpu::adaptive_avg(ip, op, s, false);
@@ -312,7 +304,7 @@ void Pooling::eval_cpu(const std::vector<Tensor>& inputs, std::vector<Tensor>& o
         cpu::adaptive_max(ip, op, outputs[1].data_ptr<int64_t>(), s);
         break;
       case PoolOp::MaxBackward:
-        cpu::max_backward(ip, inputs[1].data_ptr<int64_t>(), op, s, name_);
+        cpu::max_backward(ip, inputs[1].data_ptr<int64_t>(), op, s, name());
         break;
     }
   });

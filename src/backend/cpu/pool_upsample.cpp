@@ -12,13 +12,6 @@
 
 namespace ember {
 
-std::string Upsample::describe() const {
-  std::ostringstream ss;
-  ss << (op_ == ResampleOp::Nearest ? "nearest" : "bilinear");
-  if (op_ == ResampleOp::Bilinear) ss << ", align_corners=" << (align_corners_ ? "True" : "False");
-  return ss.str();
-}
-
 namespace cpu {
 namespace {
 
@@ -148,31 +141,31 @@ void bilinear(const T* in, T* out, int64_t planes, int64_t H, int64_t W, int64_t
 void Upsample::eval_cpu(const std::vector<Tensor>& inputs, std::vector<Tensor>& outputs) const {
   const Tensor& in = inputs[0];
   Tensor& out = outputs[0];
-  const Tensor& x = backward_ ? out : in;
-  const Tensor& y = backward_ ? in : out;
+  const Tensor& x = p_.backward ? out : in;
+  const Tensor& y = p_.backward ? in : out;
   const int64_t planes = x.size(0) * x.size(1), H = x.size(2), W = x.size(3);
   const int64_t Ho = y.size(2), Wo = y.size(3);
   if (out.numel() == 0) return;
-  if (op_ == ResampleOp::Nearest) {
-    const auto ih = cpu::nearest_indices(H, Ho, scale_h_);
-    const auto iw = cpu::nearest_indices(W, Wo, scale_w_);
-    if (!backward_) {
-      visit_dtype(out.dtype(), name_, [&](auto* tag) {
+  if (p_.op == ResampleOp::Nearest) {
+    const auto ih = cpu::nearest_indices(H, Ho, p_.scale_h);
+    const auto iw = cpu::nearest_indices(W, Wo, p_.scale_w);
+    if (!p_.backward) {
+      visit_dtype(out.dtype(), name(), [&](auto* tag) {
         using T = std::remove_pointer_t<decltype(tag)>;
         cpu::nearest_forward(in.data_ptr<T>(), out.data_ptr<T>(), planes, H, W, Ho, Wo, ih, iw);
       });
       return;
     }
-    cpu::visit_floating(out.dtype(), name_, name_, [&](auto* tag) {
+    cpu::visit_floating(out.dtype(), name(), name(), [&](auto* tag) {
       using T = std::remove_pointer_t<decltype(tag)>;
       cpu::nearest_backward(in.data_ptr<T>(), out.data_ptr<T>(), planes, H, W, Ho, Wo, ih, iw);
     });
     return;
   }
-  cpu::visit_floating(out.dtype(), name_, name_, [&](auto* tag) {
+  cpu::visit_floating(out.dtype(), name(), name(), [&](auto* tag) {
     using T = std::remove_pointer_t<decltype(tag)>;
-    cpu::bilinear(in.data_ptr<T>(), out.data_ptr<T>(), planes, H, W, Ho, Wo, align_corners_,
-                  scale_h_, scale_w_, backward_);
+    cpu::bilinear(in.data_ptr<T>(), out.data_ptr<T>(), planes, H, W, Ho, Wo, p_.align_corners,
+                  p_.scale_h, p_.scale_w, p_.backward);
   });
 }
 

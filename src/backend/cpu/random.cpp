@@ -175,8 +175,8 @@ void fill_contiguous(RandomOp op, const RandomParams& p, T* out, int64_t n, cons
 
 }  // namespace
 
-const char* Random::name() const {
-  switch (op_) {
+const char* Random::default_name() const {
+  switch (p_.op) {
     case RandomOp::Uniform:
       return "uniform_";
     case RandomOp::Normal:
@@ -191,22 +191,6 @@ const char* Random::name() const {
       return "randperm";
   }
   return "random";
-}
-
-std::string Random::describe() const {
-  std::string s = "seed=" + std::to_string(p_.seed) + ", offset=" + std::to_string(p_.offset);
-  switch (op_) {
-    case RandomOp::Uniform:
-      return s + ", from=" + std::to_string(p_.a) + ", to=" + std::to_string(p_.b);
-    case RandomOp::Normal:
-      return s + ", mean=" + std::to_string(p_.a) + ", std=" + std::to_string(p_.b);
-    case RandomOp::Bernoulli:
-      return s + ", p=" + std::to_string(p_.a);
-    case RandomOp::RandomFromTo:
-      return s + ", from=" + std::to_string(p_.from) + ", range=" + std::to_string(p_.range);
-    default:
-      return s;
-  }
 }
 
 int Random::lanes_per_element(RandomOp op, ScalarType dtype, uint64_t range, ScalarType p_dtype) {
@@ -240,7 +224,7 @@ void Random::eval_cpu(const std::vector<Tensor>& inputs, std::vector<Tensor>& ou
   // draw i whatever the output's strides; a strided output receives a copy.
   Tensor target = out.is_contiguous() ? out : ops::empty_tensor(out.sizes(), out.dtype(), name());
   Tensor prob;
-  if (op_ == RandomOp::BernoulliTensor) {
+  if (p_.op == RandomOp::BernoulliTensor) {
     prob = inputs.at(0);
     if (!prob.is_contiguous() || prob.sizes() != out.sizes()) {
       Tensor c = ops::empty_tensor(out.sizes(), prob.dtype(), name());
@@ -251,7 +235,7 @@ void Random::eval_cpu(const std::vector<Tensor>& inputs, std::vector<Tensor>& ou
   }
   visit_dtype(out.dtype(), name(), [&](auto* tag) {
     using T = std::remove_pointer_t<decltype(tag)>;
-    fill_contiguous<T>(op_, p_, static_cast<T*>(target.data_ptr()), target.numel(), &prob);
+    fill_contiguous<T>(p_.op, p_.args, static_cast<T*>(target.data_ptr()), target.numel(), &prob);
   });
   if (!target.is_same(out)) {
     std::vector<Tensor> dst{out};

@@ -135,25 +135,10 @@ const char* scan_op_name(ScanOp op) {
   return "scan";
 }
 
-std::string Reduce::describe() const {
-  std::string s = "dim=[";
-  for (size_t i = 0; i < dims_.size(); ++i) {
-    if (i) s += ", ";
-    s += std::to_string(dims_[i]);
-  }
-  s += std::string("], keepdim=") + (keepdim_ ? "True" : "False");
-  if (op_ == ReduceOp::Norm) s += ", p=" + std::to_string(param_);
-  if (op_ == ReduceOp::Var || op_ == ReduceOp::Std || op_ == ReduceOp::VarMean ||
-      op_ == ReduceOp::StdMean) {
-    s += ", correction=" + std::to_string(param_);
-  }
-  return s;
-}
-
 void Reduce::eval_cpu(const std::vector<Tensor>& inputs, std::vector<Tensor>& outputs) const {
   const Tensor& x = inputs.at(0);
   std::vector<bool> mask(x.dim(), false);
-  for (int64_t d : dims_) {
+  for (int64_t d : p_.dims) {
     EMBER_INTERNAL_ASSERT(d >= 0 && (d < x.dim() || (x.dim() == 0 && d == 0)), "reduce dim");
     if (d < x.dim()) mask[d] = true;
   }
@@ -161,13 +146,13 @@ void Reduce::eval_cpu(const std::vector<Tensor>& inputs, std::vector<Tensor>& ou
   for (const Tensor& out : outputs) {
     EMBER_INTERNAL_ASSERT(out.is_contiguous() && out.numel() == g.num_out, "reduce output");
   }
-  switch (op_) {
+  switch (p_.op) {
     case ReduceOp::Sum:
     case ReduceOp::NanSum:
     case ReduceOp::Mean:
     case ReduceOp::NanMean:
     case ReduceOp::Prod:
-      return cpu::reduce_sum_family(op_, g, x, outputs);
+      return cpu::reduce_sum_family(p_.op, g, x, outputs);
     case ReduceOp::AMax:
     case ReduceOp::AMin:
     case ReduceOp::MaxDim:
@@ -175,28 +160,28 @@ void Reduce::eval_cpu(const std::vector<Tensor>& inputs, std::vector<Tensor>& ou
     case ReduceOp::ArgMax:
     case ReduceOp::ArgMin:
     case ReduceOp::AMinMax:
-      return cpu::reduce_minmax_family(op_, g, x, outputs);
+      return cpu::reduce_minmax_family(p_.op, g, x, outputs);
     case ReduceOp::Var:
     case ReduceOp::Std:
     case ReduceOp::VarMean:
     case ReduceOp::StdMean:
     case ReduceOp::Norm:
     case ReduceOp::LogSumExp:
-      return cpu::reduce_stats_family(op_, g, x, outputs, param_);
+      return cpu::reduce_stats_family(p_.op, g, x, outputs, p_.param);
     case ReduceOp::All:
     case ReduceOp::Any:
     case ReduceOp::CountNonzero:
-      return cpu::reduce_logical_family(op_, g, x, outputs);
+      return cpu::reduce_logical_family(p_.op, g, x, outputs);
   }
 }
 
 void Scan::eval_cpu(const std::vector<Tensor>& inputs, std::vector<Tensor>& outputs) const {
   const Tensor& x = inputs.at(0);
-  EMBER_INTERNAL_ASSERT(dim_ >= 0 && (dim_ < x.dim() || (x.dim() == 0 && dim_ == 0)), "scan dim");
+  EMBER_INTERNAL_ASSERT(p_.dim >= 0 && (p_.dim < x.dim() || (x.dim() == 0 && p_.dim == 0)), "scan dim");
   for (const Tensor& out : outputs) {
     EMBER_INTERNAL_ASSERT(out.is_contiguous() && out.sizes() == x.sizes(), "scan output");
   }
-  cpu::scan_family(op_, cpu::make_scan_geom(x, dim_), x, outputs);
+  cpu::scan_family(p_.op, cpu::make_scan_geom(x, p_.dim), x, outputs);
 }
 
 }  // namespace ember

@@ -94,18 +94,18 @@ void IndexSelect::eval_cpu(const std::vector<Tensor>& inputs, std::vector<Tensor
   const Tensor& index = inputs[1];
   Tensor& out = outputs[0];
   if (out.numel() == 0) return;
-  const int64_t size = sizes_1d(self)[dim_];
+  const int64_t size = sizes_1d(self)[p_.dim];
   const int64_t istride = index.dim() == 0 ? 0 : index.strides()[0];
   const void* ibase = index.data_ptr();
   const ScalarType idt = index.dtype();
-  auto rows = dim_rows(sizes_1d(out), dim_, {geom_strides(out), geom_strides(self)});
-  const int64_t os = strides_1d(out)[dim_], ss = strides_1d(self)[dim_];
+  auto rows = dim_rows(sizes_1d(out), p_.dim, {geom_strides(out), geom_strides(self)});
+  const int64_t os = strides_1d(out)[p_.dim], ss = strides_1d(self)[p_.dim];
   const int64_t n = rows.len;
   // Check every index once before writing anything.
   for (int64_t j = 0; j < n; ++j) {
     const int64_t v = cpu::read_index(ibase, idt, j * istride);
     EMBER_CHECK_INDEX(v >= 0 && v < size, "[index_select] index out of range in self: index ", v,
-                      " is out of bounds for dimension ", dim_, " with size ", size);
+                      " is out of bounds for dimension ", p_.dim, " with size ", size);
   }
   cpu::visit_element_size(self.element_size(), [&](auto* tag) {
     using T = std::remove_pointer_t<decltype(tag)>;
@@ -125,14 +125,14 @@ void Gather::eval_cpu(const std::vector<Tensor>& inputs, std::vector<Tensor>& ou
   const Tensor& index = inputs[1];
   Tensor& out = outputs[0];
   if (out.numel() == 0) return;
-  const int64_t size = sizes_1d(self)[dim_];
+  const int64_t size = sizes_1d(self)[p_.dim];
   auto rows =
-      dim_rows(sizes_1d(index), dim_, {geom_strides(out), geom_strides(self), geom_strides(index)});
-  const int64_t os = strides_1d(out)[dim_], ss = strides_1d(self)[dim_];
-  const int64_t is = strides_1d(index)[dim_];
+      dim_rows(sizes_1d(index), p_.dim, {geom_strides(out), geom_strides(self), geom_strides(index)});
+  const int64_t os = strides_1d(out)[p_.dim], ss = strides_1d(self)[p_.dim];
+  const int64_t is = strides_1d(index)[p_.dim];
   const int64_t* ip = static_cast<const int64_t*>(index.data_ptr());
   const int64_t n = rows.len;
-  const int64_t dim = dim_;
+  const int64_t dim = p_.dim;
   cpu::visit_element_size(self.element_size(), [&](auto* tag) {
     using T = std::remove_pointer_t<decltype(tag)>;
     T* o = static_cast<T*>(out.data_ptr());
@@ -148,51 +148,45 @@ void Gather::eval_cpu(const std::vector<Tensor>& inputs, std::vector<Tensor>& ou
   });
 }
 
-std::string Scatter::describe() const {
-  static const char* names[] = {"none", "sum", "prod", "mean", "amax", "amin"};
-  return "dim=" + std::to_string(dim_) + ", reduce=" + names[static_cast<int>(reduce_)] +
-         (include_self_ ? "" : ", include_self=False");
-}
-
 void Scatter::eval_cpu(const std::vector<Tensor>& inputs, std::vector<Tensor>& outputs) const {
   Tensor& self = outputs[0];
   const Tensor& index = inputs[1];  // inputs[0] is self
   const bool has_src = inputs.size() > 2;
   if (index.numel() == 0) return;
-  const int64_t size = sizes_1d(self)[dim_];
-  const bool mean = reduce_ == ScatterReduce::Mean;
+  const int64_t size = sizes_1d(self)[p_.dim];
+  const bool mean = p_.reduce == ScatterReduce::Mean;
   // Mean counts the contributions per element of self (self itself counts when included).
   Tensor count = mean ? cpu::scratch_tensor(sizes_1d(self), kInt64) : Tensor();
   std::vector<std::vector<int64_t>> strides = {geom_strides(self), geom_strides(index)};
   strides.push_back(has_src ? geom_strides(inputs[2]) : std::vector<int64_t>(strides[0].size(), 0));
   strides.push_back(mean ? count.strides() : std::vector<int64_t>(strides[0].size(), 0));
-  auto rows = dim_rows(sizes_1d(index), dim_, strides);
-  const int64_t ss = strides[0][dim_], is = strides[1][dim_], vs = strides[2][dim_];
-  const int64_t cs = strides[3][dim_];
+  auto rows = dim_rows(sizes_1d(index), p_.dim, strides);
+  const int64_t ss = strides[0][p_.dim], is = strides[1][p_.dim], vs = strides[2][p_.dim];
+  const int64_t cs = strides[3][p_.dim];
   const int64_t* ip = static_cast<const int64_t*>(index.data_ptr());
   const int64_t n = rows.len;
-  const int64_t dim = dim_;
-  const char* op = name_;
+  const int64_t dim = p_.dim;
+  const char* op = name();
   // Bounds first, so that an error leaves self untouched.
   cpu::for_each_row(rows, [&](int64_t r) {
     const int64_t* off = rows.row(r);
     for (int64_t j = 0; j < n; ++j) check_bound(ip[off[1] + j * is], size, dim, op);
   });
   int64_t* cp = mean ? static_cast<int64_t*>(count.data_ptr()) : nullptr;
-  if (mean) std::fill(cp, cp + count.numel(), include_self_ ? 1 : 0);
+  if (mean) std::fill(cp, cp + count.numel(), p_.include_self ? 1 : 0);
   visit_dtype(self.dtype(), op, [&](auto* tag) {
     using T = std::remove_pointer_t<decltype(tag)>;
     T* s = static_cast<T*>(self.data_ptr());
     const T* src = has_src ? static_cast<const T*>(inputs[2].data_ptr()) : nullptr;
-    const T scalar = value_ ? value_->to<T>() : T();
-    const ScatterReduce red = reduce_;
+    const T scalar = p_.value ? p_.value->to<T>() : T();
+    const ScatterReduce red = p_.reduce;
     T identity{};
     if (red == ScatterReduce::Prod) identity = static_cast<T>(1);
     if (red == ScatterReduce::AMax) identity = lowest_of<T>();
     if (red == ScatterReduce::AMin) identity = highest_of<T>();
     cpu::for_each_row(rows, [&](int64_t r) {
       const int64_t* off = rows.row(r);
-      if (!include_self_ && red != ScatterReduce::None) {
+      if (!p_.include_self && red != ScatterReduce::None) {
         for (int64_t j = 0; j < n; ++j) s[off[0] + ip[off[1] + j * is] * ss] = identity;
       }
       for (int64_t j = 0; j < n; ++j) {
@@ -246,8 +240,8 @@ void Scatter::eval_cpu(const std::vector<Tensor>& inputs, std::vector<Tensor>& o
   });
 }
 
-const char* IndexUpdate::name() const {
-  switch (op_) {
+const char* IndexUpdate::default_name() const {
+  switch (p_.op) {
     case IndexUpdateOp::Add:
       return "index_add_";
     case IndexUpdateOp::Copy:
@@ -261,10 +255,10 @@ const char* IndexUpdate::name() const {
 void IndexUpdate::eval_cpu(const std::vector<Tensor>& inputs, std::vector<Tensor>& outputs) const {
   Tensor& self = outputs[0];
   const Tensor& index = inputs[1];  // inputs[0] is self
-  const bool has_src = op_ != IndexUpdateOp::Fill;
+  const bool has_src = p_.op != IndexUpdateOp::Fill;
   const int64_t nidx = index.numel();
   if (nidx == 0 || self.numel() == 0) return;
-  const int64_t size = sizes_1d(self)[dim_];
+  const int64_t size = sizes_1d(self)[p_.dim];
   const int64_t istride = index.dim() == 0 ? 0 : index.strides()[0];
   const void* ibase = index.data_ptr();
   const ScalarType idt = index.dtype();
@@ -272,23 +266,23 @@ void IndexUpdate::eval_cpu(const std::vector<Tensor>& inputs, std::vector<Tensor
   for (int64_t j = 0; j < nidx; ++j) {
     int64_t v = cpu::read_index(ibase, idt, j * istride);
     // index_fill accepts negative indices; index_add and index_copy do not.
-    if (op_ == IndexUpdateOp::Fill && v < 0 && v >= -size) v += size;
-    check_bound(v, size, dim_, op);
+    if (p_.op == IndexUpdateOp::Fill && v < 0 && v >= -size) v += size;
+    check_bound(v, size, p_.dim, op);
   }
   // Rows over self's shape with dim's size replaced by the index length.
   std::vector<int64_t> shape = sizes_1d(self);
-  shape[dim_] = nidx;
+  shape[p_.dim] = nidx;
   std::vector<std::vector<int64_t>> strides = {geom_strides(self)};
   strides.push_back(has_src ? geom_strides(inputs[2]) : std::vector<int64_t>(shape.size(), 0));
-  auto rows = dim_rows(shape, dim_, strides);
-  const int64_t ss = strides[0][dim_], vs = strides[1][dim_];
-  const IndexUpdateOp kind = op_;
+  auto rows = dim_rows(shape, p_.dim, strides);
+  const int64_t ss = strides[0][p_.dim], vs = strides[1][p_.dim];
+  const IndexUpdateOp kind = p_.op;
   visit_dtype(self.dtype(), op, [&](auto* tag) {
     using T = std::remove_pointer_t<decltype(tag)>;
     T* s = static_cast<T*>(self.data_ptr());
     const T* src = has_src ? static_cast<const T*>(inputs[2].data_ptr()) : nullptr;
-    const T scalar = scalar_.to<T>();
-    const bool unit_alpha = scalar_.to<double>() == 1.0;
+    const T scalar = p_.scalar.to<T>();
+    const bool unit_alpha = p_.scalar.to<double>() == 1.0;
     cpu::for_each_row(rows, [&](int64_t r) {
       const int64_t* off = rows.row(r);
       for (int64_t j = 0; j < nidx; ++j) {
@@ -396,7 +390,7 @@ void Bincount::eval_cpu(const std::vector<Tensor>& inputs, std::vector<Tensor>& 
         EMBER_CHECK(v >= 0, "[bincount] bincount only supports 1-d non-negative integral inputs.");
         hi = std::max(hi, v);
       }
-      const int64_t len = std::max(hi + 1, minlength_);
+      const int64_t len = std::max(hi + 1, p_.minlength);
       const ScalarType odt = weighted ? inputs[1].dtype() : kInt64;
       Tensor out = cpu::scratch_tensor({len}, odt);
       visit_dtype(odt, "bincount", [&](auto* otag) {
@@ -417,22 +411,17 @@ void Bincount::eval_cpu(const std::vector<Tensor>& inputs, std::vector<Tensor>& 
   EMBER_INTERNAL_ASSERT(!outputs.empty(), "bincount kernel dtype");
 }
 
-std::string Histc::describe() const {
-  return "bins=" + std::to_string(bins_) + ", min=" + std::to_string(min_) +
-         ", max=" + std::to_string(max_);
-}
-
 void Histc::eval_cpu(const std::vector<Tensor>& inputs, std::vector<Tensor>& outputs) const {
   const Tensor& x = inputs[0];
   Tensor& out = outputs[0];
-  std::vector<int64_t> counts(bins_, 0);
+  std::vector<int64_t> counts(p_.bins, 0);
   auto loop = cpu::make_loop({x});
   visit_dtype(x.dtype(), "histc", [&](auto* tag) {
     using T = std::remove_pointer_t<decltype(tag)>;
     if constexpr (!std::is_integral_v<T>) {
       using A = op_t<T>;
-      const A lo = static_cast<A>(min_), hi = static_cast<A>(max_);
-      const int64_t bins = bins_;
+      const A lo = static_cast<A>(p_.min), hi = static_cast<A>(p_.max);
+      const int64_t bins = p_.bins;
       cpu::for_each(
           loop,
           [&](char** p, const int64_t* st, int64_t m) {

@@ -21,12 +21,12 @@ void copy_into(const Tensor& src, const Tensor& dst) {
 
 void Cat::eval_cpu(const std::vector<Tensor>& inputs, std::vector<Tensor>& outputs) const {
   const Tensor& out = outputs[0];
-  const int64_t stride = out.strides()[dim_];
+  const int64_t stride = out.strides()[p_.dim];
   int64_t pos = 0;
   for (const Tensor& in : inputs) {
     copy_into(
         in, cpu::strided_view(out, in.sizes(), out.strides(), out.storage_offset() + pos * stride));
-    pos += in.sizes()[dim_];
+    pos += in.sizes()[p_.dim];
   }
 }
 
@@ -36,7 +36,7 @@ void Flip::eval_cpu(const std::vector<Tensor>& inputs, std::vector<Tensor>& outp
   // Reading through negated strides, starting at the last element of each flipped dim.
   auto strides = x.strides();
   int64_t offset = x.storage_offset();
-  for (int64_t d : dims_) {
+  for (int64_t d : p_.dims) {
     offset += (x.sizes()[d] - 1) * strides[d];
     strides[d] = -strides[d];
   }
@@ -49,13 +49,13 @@ void Roll::eval_cpu(const std::vector<Tensor>& inputs, std::vector<Tensor>& outp
   if (x.numel() == 0) return;
   // Each rolled dim splits into two blocks: out[:s] = x[n-s:] and out[s:] = x[:n-s]. With k
   // rolled dims that makes 2^k block copies (k <= log2(numel), as every rolled dim has size > 1).
-  const size_t k = dims_.size();
+  const size_t k = p_.dims.size();
   for (uint64_t mask = 0; mask < (uint64_t{1} << k); ++mask) {
     auto sizes = x.sizes();
     int64_t in_off = x.storage_offset(), out_off = out.storage_offset();
     bool empty = false;
     for (size_t j = 0; j < k; ++j) {
-      const int64_t d = dims_[j], n = x.sizes()[d], s = shifts_[j];
+      const int64_t d = p_.dims[j], n = x.sizes()[d], s = p_.shifts[j];
       if (mask & (uint64_t{1} << j)) {  // the leading block of the output
         sizes[d] = s;
         in_off += (n - s) * x.strides()[d];
@@ -76,12 +76,12 @@ void Repeat::eval_cpu(const std::vector<Tensor>& inputs, std::vector<Tensor>& ou
   const Tensor& out = outputs[0];
   if (out.numel() == 0) return;
   // View the output as [r0, s0, r1, s1, ...] and copy the input broadcast over the r dims.
-  const int64_t m = static_cast<int64_t>(repeats_.size()), pad = m - x.dim();
+  const int64_t m = static_cast<int64_t>(p_.repeats.size()), pad = m - x.dim();
   std::vector<int64_t> sizes, out_strides, in_strides;
   for (int64_t i = 0; i < m; ++i) {
     const int64_t s = i < pad ? 1 : x.sizes()[i - pad];
     const int64_t xs = i < pad ? 0 : x.strides()[i - pad];
-    sizes.insert(sizes.end(), {repeats_[i], s});
+    sizes.insert(sizes.end(), {p_.repeats[i], s});
     out_strides.insert(out_strides.end(), {s * out.strides()[i], out.strides()[i]});
     in_strides.insert(in_strides.end(), {0, xs});
   }
@@ -94,9 +94,9 @@ void Triangle::eval_cpu(const std::vector<Tensor>& inputs, std::vector<Tensor>& 
   const Tensor& out = outputs[0];
   const int64_t nd = x.dim(), m = x.sizes()[nd - 2], n = x.sizes()[nd - 1];
   if (x.numel() == 0) return;
-  const int64_t k = std::clamp<int64_t>(diagonal_, -(m + n), m + n);
+  const int64_t k = std::clamp<int64_t>(p_.diagonal, -(m + n), m + n);
   const int64_t rows = x.numel() / n;
-  const bool lower = lower_;
+  const bool lower = p_.lower;
   const int64_t xes = x.element_size();
   cpu::visit_element_size(xes, [&](auto* tag) {
     using T = std::remove_pointer_t<decltype(tag)>;

@@ -112,13 +112,13 @@ void Softmax::eval_cpu(const std::vector<Tensor>& inputs, std::vector<Tensor>& o
   Tensor& y = outputs[0];
   switch (x.dtype()) {
     case kFloat32:
-      return softmax_kernel<float>(x, y, dim_, log_);
+      return softmax_kernel<float>(x, y, p_.dim, p_.log);
     case kFloat64:
-      return softmax_kernel<double>(x, y, dim_, log_);
+      return softmax_kernel<double>(x, y, p_.dim, p_.log);
     case kFloat16:
-      return softmax_kernel<Half>(x, y, dim_, log_);
+      return softmax_kernel<Half>(x, y, p_.dim, p_.log);
     case kBFloat16:
-      return softmax_kernel<BFloat16>(x, y, dim_, log_);
+      return softmax_kernel<BFloat16>(x, y, p_.dim, p_.log);
     default:
       EMBER_THROW(TypeError, "[", name(), "] \"", name(),
                   "_lastdim_kernel_impl\" not implemented for '", dtype_name(x.dtype()), "'");

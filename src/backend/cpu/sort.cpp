@@ -31,13 +31,6 @@ const char* sort_op_name(SortOp op) {
   return "sort";
 }
 
-std::string SortSelect::describe() const {
-  std::string s = "dim=" + std::to_string(dim_);
-  if (op_ == SortOp::TopK || op_ == SortOp::KthValue) s += ", k=" + std::to_string(k_);
-  if (descending_) s += op_ == SortOp::TopK ? ", largest=True" : ", descending=True";
-  return s;
-}
-
 namespace {
 
 using cpu::gt;

@@ -161,8 +161,8 @@ void Unary::eval_cpu(const std::vector<Tensor>& inputs, std::vector<Tensor>& out
   const ScalarType dt = out.dtype();
   // Note [Unary dtypes]: an integral input of a floating op is converted to the output's dtype
   // first (PyTorch's TensorIterator does the same cast on the fly).
-  const bool predicate = op_ == UnaryOp::IsNan || op_ == UnaryOp::IsInf ||
-                         op_ == UnaryOp::IsFinite || op_ == UnaryOp::LogicalNot;
+  const bool predicate = p_.op == UnaryOp::IsNan || p_.op == UnaryOp::IsInf ||
+                         p_.op == UnaryOp::IsFinite || p_.op == UnaryOp::LogicalNot;
   if (!predicate && in.dtype() != dt) {
     EMBER_INTERNAL_ASSERT(is_floating_point(dt), "Unary: dtype change to ", dtype_name(dt));
     Tensor converted = ops::empty_tensor(in.sizes(), dt, name());
@@ -171,13 +171,13 @@ void Unary::eval_cpu(const std::vector<Tensor>& inputs, std::vector<Tensor>& out
     in = converted;
   }
   auto loop = cpu::make_loop({out, in});
-  switch (op_) {
+  switch (p_.op) {
     case UnaryOp::Abs:
     case UnaryOp::Neg:
     case UnaryOp::Sign:
     case UnaryOp::Relu:
     case UnaryOp::Hardtanh:
-      return numeric_kernel(op_, args_, loop, dt);
+      return numeric_kernel(p_.op, p_.args, loop, dt);
     case UnaryOp::LogicalNot:
       return logical_not_kernel(loop, dt, in.dtype());
     case UnaryOp::BitwiseNot:
@@ -185,13 +185,13 @@ void Unary::eval_cpu(const std::vector<Tensor>& inputs, std::vector<Tensor>& out
     case UnaryOp::IsNan:
     case UnaryOp::IsInf:
     case UnaryOp::IsFinite:
-      return predicate_kernel(op_, loop, in.dtype());
+      return predicate_kernel(p_.op, loop, in.dtype());
     default:
       break;
   }
-  if (cpu::unary_math_kernel(op_, args_, loop, dt)) return;
-  if (cpu::unary_trig_round_kernel(op_, args_, loop, dt)) return;
-  if (cpu::unary_activation_kernel(op_, args_, loop, dt)) return;
+  if (cpu::unary_math_kernel(p_.op, p_.args, loop, dt)) return;
+  if (cpu::unary_trig_round_kernel(p_.op, p_.args, loop, dt)) return;
+  if (cpu::unary_activation_kernel(p_.op, p_.args, loop, dt)) return;
   EMBER_INTERNAL_ASSERT(false, "Unary: no kernel for ", name());
 }
 

@@ -15,9 +15,9 @@ using cpu::lt;
 using cpu::same;
 using cpu::sort_key_t;
 
-const char* Unique::name() const {
-  if (consecutive_) return "unique_consecutive";
-  return by_dim_ ? "unique_dim" : "_unique2";
+const char* Unique::default_name() const {
+  if (p_.consecutive) return "unique_consecutive";
+  return p_.by_dim ? "unique_dim" : "_unique2";
 }
 
 namespace {
@@ -45,8 +45,8 @@ void Unique::eval_cpu(const std::vector<Tensor>& inputs, std::vector<Tensor>& ou
     using T = std::remove_pointer_t<decltype(tag)>;
     using K = sort_key_t<T>;
     // Rows: the elements (flat) or, by dim, the slices along dim 0 of a contiguous tensor.
-    const int64_t n = by_dim_ ? cpu::sizes_1d(x)[0] : x.numel();
-    const int64_t len = by_dim_ ? (n == 0 ? 0 : x.numel() / n) : 1;
+    const int64_t n = p_.by_dim ? cpu::sizes_1d(x)[0] : x.numel();
+    const int64_t len = p_.by_dim ? (n == 0 ? 0 : x.numel() / n) : 1;
     std::vector<K> keys;
     keys.reserve(x.numel());
     if (x.numel() > 0) {
@@ -76,23 +76,23 @@ void Unique::eval_cpu(const std::vector<Tensor>& inputs, std::vector<Tensor>& ou
     };
     std::vector<int64_t> perm(n);
     std::iota(perm.begin(), perm.end(), 0);
-    if (!consecutive_) std::stable_sort(perm.begin(), perm.end(), row_lt);
+    if (!p_.consecutive) std::stable_sort(perm.begin(), perm.end(), row_lt);
     std::vector<int64_t> inverse;
     std::vector<int64_t> starts = group(perm, row_differs, inverse);
     const int64_t m = static_cast<int64_t>(starts.size());
     std::vector<int64_t> vshape = {m};
-    if (by_dim_) vshape.insert(vshape.end(), x.sizes().begin() + 1, x.sizes().end());
+    if (p_.by_dim) vshape.insert(vshape.end(), x.sizes().begin() + 1, x.sizes().end());
     Tensor values = cpu::scratch_tensor(vshape, x.dtype());
     T* vp = static_cast<T*>(values.data_ptr());
     for (int64_t g = 0; g < m; ++g) {
       const int64_t row = perm[starts[g]];
       for (int64_t t = 0; t < len; ++t) vp[g * len + t] = static_cast<T>(keys[row * len + t]);
     }
-    std::vector<int64_t> ishape = by_dim_ ? std::vector<int64_t>{n} : x.sizes();
-    Tensor inv = cpu::scratch_tensor(return_inverse_ ? ishape : std::vector<int64_t>{0}, kInt64);
-    if (return_inverse_) std::copy(inverse.begin(), inverse.end(), inv.data_ptr<int64_t>());
-    Tensor counts = cpu::scratch_tensor({return_counts_ ? m : 0}, kInt64);
-    if (return_counts_) {
+    std::vector<int64_t> ishape = p_.by_dim ? std::vector<int64_t>{n} : x.sizes();
+    Tensor inv = cpu::scratch_tensor(p_.return_inverse ? ishape : std::vector<int64_t>{0}, kInt64);
+    if (p_.return_inverse) std::copy(inverse.begin(), inverse.end(), inv.data_ptr<int64_t>());
+    Tensor counts = cpu::scratch_tensor({p_.return_counts ? m : 0}, kInt64);
+    if (p_.return_counts) {
       int64_t* cp = counts.data_ptr<int64_t>();
       for (int64_t g = 0; g < m; ++g) cp[g] = (g + 1 < m ? starts[g + 1] : n) - starts[g];
     }
@@ -112,9 +112,9 @@ void SearchSorted::eval_cpu(const std::vector<Tensor>& inputs, std::vector<Tenso
   const int64_t m = bd.sizes().back();
   const int64_t per_row = bd.dim() == 1 ? total : val.sizes().back();
   const int64_t* sorter = has_sorter ? static_cast<const int64_t*>(inputs[2].data_ptr()) : nullptr;
-  const bool right = right_;
+  const bool right = p_.right;
   const bool i32 = out.dtype() == kInt32;
-  visit_dtype(bd.dtype(), name_, [&](auto* tag) {
+  visit_dtype(bd.dtype(), name(), [&](auto* tag) {
     using T = std::remove_pointer_t<decltype(tag)>;
     using K = sort_key_t<T>;
     const T* b = static_cast<const T*>(bd.data_ptr());

@@ -20,9 +20,7 @@ Tensor softmax_impl(const Tensor& x, int64_t dim, std::optional<ScalarType> dtyp
   EMBER_CHECK_TYPE(is_floating_point(in.dtype()) && is_implemented(in.dtype()), "[", op, "] \"", op,
                    "_lastdim_kernel_impl\" not implemented for '", dtype_name(in.dtype()), "'");
   in = in.contiguous();
-  Tensor out = ops::empty_tensor(in.sizes(), in.dtype(), op);
-  dispatch(Softmax(in.dim() == 0 ? 0 : d, log), {in}, {out});
-  return out;
+  return dispatch(Softmax(in.dim() == 0 ? 0 : d, log), {in})[0];
 }
 
 }  // namespace
