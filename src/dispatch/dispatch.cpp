@@ -61,11 +61,15 @@ std::vector<Tensor> allocate_outputs(const Primitive& prim, const std::vector<Te
   std::vector<TensorMeta> in;
   in.reserve(inputs.size());
   for (const Tensor& t : inputs) in.push_back(TensorMeta::of(t));
+  std::vector<TensorMeta> metas = prim.infer(in);
   std::vector<Tensor> outs;
-  for (const TensorMeta& m : prim.infer(in)) {
+  outs.reserve(metas.size());
+  for (const TensorMeta& m : metas) {
     const char* op = prim.name();
     check_device_available(m.device, op);
     std::vector<int64_t> sizes, strides;
+    sizes.reserve(m.sizes.size());
+    strides.reserve(m.strides.size());
     for (const SymInt& s : m.sizes) sizes.push_back(s.guard_int(op));
     for (const SymInt& s : m.strides) strides.push_back(s.guard_int(op));
     // The storage spans the last element the strides reach (strides are non-negative here).

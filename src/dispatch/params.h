@@ -25,7 +25,7 @@ struct EnumInfo {
 };
 
 inline EnumInfo enum_info(ScalarType) {
-  return {static_cast<int>(ScalarType::Float64) + 1,
+  return {static_cast<int>(ScalarType::Undefined),
           [](int i) { return scalar_type_name(static_cast<ScalarType>(i)); }};
 }
 

@@ -289,12 +289,11 @@ TensorMeta TensorMeta::of(const Tensor& t) {
   if (!t.defined()) return {};
   const auto& sz = t.sizes();
   const auto& st = t.strides();
-  return {std::vector<SymInt>(sz.begin(), sz.end()), std::vector<SymInt>(st.begin(), st.end()),
-          t.dtype(), t.device()};
+  return {SymShape(sz.begin(), sz.end()), SymShape(st.begin(), st.end()), t.dtype(), t.device()};
 }
 
-TensorMeta TensorMeta::contiguous(std::vector<SymInt> sizes, ScalarType dtype, Device device) {
-  std::vector<SymInt> strides(sizes.size());
+TensorMeta TensorMeta::contiguous(SymShape sizes, ScalarType dtype, Device device) {
+  SymShape strides(sizes.size(), SymInt(0));
   SymInt running = 1;
   for (size_t i = sizes.size(); i-- > 0;) {
     strides[i] = running;
@@ -310,7 +309,7 @@ bool TensorMeta::operator==(const TensorMeta& o) const {
 
 std::string TensorMeta::str() const {
   std::ostringstream os;
-  auto list = [&](const std::vector<SymInt>& v) {
+  auto list = [&](const SymShape& v) {
     os << "[";
     for (size_t i = 0; i < v.size(); ++i) os << (i ? ", " : "") << v[i];
     os << "]";

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "dispatch/params.h"
+#include "ember/core/small_vector.h"
 #include "ember/core/tensor.h"
 
 namespace ember {
@@ -38,13 +39,16 @@ const std::vector<PrimitiveKind>& all_primitive_kinds();
 /// Note [Inference]: what a primitive knows about a tensor without its data. Primitives infer
 /// their outputs' metadata from their inputs' (Primitive::infer); dispatch allocates the outputs
 /// from it, and the compiler's tracer runs it on symbolic sizes without any kernel.
+/// Sizes or strides during inference: a few entries, kept inline (no heap allocation per op).
+using SymShape = SmallVector<SymInt, 6>;
+
 struct TensorMeta {
-  std::vector<SymInt> sizes, strides;
+  SymShape sizes, strides;
   ScalarType dtype = kFloat32;
   Device device = kCPU;
   static TensorMeta of(const Tensor& t);
   /// Row-major strides for `sizes`.
-  static TensorMeta contiguous(std::vector<SymInt> sizes, ScalarType dtype, Device device);
+  static TensorMeta contiguous(SymShape sizes, ScalarType dtype, Device device);
   bool operator==(const TensorMeta& o) const;
   std::string str() const;  // "float32[2, 3] strides [3, 1] on cpu"
 };

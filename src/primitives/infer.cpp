@@ -13,10 +13,12 @@ namespace ember {
 namespace {
 
 // NumPy broadcasting of every input's sizes (undefined inputs have none and do not count).
-std::vector<SymInt> broadcast(const std::vector<TensorMeta>& in) {
-  std::vector<SymInt> out;
+SymShape broadcast(const std::vector<TensorMeta>& in) {
+  SymShape out;
   for (const TensorMeta& m : in) {
-    if (m.sizes.size() > out.size()) out.insert(out.begin(), m.sizes.size() - out.size(), 1);
+    if (m.sizes.size() > out.size()) {
+      out.insert(out.begin(), m.sizes.size() - out.size(), SymInt(1));
+    }
     const size_t lead = out.size() - m.sizes.size();
     for (size_t i = 0; i < m.sizes.size(); ++i) {
       if (out[lead + i] == 1) out[lead + i] = m.sizes[i];
@@ -85,7 +87,7 @@ std::vector<TensorMeta> Reduce::infer(const std::vector<TensorMeta>& in) const {
   for (int64_t d : p_.dims) {
     if (d < static_cast<int64_t>(x.size())) reduced[d] = true;
   }
-  std::vector<SymInt> shape;
+  SymShape shape;
   for (size_t d = 0; d < x.size(); ++d) {
     if (!reduced[d]) {
       shape.push_back(x[d]);
@@ -153,7 +155,7 @@ std::vector<TensorMeta> Triangle::infer(const std::vector<TensorMeta>& in) const
 std::vector<TensorMeta> Repeat::infer(const std::vector<TensorMeta>& in) const {
   const auto& x = in[0].sizes;
   const size_t pad = p_.repeats.size() - x.size();
-  std::vector<SymInt> shape;
+  SymShape shape;
   for (size_t i = 0; i < p_.repeats.size(); ++i) {
     shape.push_back((i < pad ? SymInt(1) : x[i - pad]) * p_.repeats[i]);
   }

@@ -104,8 +104,8 @@ TEST(PrimitiveIdentity, KindsAreDistinct) {
 }
 
 TEST(PrimitiveIdentity, DescriptionsAreReadable) {
-  EXPECT_EQ(Reduce(ReduceOp::Sum, {0, 2}, true).describe(),
-            "op=Sum, dims=[0, 2], keepdim=True, param=0");
+  EXPECT_EQ(Reduce(ReduceOp::Sum, {0, 2}, true, kFloat64).describe(),
+            "op=Sum, dims=[0, 2], keepdim=True, param=0, dtype=Double");
   EXPECT_EQ(Binary(BinaryOp::Add, 0.5).describe(), "op=Add, alpha=0.5");
   UnaryArgs args;
   args.a = 0.1;
@@ -132,8 +132,8 @@ TEST(PrimitiveIdentity, NonFiniteParametersRoundTrip) {
 }
 
 TEST(PrimitiveIdentity, MalformedJsonIsRejected) {
-  const std::string good = Reduce(ReduceOp::Sum, {1}, false).to_json();
-  ASSERT_TRUE(primitive_from_json(good)->equals(Reduce(ReduceOp::Sum, {1}, false)));
+  const std::string good = Reduce(ReduceOp::Sum, {1}, false, kInt64).to_json();
+  ASSERT_TRUE(primitive_from_json(good)->equals(Reduce(ReduceOp::Sum, {1}, false, kInt64)));
   auto replace = [&](const std::string& from, const std::string& to) {
     std::string s = good;
     const size_t i = s.find(from);
