@@ -28,22 +28,21 @@ constexpr uint64_t kMaxField = uint64_t{1} << 32;
 
 struct Message {
   Bytes bytes;
-  explicit Message(Command c) { bytes.push_back(static_cast<uint8_t>(c)); }
-  Message& u64(uint64_t v) {
-    const auto* p = reinterpret_cast<const uint8_t*>(&v);
-    bytes.insert(bytes.end(), p, p + sizeof v);
+  explicit Message(Command c) {
+    bytes.reserve(64);
+    bytes.push_back(static_cast<uint8_t>(c));
+  }
+  // resize + memcpy rather than insert: GCC 12 misreads insert into a one-byte vector as an
+  // out-of-bounds copy (-Warray-bounds).
+  Message& raw(const void* p, size_t n) {
+    const size_t at = bytes.size();
+    bytes.resize(at + n);
+    if (n) std::memcpy(bytes.data() + at, p, n);
     return *this;
   }
-  Message& field(const std::string& s) {
-    u64(s.size());
-    bytes.insert(bytes.end(), s.begin(), s.end());
-    return *this;
-  }
-  Message& field(const Bytes& b) {
-    u64(b.size());
-    bytes.insert(bytes.end(), b.begin(), b.end());
-    return *this;
-  }
+  Message& u64(uint64_t v) { return raw(&v, sizeof v); }
+  Message& field(const std::string& s) { return u64(s.size()).raw(s.data(), s.size()); }
+  Message& field(const Bytes& b) { return u64(b.size()).raw(b.data(), b.size()); }
   Message& keys(const std::vector<std::string>& ks) {
     u64(ks.size());
     for (const auto& k : ks) field(k);

@@ -15,6 +15,8 @@
 #include <unordered_map>
 #include <vector>
 
+#include "ember/core/error.h"
+
 namespace ember::distributed {
 
 using Bytes = std::vector<uint8_t>;
