@@ -63,7 +63,8 @@ inline std::vector<double> values(const Tensor& t) {
   return std::vector<double>(p, p + d.numel());
 }
 
-/// True when t holds want (to the dtype's precision for floating-point dtypes); prints the first mismatch.
+/// True when t holds want (to the dtype's precision for floating-point dtypes); prints the first
+/// mismatch.
 inline bool holds(const Tensor& t, const std::vector<double>& want, const std::string& what) {
   auto got = values(t);
   const bool half = t.dtype() == kFloat16 || t.dtype() == kBFloat16;
