@@ -5,8 +5,12 @@ set -uo pipefail
 check=$1
 failures=0
 mpi=(timeout 60 mpirun --allow-run-as-root --oversubscribe)
+# Open MPI's own allocations (MPI_Init's components, dlclosed again by MPI_Finalize) are still
+# held at exit; LeakSanitizer cannot symbolise them, so no suppression can name them. Leak checks
+# stay on for the gloo run below, which does not initialise MPI.
+no_leaks="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0"
 for n in 1 3; do
-  "${mpi[@]}" -np "$n" "$check" mpi || { echo "FAIL: mpirun -np $n (mpi backend)"; failures=$((failures + 1)); }
+  ASAN_OPTIONS=$no_leaks "${mpi[@]}" -np "$n" "$check" mpi || { echo "FAIL: mpirun -np $n (mpi backend)"; failures=$((failures + 1)); }
 done
 # A free loopback port for gloo's store: the first that refuses a connection.
 port=$((20000 + RANDOM % 20000))
