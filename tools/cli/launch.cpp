@@ -114,11 +114,14 @@ int64_t free_port(const std::string& host) {
 }  // namespace
 
 CLI::App* add_run_command(CLI::App& app, RunRequest& r) {
-  auto* cmd =
-      app.add_subcommand("run",
-                         "start N worker processes of a program with RANK, LOCAL_RANK, WORLD_SIZE, "
-                         "LOCAL_WORLD_SIZE, MASTER_ADDR and MASTER_PORT set (torchrun's role): "
-                         "ember run --nproc-per-node 2 -- PROGRAM ARGS...");
+  auto* cmd = app.add_subcommand(
+      "run", "start N worker processes with the rendezvous variables set (torchrun's role)");
+  cmd->footer(
+      "Example: ember run --nproc-per-node 2 -- PROGRAM ARGS...\n"
+      "Each worker gets RANK, LOCAL_RANK, WORLD_SIZE, LOCAL_WORLD_SIZE, GROUP_RANK, MASTER_ADDR "
+      "and MASTER_PORT (and OMP_NUM_THREADS=1 with several workers, unless set); its output lines "
+      "are prefixed [RANK]:. When a worker fails the others are stopped (SIGTERM, then SIGKILL "
+      "after 5 s) and ember run exits with its status.");
   cmd->add_option("--nproc-per-node,--nproc_per_node", r.nproc_per_node,
                   "workers on this node: a number, or auto/cpu for one per core (default 1)");
   cmd->add_option("--nnodes", r.nnodes, "nodes in the job (default 1)");
