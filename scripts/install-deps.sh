@@ -14,6 +14,7 @@ PACKAGES=(
   libgtest-dev libgmock-dev libbenchmark-dev
   nlohmann-json3-dev libcli11-dev
   zlib1g-dev
+  libgloo-dev libopenmpi-dev openmpi-bin
   clang-format
 )
 

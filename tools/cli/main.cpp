@@ -1,4 +1,4 @@
-// The `ember` command: train, generate, eval, info. Bad input prints one line
+// The `ember` command: train, generate, eval, info, run. Bad input prints one line
 // ("ember: error: ...") and exits with status 2; Ctrl-C during training saves and exits 130.
 #include <ember/core/error.h>
 
@@ -8,6 +8,7 @@
 #include <iostream>
 
 #include "cli/commands.h"
+#include "cli/launch.h"
 #include "cli/report.h"
 #include "cli/train.h"
 
@@ -86,6 +87,9 @@ int main(int argc, char** argv) {
 
   auto* info_cmd = app.add_subcommand("info", "version, build, instruction sets, threads, BLAS");
 
+  ember::cli::RunRequest run_request;
+  auto* run_cmd = ember::cli::add_run_command(app, run_request);
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
@@ -126,6 +130,8 @@ int main(int argc, char** argv) {
       std::fputs(ember::cli::evaluate_checkpoint(eval_checkpoint, eval_data).c_str(), stdout);
     } else if (*info_cmd) {
       std::fputs(ember::cli::build_info().c_str(), stdout);
+    } else if (*run_cmd) {
+      return ember::cli::run_workers(ember::cli::plan_run(run_request), run_request.grace);
     }
   } catch (const ember::Error& e) {
     std::fflush(stdout);

@@ -28,6 +28,11 @@ EMBER_DEFINE_ERROR(DistTimeoutError)
 EMBER_DEFINE_ERROR(AssertionError)
 #undef EMBER_DEFINE_ERROR
 
+/// torch.distributed.DistStoreError: a store operation failed or timed out.
+struct DistStoreError : DistBackendError {
+  using DistBackendError::DistBackendError;
+};
+
 /// torch.linalg.LinAlgError: a RuntimeError (singular or non-positive-definite input).
 class LinAlgError : public RuntimeError {
  public:
