@@ -11,6 +11,26 @@ using detail::IValueAccess;
 using detail::PickleDict;
 using detail::PickleSeq;
 
+IValue::IValue(const std::vector<int64_t>& v) {
+  std::vector<IValue> items(v.begin(), v.end());
+  *this = list(std::move(items));
+}
+
+bool IValue::isIntList() const {
+  if (kind_ != Kind::List) return false;
+  for (const auto& e : toList()) {
+    if (!e.isInt()) return false;
+  }
+  return true;
+}
+
+std::vector<int64_t> IValue::toIntVector() const {
+  if (!isIntList()) wrong_kind("a list of ints");
+  std::vector<int64_t> out;
+  for (const auto& e : toList()) out.push_back(e.toInt());
+  return out;
+}
+
 IValue IValue::bytes(std::string v) { return IValue(Kind::Bytes, std::move(v)); }
 
 int detail::adopt_pickle_child(const IValue& child) {

@@ -14,6 +14,7 @@
 #include <memory>
 #include <string>
 #include <string_view>
+#include <type_traits>
 #include <utility>
 #include <variant>
 #include <vector>
@@ -30,18 +31,23 @@ struct PickleDict;
 struct IValueAccess;
 }  // namespace detail
 
-/// A value read from a pickle, with libtorch's IValue accessors. Containers are shared (copying an
+/// A value read from a pickle (and what custom autograd functions keep in ctx->saved_data), with
+/// libtorch's IValue accessors. Containers are shared (copying an
 /// IValue copies a handle, as in Python) and read-only.
 class IValue {
  public:
   enum class Kind { None, Bool, Int, Double, String, Bytes, Tensor, Tuple, List, Dict, Object };
   using Items = std::vector<std::pair<IValue, IValue>>;
 
-  IValue() = default;                                   // None
-  IValue(bool v) : kind_(Kind::Bool), value_(v) {}      // NOLINT: implicit as in libtorch
-  IValue(int64_t v) : kind_(Kind::Int), value_(v) {}    // NOLINT
-  IValue(int v) : IValue(static_cast<int64_t>(v)) {}    // NOLINT
-  IValue(double v) : kind_(Kind::Double), value_(v) {}  // NOLINT
+  IValue() = default;                               // None
+  IValue(bool v) : kind_(Kind::Bool), value_(v) {}  // NOLINT: implicit as in libtorch
+  template <typename I,
+            std::enable_if_t<std::is_integral_v<I> && !std::is_same_v<I, bool>, int> = 0>
+  IValue(I v) : kind_(Kind::Int), value_(static_cast<int64_t>(v)) {}  // NOLINT
+  IValue(double v) : kind_(Kind::Double), value_(v) {}                // NOLINT
+  IValue(float v) : IValue(static_cast<double>(v)) {}                 // NOLINT
+  /// A list of ints (libtorch's int list; read back with toIntVector).
+  IValue(const std::vector<int64_t>& v);                                // NOLINT
   IValue(std::string v) : kind_(Kind::String), value_(std::move(v)) {}  // NOLINT
   IValue(const char* v) : IValue(std::string(v)) {}                     // NOLINT
   IValue(Tensor v) : kind_(Kind::Tensor), value_(std::move(v)) {}       // NOLINT
@@ -77,6 +83,9 @@ class IValue {
   const Tensor& toTensor() const;
   const std::vector<IValue>& toTuple() const;
   const std::vector<IValue>& toList() const;
+  /// A list whose elements are all ints, as a vector (TypeError otherwise).
+  bool isIntList() const;
+  std::vector<int64_t> toIntVector() const;
   /// The dict's (key, value) pairs in insertion order.
   const Items& toGenericDict() const;
 
