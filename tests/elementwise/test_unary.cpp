@@ -417,7 +417,7 @@ OpInfo to_inplace_opinfo(const Spec& s) {
     Tensor target = in[0].clone();
     if (!in[0].is_contiguous()) target = make_noncontiguous(in[0].detach()).copy_(in[0]);
     const auto version = target._version();
-    Tensor& r = fn(target);
+    const Tensor& r = fn(target);
     EXPECT_TRUE(r.is_same(target)) << "in-place op must return self";
     EXPECT_GT(target._version(), version) << "in-place op must bump the version counter";
     return target;
@@ -636,7 +636,7 @@ TEST(UnaryDtype, FloatOpsFollowTheDefaultDtype) {
 TEST(UnaryInplaceSemantics, NoOpsAndLogicalNotInPlace) {
   Tensor x = vals({3, -2, 0}, kInt32);
   const auto v = x._version();
-  Tensor& r = x.floor_();
+  const Tensor& r = x.floor_();
   EXPECT_TRUE(r.is_same(x));
   EXPECT_GT(x._version(), v);
   expect_values(x, {3, -2, 0}, false, "floor_ int");
