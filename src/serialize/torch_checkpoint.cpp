@@ -69,9 +69,10 @@ IValue load_archive(const uint8_t* data, uint64_t size, const std::string& sourc
                       "' has no entry ", prefix, "data/", key, " in the archive");
     const auto width = static_cast<uint64_t>(element_size(dtype));
     uint64_t nbytes = 0;
-    EMBER_CHECK_VALUE(!__builtin_mul_overflow(numel, width, &nbytes) && nbytes == entry->size,
-                      "[torch.load] ", source, ": storage '", key, "' of ", numel, " ",
-                      dtype_name(dtype), " elements needs ", numel * width,
+    const bool overflow = __builtin_mul_overflow(numel, width, &nbytes);
+    EMBER_CHECK_VALUE(!overflow && nbytes == entry->size, "[torch.load] ", source, ": storage '",
+                      key, "' of ", numel, " ", dtype_name(dtype), " elements needs ",
+                      overflow ? std::string("over 2^64") : std::to_string(nbytes),
                       " bytes, but its entry holds ", entry->size);
     std::string inflated;
     const std::string_view bytes = zip.read(*entry, inflated);
