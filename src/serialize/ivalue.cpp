@@ -173,8 +173,8 @@ const IValue::Items& IValue::toGenericDict() const {
 }
 
 bool IValue::contains(std::string_view key) const {
-  const auto& index = (toGenericDict(), IValueAccess::dict(*this)->index);
-  return index.count("s:" + std::string(key)) != 0;
+  (void)toGenericDict();  // TypeError unless a dict
+  return IValueAccess::dict(*this)->index.count("s:" + std::string(key)) != 0;
 }
 
 const IValue& IValue::at(std::string_view key) const {
