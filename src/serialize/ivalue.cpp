@@ -67,17 +67,21 @@ IValue IValue::dict(Items items, bool ordered) {
   d->ordered = ordered;
   for (auto& [k, v] : items) {
     d->depth = std::max(d->depth, detail::adopt_pickle_child(v) + 1);
-    const std::string key = detail::pickle_dict_key(k);
-    if (!key.empty()) {
-      auto [it, fresh] = d->index.emplace(key, d->items.size());
-      if (!fresh) {
-        d->items[it->second].second = std::move(v);
-        continue;
-      }
-    }
-    d->items.emplace_back(std::move(k), std::move(v));
+    d->set(std::move(k), std::move(v));
   }
   return IValueAccess::make(Kind::Dict, std::move(d));
+}
+
+void detail::PickleDict::set(IValue key, IValue value) {
+  const std::string canonical = pickle_dict_key(key);
+  if (!canonical.empty()) {
+    auto [it, fresh] = index.emplace(canonical, items.size());
+    if (!fresh) {  // Python: a repeated key keeps its place and takes the new value
+      items[it->second].second = std::move(value);
+      return;
+    }
+  }
+  items.emplace_back(std::move(key), std::move(value));
 }
 
 std::string detail::pickle_dict_key(const IValue& key) {

@@ -33,6 +33,8 @@ struct PickleDict {
   bool ordered = false;
   bool frozen = false;
   int depth = 1;
+  /// d[key] = value, keeping insertion order (a repeated key keeps its place, as in Python).
+  void set(IValue key, IValue value);
 };
 
 /// The globals the restricted unpickler resolves (everything else is rejected by name).

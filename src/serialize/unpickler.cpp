@@ -215,15 +215,7 @@ void Unpickler::set_items(IValue& target, std::vector<IValue> items) {
     }
     if (k.isList() || k.isGenericDict()) fail("unhashable dict key of type ", k.type_name());
     d->depth = std::max({d->depth, adopt(target, k), adopt(target, v)});
-    const std::string key = pickle_dict_key(k);
-    if (!key.empty()) {
-      auto [it, fresh] = d->index.emplace(key, d->items.size());
-      if (!fresh) {
-        d->items[it->second].second = std::move(v);
-        continue;
-      }
-    }
-    d->items.emplace_back(std::move(k), std::move(v));
+    d->set(std::move(k), std::move(v));
   }
 }
 
@@ -535,13 +527,8 @@ bool Unpickler::dispatch(uint8_t op) {
     case 0x8f:  // EMPTY_SET: a list in Ember
       push(IValue::list({}));
       return true;
-    case 'l': {  // LIST
-      IValue l = IValue::list({});
-      append(l, pop_mark());
-      push(std::move(l));
-      return true;
-    }
-    case 0x91: {  // FROZENSET
+    case 'l':     // LIST
+    case 0x91: {  // FROZENSET: a list in Ember
       IValue l = IValue::list({});
       append(l, pop_mark());
       push(std::move(l));
