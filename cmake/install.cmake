@@ -44,6 +44,10 @@ write_basic_package_version_file("${PROJECT_BINARY_DIR}/EmberConfigVersion.cmake
   COMPATIBILITY SameMinorVersion)
 install(FILES "${PROJECT_BINARY_DIR}/EmberConfig.cmake" "${PROJECT_BINARY_DIR}/EmberConfigVersion.cmake"
   DESTINATION "${EMBER_INSTALL_CMAKEDIR}")
+# libtorch's package name (find_package(Torch) -> ${TORCH_LIBRARIES}), for libtorch programs.
+get_filename_component(_ember_cmake_root "${EMBER_INSTALL_CMAKEDIR}" DIRECTORY)
+install(FILES "${CMAKE_CURRENT_LIST_DIR}/TorchConfig.cmake"
+  DESTINATION "${_ember_cmake_root}/Torch")
 
 # pkg-config. The file is written at install time, so that `cmake --install --prefix P`
 # produces a .pc that points at P rather than at the configure-time prefix.

@@ -98,8 +98,8 @@ Tensor matrix_rank(const Tensor& A, std::optional<double> atol = std::nullopt,
                    std::optional<double> rtol = std::nullopt, bool hermitian = false);
 
 // ---- norms
-Tensor vector_norm(const Tensor& x, double ord = 2, std::optional<std::vector<int64_t>> dim = {},
-                   bool keepdim = false, std::optional<ScalarType> dtype = std::nullopt);
+Tensor vector_norm(const Tensor& x, double ord = 2, OptionalIntList dim = {}, bool keepdim = false,
+                   std::optional<ScalarType> dtype = std::nullopt);
 /// ord: "fro" or "nuc".
 Tensor matrix_norm(const Tensor& A, const std::string& ord = "fro",
                    std::vector<int64_t> dim = {-2, -1}, bool keepdim = false,
@@ -108,11 +108,10 @@ Tensor matrix_norm(const Tensor& A, const std::string& ord = "fro",
 Tensor matrix_norm(const Tensor& A, double ord, std::vector<int64_t> dim = {-2, -1},
                    bool keepdim = false, std::optional<ScalarType> dtype = std::nullopt);
 /// Without ord: the 2-norm of a vector or the Frobenius norm of a matrix (by dim's length).
-Tensor norm(const Tensor& A, std::optional<double> ord = std::nullopt,
-            std::optional<std::vector<int64_t>> dim = {}, bool keepdim = false,
-            std::optional<ScalarType> dtype = std::nullopt);
-Tensor norm(const Tensor& A, const std::string& ord, std::optional<std::vector<int64_t>> dim = {},
+Tensor norm(const Tensor& A, std::optional<double> ord = std::nullopt, OptionalIntList dim = {},
             bool keepdim = false, std::optional<ScalarType> dtype = std::nullopt);
+Tensor norm(const Tensor& A, const std::string& ord, OptionalIntList dim = {}, bool keepdim = false,
+            std::optional<ScalarType> dtype = std::nullopt);
 /// Condition number in the p-norm (default 2, from the singular values). For p = ±1, ±inf,
 /// "fro" and "nuc" a singular matrix gives inf, as in PyTorch.
 Tensor cond(const Tensor& A, std::optional<double> p = std::nullopt);

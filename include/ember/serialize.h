@@ -22,6 +22,7 @@
 
 #include "ember/core/ordered_dict.h"
 #include "ember/core/tensor.h"
+#include "ember/serialize/pickle.h"
 
 namespace ember {
 
@@ -88,9 +89,22 @@ std::string dtype_code(ScalarType dtype);
 
 }  // namespace safetensors
 
-/// libtorch's torch::save / torch::load, storing a safetensors file (see above).
+/// libtorch's torch::save / torch::load. save writes a safetensors file (see above); load reads
+/// safetensors files and the state dicts PyTorch's torch.save writes (`.pt`/`.pth` zip archives,
+/// see ember/serialize/pickle.h), telling them apart by their first bytes.
 void save(const StateDict& tensors, const std::string& path);
 StateDict load(const std::string& path);
+
+/// torch::save(tensor, path) / torch::save(tensors, path): a safetensors file with the tensors
+/// under the keys "0", "1", ...
+void save(const Tensor& tensor, const std::string& path);
+void save(const std::vector<Tensor>& tensors, const std::string& path);
+/// torch::load(tensor, path): the file's only tensor (from save above, or a torch.save of a
+/// tensor, a one-element list or tuple, or a one-entry dict). ValueError otherwise.
+void load(Tensor& tensor, const std::string& path);
+/// torch::load(tensors, path): every tensor of the file in order (from save above, or a
+/// torch.save of a list, tuple or dict of tensors).
+void load(std::vector<Tensor>& tensors, const std::string& path);
 
 /// Objects that can be saved: they give a StateDict and take one back (optimizers; modules and
 /// schedulers gain these overloads simply by having the two methods).

@@ -12,10 +12,14 @@
 // Every `torch::` name is Ember's own (the namespaces below import ember's): tensors and ops,
 // torch::nn (modules, holders, options, functional), torch::optim, torch::data (datasets such as
 // MNIST, transforms Normalize/Stack, make_data_loader), torch::autograd, NoGradGuard,
-// Device, manual_seed, and torch::save/torch::load, which write safetensors files.
+// Device, manual_seed, and torch::save/torch::load (which write safetensors files and read
+// those and PyTorch's torch.save state dicts).
 // torch::cuda::is_available() is false: Ember has no CUDA backend yet.
+#include <concepts>
 #include <iostream>  // libtorch programs use std::cout without including it
 #include <optional>
+#include <sstream>
+#include <string>
 
 #include "ember/ember.h"
 
@@ -25,21 +29,12 @@ using namespace ::ember;  // NOLINT: the whole API under torch::
 /// libtorch's list-of-sizes argument type.
 using IntArrayRef = ::ember::IntList;
 
-namespace nn {
-using namespace ::ember::nn;  // NOLINT
-}  // namespace nn
-
-namespace optim {
-using namespace ::ember::optim;  // NOLINT
-}  // namespace optim
-
-namespace data {
-using namespace ::ember::data;  // NOLINT
-}  // namespace data
-
-namespace autograd {
-using namespace ::ember::autograd;  // NOLINT
-}  // namespace autograd
+// Aliases, not namespaces of their own: after `using namespace torch;`, `nn::Linear` names one
+// namespace whichever way it is reached (torch::nn or, through torch's using-directive, ember::nn).
+namespace nn = ::ember::nn;
+namespace optim = ::ember::optim;
+namespace data = ::ember::data;
+namespace autograd = ::ember::autograd;
 
 namespace cuda {
 /// No CUDA backend in this build.
@@ -56,6 +51,7 @@ using ::ember::nn::functional::binary_cross_entropy_with_logits;
 using ::ember::nn::functional::conv1d;
 using ::ember::nn::functional::conv2d;
 using ::ember::nn::functional::dropout;
+using ::ember::nn::functional::huber_loss;
 using ::ember::nn::functional::kl_div;
 using ::ember::nn::functional::l1_loss;
 using ::ember::nn::functional::layer_norm;
@@ -72,26 +68,119 @@ enum Reduction : int64_t { None = 0, Mean = 1, Sum = 2 };
 }  // namespace Reduction
 
 namespace detail {
-inline ::ember::nn::functional::NLLLossFuncOptions::reduction_t reduction(int64_t r) {
+/// A reduction code as the options' variant (ValueError for codes other than 0, 1, 2).
+template <typename R = ::ember::nn::functional::MSELossFuncOptions::reduction_t>
+R reduction(int64_t r) {
+  EMBER_CHECK_VALUE(r >= Reduction::None && r <= Reduction::Sum,
+                    "[torch] reduction must be Reduction::None, Mean or Sum (0, 1, 2), got ", r);
   if (r == Reduction::None) return ::ember::kNone;
   if (r == Reduction::Sum) return ::ember::kSum;
   return ::ember::kMean;
 }
 }  // namespace detail
 
+// ATen's top-level loss functions, (input, target, ..., reduction, extra scalars) as in
+// native_functions.yaml. The reduction has no default here: the two-argument calls go to the
+// nn::functional forms above, which compute the same thing.
+namespace F_ = ::ember::nn::functional;
+inline Tensor mse_loss(const Tensor& input, const Tensor& target, int64_t reduction) {
+  return F_::mse_loss(input, target,
+                      F_::MSELossFuncOptions().reduction(detail::reduction(reduction)));
+}
+inline Tensor l1_loss(const Tensor& input, const Tensor& target, int64_t reduction) {
+  return F_::l1_loss(input, target,
+                     F_::L1LossFuncOptions().reduction(detail::reduction(reduction)));
+}
+inline Tensor smooth_l1_loss(const Tensor& input, const Tensor& target, int64_t reduction,
+                             double beta = 1.0) {
+  return F_::smooth_l1_loss(
+      input, target,
+      F_::SmoothL1LossFuncOptions().reduction(detail::reduction(reduction)).beta(beta));
+}
+inline Tensor huber_loss(const Tensor& input, const Tensor& target, int64_t reduction,
+                         double delta = 1.0) {
+  return F_::huber_loss(
+      input, target,
+      F_::HuberLossFuncOptions().reduction(detail::reduction(reduction)).delta(delta));
+}
+inline Tensor binary_cross_entropy(const Tensor& input, const Tensor& target, const Tensor& weight,
+                                   int64_t reduction = Reduction::Mean) {
+  return F_::binary_cross_entropy(
+      input, target,
+      F_::BinaryCrossEntropyFuncOptions().weight(weight).reduction(detail::reduction(reduction)));
+}
+inline Tensor binary_cross_entropy_with_logits(const Tensor& input, const Tensor& target,
+                                               const Tensor& weight, const Tensor& pos_weight = {},
+                                               int64_t reduction = Reduction::Mean) {
+  return F_::binary_cross_entropy_with_logits(input, target,
+                                              F_::BinaryCrossEntropyWithLogitsFuncOptions()
+                                                  .weight(weight)
+                                                  .pos_weight(pos_weight)
+                                                  .reduction(detail::reduction(reduction)));
+}
+inline Tensor kl_div(const Tensor& input, const Tensor& target, int64_t reduction,
+                     bool log_target = false) {
+  auto r = ::ember::nn::functional::KLDivFuncOptions::reduction_t(::ember::kMean);
+  if (reduction == Reduction::None) r = ::ember::kNone;
+  if (reduction == Reduction::Sum) r = ::ember::kSum;
+  (void)detail::reduction(reduction);  // validates the code
+  return F_::kl_div(input, target, F_::KLDivFuncOptions().reduction(r).log_target(log_target));
+}
+
 /// ATen's nll_loss(input, target, weight, reduction, ignore_index).
 inline Tensor nll_loss(const Tensor& input, const Tensor& target, const Tensor& weight,
                        int64_t reduction = Reduction::Mean, int64_t ignore_index = -100) {
-  return ::ember::nn::functional::nll_loss(input, target,
-                                           ::ember::nn::functional::NLLLossFuncOptions()
-                                               .weight(weight)
-                                               .reduction(detail::reduction(reduction))
-                                               .ignore_index(ignore_index));
+  return F_::nll_loss(input, target,
+                      F_::NLLLossFuncOptions()
+                          .weight(weight)
+                          .reduction(detail::reduction(reduction))
+                          .ignore_index(ignore_index));
 }
 
-/// ATen's name for cross-entropy on logits (class indices or probabilities).
-inline Tensor cross_entropy_loss(const Tensor& input, const Tensor& target) {
-  return ::ember::nn::functional::cross_entropy(input, target);
+/// ATen's cross_entropy_loss(input, target, weight, reduction, ignore_index, label_smoothing):
+/// logits against class indices or probabilities.
+inline Tensor cross_entropy_loss(const Tensor& input, const Tensor& target,
+                                 const Tensor& weight = {}, int64_t reduction = Reduction::Mean,
+                                 int64_t ignore_index = -100, double label_smoothing = 0.0) {
+  return F_::cross_entropy(input, target,
+                           F_::CrossEntropyFuncOptions()
+                               .weight(weight)
+                               .reduction(detail::reduction(reduction))
+                               .ignore_index(ignore_index)
+                               .label_smoothing(label_smoothing));
+}
+
+// Factories with a single integer as the size, as libtorch's IntArrayRef converts one int
+// (torch::randn(3, torch::requires_grad()), torch::zeros(batch.size(0), device)). Templates, so
+// that braced lists ({}, {2, 3}) still go to Ember's own overloads.
+using ::ember::empty;
+using ::ember::full;
+using ::ember::ones;
+using ::ember::rand;
+using ::ember::randn;
+using ::ember::zeros;
+#define EMBER_TORCH_SINGLE_SIZE(name)                                              \
+  template <std::integral I>                                                       \
+  Tensor name(I size, const TensorOptions& options = {}) {                         \
+    return ::ember::name(SymIntList{SymInt(static_cast<int64_t>(size))}, options); \
+  }
+EMBER_TORCH_SINGLE_SIZE(empty)
+EMBER_TORCH_SINGLE_SIZE(zeros)
+EMBER_TORCH_SINGLE_SIZE(ones)
+EMBER_TORCH_SINGLE_SIZE(rand)
+EMBER_TORCH_SINGLE_SIZE(randn)
+#undef EMBER_TORCH_SINGLE_SIZE
+template <std::integral I>
+Tensor full(I size, const Scalar& value, const TensorOptions& options = {}) {
+  return ::ember::full(SymIntList{SymInt(static_cast<int64_t>(size))}, value, options);
+}
+
+/// c10::str: the arguments streamed into one string (tensors print as with std::cout).
+template <typename... Args>
+std::string str(const Args&... args) {
+  std::ostringstream out;
+  (out << ... << args);
+  return out.str();
 }
 
 }  // namespace torch
@@ -105,6 +194,7 @@ using namespace ::torch;  // NOLINT
 namespace c10 {
 using std::nullopt;
 using std::optional;
+using ::torch::str;
 using IntArrayRef = ::ember::IntList;
 }  // namespace c10
 

@@ -123,6 +123,9 @@ std::vector<Tensor> CustomNode::apply(std::vector<Tensor>&& grads) {
     }
   }
   variable_list res = backward_(&ctx_, std::move(grads));
+  // libtorch drops trailing undefined gradients: those of defaulted forward arguments that the
+  // call did not pass (forward(ctx, x, w, bias = Tensor()) applied to (x, w)).
+  while (res.size() > num_args_ && !res.back().defined()) res.pop_back();
   EMBER_CHECK(res.size() == num_args_, "[", name_,
               "] function backward returned an incorrect "
               "number of gradients (expected ",

@@ -33,7 +33,7 @@ bool Tensor::requires_grad() const {
   return m && (m->requires_grad || autograd::grad_fn_of(*this));
 }
 
-Tensor& Tensor::requires_grad_(bool requires_grad) {
+const Tensor& Tensor::requires_grad_(bool requires_grad) const {
   EMBER_CHECK(defined(), "[requires_grad_] the tensor is undefined");
   EMBER_CHECK(is_leaf(),
               "[requires_grad_] you can only change requires_grad flags of leaf "
@@ -46,8 +46,8 @@ Tensor& Tensor::requires_grad_(bool requires_grad) {
   EMBER_CHECK(!requires_grad || !is_inference(),
               "[requires_grad_] setting requires_grad=True on inference tensor outside "
               "InferenceMode is not allowed.");
-  if (requires_grad || autograd::meta_or_null(*this))
-    autograd::meta(*this).requires_grad = requires_grad;
+  if (requires_grad || autograd::meta_or_null(mutable_self()))
+    autograd::meta(mutable_self()).requires_grad = requires_grad;
   return *this;
 }
 
@@ -81,8 +81,8 @@ Tensor Tensor::detach() const {
   return dispatch(View("detach", sizes(), strides(), storage_offset()), {*this})[0];
 }
 
-Tensor& Tensor::detach_() {
-  auto* m = autograd::meta_or_null(*this);
+const Tensor& Tensor::detach_() const {
+  auto* m = autograd::meta_or_null(mutable_self());
   EMBER_CHECK(!m || !m->view_base.defined(),
               "[detach_] Can't detach views in-place. Use detach() "
               "instead.");

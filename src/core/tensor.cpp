@@ -97,9 +97,9 @@ std::vector<T> Tensor::tolist() const {
   return std::vector<T>(p, p + c.numel());
 }
 
-#define EMBER_INSTANTIATE(T)                        \
-  template T* Tensor::data_ptr<T>() const;          \
-  template T Tensor::item<T>() const;               \
+#define EMBER_INSTANTIATE(T)               \
+  template T* Tensor::data_ptr<T>() const; \
+  template T Tensor::item<T>() const;      \
   template std::vector<T> Tensor::tolist<T>() const;
 EMBER_FORALL_CPP_TYPES(EMBER_INSTANTIATE)
 #undef EMBER_INSTANTIATE
@@ -126,33 +126,36 @@ Tensor Tensor::clone() const { return to(dtype(), false, true); }
 
 Tensor Tensor::contiguous() const { return is_contiguous() ? *this : clone(); }
 
-Tensor& Tensor::copy_(const Tensor& src, bool) {
+const Tensor& Tensor::copy_(const Tensor& src, bool) const {
   EMBER_CHECK(src.defined(), "[copy_] the source tensor is undefined");
-  ops::check_no_internal_overlap(*this, "copy_");
+  ops::check_no_internal_overlap(mutable_self(), "copy_");
   auto shape = ops::broadcast_pair(src.sizes(), sizes(), "copy_");
   EMBER_CHECK(shape == sizes(), "[copy_] output with shape ", ops::shape_str(sizes()),
               " doesn't match the broadcast shape ", ops::shape_str(shape));
   // Partially overlapping memory would be read after being written: copy through a temporary.
-  Tensor s = ops::may_overlap(*this, src) && !(src.is_same(*this)) ? src.clone() : src;
+  Tensor s =
+      ops::may_overlap(mutable_self(), src) && !(src.is_same(mutable_self())) ? src.clone() : src;
   Tensor self = *this;
   dispatch(Copy(), {s}, {self}, /*inplace=*/true);
   return *this;
 }
 
-Tensor& Tensor::fill_(const Scalar& value) {
-  ops::check_no_internal_overlap(*this, "fill_");
+const Tensor& Tensor::fill_(const Scalar& value) const {
+  ops::check_no_internal_overlap(mutable_self(), "fill_");
   ops::check_scalar_fits(value, dtype(), "fill_");
   Tensor self = *this;
   dispatch(Fill(value), {}, {self}, /*inplace=*/true);
   return *this;
 }
 
-Tensor& Tensor::fill_(const Tensor& value) {
-  EMBER_CHECK(value.dim() == 0, "[fill_] fill_ only supports 0-dimension value tensor but got "
-              "tensor with ", value.dim(), " dimensions.");
+const Tensor& Tensor::fill_(const Tensor& value) const {
+  EMBER_CHECK(value.dim() == 0,
+              "[fill_] fill_ only supports 0-dimension value tensor but got "
+              "tensor with ",
+              value.dim(), " dimensions.");
   return fill_(value.item());
 }
 
-Tensor& Tensor::zero_() { return fill_(0); }
+const Tensor& Tensor::zero_() const { return fill_(0); }
 
 }  // namespace ember

@@ -114,8 +114,8 @@ LstsqResult lstsq(const Tensor& A, const Tensor& B, std::optional<double> rcond,
   return {X, residuals, rank, sv};
 }
 
-Tensor vector_norm(const Tensor& x, double ord, std::optional<std::vector<int64_t>> dim,
-                   bool keepdim, std::optional<ScalarType> dtype) {
+Tensor vector_norm(const Tensor& x, double ord, OptionalIntList dim, bool keepdim,
+                   std::optional<ScalarType> dtype) {
   return ember::norm(x, ord, dim.has_value() ? IntList(*dim) : IntList(), keepdim, dtype);
 }
 
@@ -176,8 +176,8 @@ Tensor matrix_norm(const Tensor& A, double ord, std::vector<int64_t> dim, bool k
   return matrix_norm_impl(A, std::nullopt, ord, std::move(dim), keepdim, dtype);
 }
 
-Tensor norm(const Tensor& A, std::optional<double> ord, std::optional<std::vector<int64_t>> dim,
-            bool keepdim, std::optional<ScalarType> dtype) {
+Tensor norm(const Tensor& A, std::optional<double> ord, OptionalIntList dim, bool keepdim,
+            std::optional<ScalarType> dtype) {
   const char* op = "linalg.norm";
   if (dim.has_value()) {
     EMBER_CHECK(dim->size() == 1 || dim->size() == 2, "[", op,
@@ -201,8 +201,8 @@ Tensor norm(const Tensor& A, std::optional<double> ord, std::optional<std::vecto
   return vector_norm(A, ord.value_or(2), dim, keepdim, dtype);
 }
 
-Tensor norm(const Tensor& A, const std::string& ord, std::optional<std::vector<int64_t>> dim,
-            bool keepdim, std::optional<ScalarType> dtype) {
+Tensor norm(const Tensor& A, const std::string& ord, OptionalIntList dim, bool keepdim,
+            std::optional<ScalarType> dtype) {
   const char* op = "linalg.norm";
   if (dim.has_value()) {
     EMBER_CHECK(dim->size() == 2, "[", op, "] Order ", ord, " only supports matrices (2 dims)");

@@ -195,8 +195,7 @@ void ConvTransposeNdImpl<D>::reset_parameters() {
 }
 
 template <size_t D>
-Tensor ConvTransposeNdImpl<D>::forward(const Tensor& input,
-                                       const std::optional<std::vector<int64_t>>& output_size) {
+Tensor ConvTransposeNdImpl<D>::forward(const Tensor& input, const OptionalIntList& output_size) {
   const std::string op = name().substr(11);
   ExpandingArray<D> output_padding = options.output_padding();
   if (output_size.has_value()) {

@@ -15,11 +15,11 @@ Tensor Tensor::add(const Tensor& other, const Scalar& alpha) const {
 Tensor Tensor::add(const Scalar& other, const Scalar& alpha) const {
   return ember::add(*this, other, alpha);
 }
-Tensor& Tensor::add_(const Tensor& other, const Scalar& alpha) {
-  return binary_op_(BinaryOp::Add, *this, other, alpha, "add_");
+const Tensor& Tensor::add_(const Tensor& other, const Scalar& alpha) const {
+  return binary_op_(BinaryOp::Add, mutable_self(), other, alpha, "add_");
 }
-Tensor& Tensor::add_(const Scalar& other, const Scalar& alpha) {
-  return binary_op_(BinaryOp::Add, *this, wrapped_scalar(other), alpha, "add_");
+const Tensor& Tensor::add_(const Scalar& other, const Scalar& alpha) const {
+  return binary_op_(BinaryOp::Add, mutable_self(), wrapped_scalar(other), alpha, "add_");
 }
 Tensor Tensor::sub(const Tensor& other, const Scalar& alpha) const {
   return ember::sub(*this, other, alpha);
@@ -27,11 +27,11 @@ Tensor Tensor::sub(const Tensor& other, const Scalar& alpha) const {
 Tensor Tensor::sub(const Scalar& other, const Scalar& alpha) const {
   return ember::sub(*this, other, alpha);
 }
-Tensor& Tensor::sub_(const Tensor& other, const Scalar& alpha) {
-  return binary_op_(BinaryOp::Sub, *this, other, alpha, "sub_");
+const Tensor& Tensor::sub_(const Tensor& other, const Scalar& alpha) const {
+  return binary_op_(BinaryOp::Sub, mutable_self(), other, alpha, "sub_");
 }
-Tensor& Tensor::sub_(const Scalar& other, const Scalar& alpha) {
-  return binary_op_(BinaryOp::Sub, *this, wrapped_scalar(other), alpha, "sub_");
+const Tensor& Tensor::sub_(const Scalar& other, const Scalar& alpha) const {
+  return binary_op_(BinaryOp::Sub, mutable_self(), wrapped_scalar(other), alpha, "sub_");
 }
 Tensor Tensor::div(const Tensor& other, std::optional<std::string> rounding_mode) const {
   return ember::div(*this, other, std::move(rounding_mode));
@@ -39,19 +39,21 @@ Tensor Tensor::div(const Tensor& other, std::optional<std::string> rounding_mode
 Tensor Tensor::div(const Scalar& other, std::optional<std::string> rounding_mode) const {
   return ember::div(*this, other, std::move(rounding_mode));
 }
-Tensor& Tensor::div_(const Tensor& other, std::optional<std::string> rounding_mode) {
-  return binary_op_(ops::div_mode(rounding_mode), *this, other, 1, "div_");
+const Tensor& Tensor::div_(const Tensor& other, std::optional<std::string> rounding_mode) const {
+  return binary_op_(ops::div_mode(rounding_mode), mutable_self(), other, 1, "div_");
 }
-Tensor& Tensor::div_(const Scalar& other, std::optional<std::string> rounding_mode) {
-  return binary_op_(ops::div_mode(rounding_mode), *this, wrapped_scalar(other), 1, "div_");
+const Tensor& Tensor::div_(const Scalar& other, std::optional<std::string> rounding_mode) const {
+  return binary_op_(ops::div_mode(rounding_mode), mutable_self(), wrapped_scalar(other), 1, "div_");
 }
 
-#define EMBER_DEFINE_BINARY_METHOD(fn, OP)                                                        \
-  Tensor Tensor::fn(const Tensor& other) const { return ember::fn(*this, other); }                \
-  Tensor Tensor::fn(const Scalar& other) const { return ember::fn(*this, other); }                \
-  Tensor& Tensor::fn##_(const Tensor& other) { return binary_op_(OP, *this, other, 1, #fn "_"); } \
-  Tensor& Tensor::fn##_(const Scalar& other) {                                                    \
-    return binary_op_(OP, *this, wrapped_scalar(other), 1, #fn "_");                              \
+#define EMBER_DEFINE_BINARY_METHOD(fn, OP)                                         \
+  Tensor Tensor::fn(const Tensor& other) const { return ember::fn(*this, other); } \
+  Tensor Tensor::fn(const Scalar& other) const { return ember::fn(*this, other); } \
+  const Tensor& Tensor::fn##_(const Tensor& other) const {                         \
+    return binary_op_(OP, mutable_self(), other, 1, #fn "_");                      \
+  }                                                                                \
+  const Tensor& Tensor::fn##_(const Scalar& other) const {                         \
+    return binary_op_(OP, mutable_self(), wrapped_scalar(other), 1, #fn "_");      \
   }
 EMBER_DEFINE_BINARY_METHOD(mul, BinaryOp::Mul)
 EMBER_DEFINE_BINARY_METHOD(floor_divide, BinaryOp::DivFloor)
@@ -78,14 +80,14 @@ EMBER_DEFINE_BINARY_METHOD(bitwise_right_shift, BinaryOp::RightShift)
 
 Tensor Tensor::pow(const Tensor& other) const { return ember::pow(*this, other); }
 Tensor Tensor::pow(const Scalar& other) const { return ember::pow(*this, other); }
-Tensor& Tensor::pow_(const Tensor& other) {
-  return binary_op_(BinaryOp::Pow, *this, other, 1, "pow_");
+const Tensor& Tensor::pow_(const Tensor& other) const {
+  return binary_op_(BinaryOp::Pow, mutable_self(), other, 1, "pow_");
 }
-Tensor& Tensor::pow_(const Scalar& other) {
+const Tensor& Tensor::pow_(const Scalar& other) const {
   EMBER_CHECK(
       !(defined() && is_integral(dtype(), true) && other.isIntegral(true) && other.toLong() < 0),
       "[pow_] Integers to negative integer powers are not allowed.");
-  return binary_op_(BinaryOp::Pow, *this, wrapped_scalar(other), 1, "pow_");
+  return binary_op_(BinaryOp::Pow, mutable_self(), wrapped_scalar(other), 1, "pow_");
 }
 
 Tensor Tensor::maximum(const Tensor& other) const { return ember::maximum(*this, other); }
@@ -121,13 +123,37 @@ EMBER_DEFINE_OPERATOR(<<, BinaryOp::LeftShift)
 EMBER_DEFINE_OPERATOR(>>, BinaryOp::RightShift)
 #undef EMBER_DEFINE_OPERATOR
 
-Tensor& operator+=(Tensor& a, const Tensor& b) { return a.add_(b); }
-Tensor& operator+=(Tensor& a, const Scalar& b) { return a.add_(b); }
-Tensor& operator-=(Tensor& a, const Tensor& b) { return a.sub_(b); }
-Tensor& operator-=(Tensor& a, const Scalar& b) { return a.sub_(b); }
-Tensor& operator*=(Tensor& a, const Tensor& b) { return a.mul_(b); }
-Tensor& operator*=(Tensor& a, const Scalar& b) { return a.mul_(b); }
-Tensor& operator/=(Tensor& a, const Tensor& b) { return a.div_(b); }
-Tensor& operator/=(Tensor& a, const Scalar& b) { return a.div_(b); }
+Tensor& operator+=(Tensor& a, const Tensor& b) {
+  a.add_(b);
+  return a;
+}
+Tensor& operator+=(Tensor& a, const Scalar& b) {
+  a.add_(b);
+  return a;
+}
+Tensor& operator-=(Tensor& a, const Tensor& b) {
+  a.sub_(b);
+  return a;
+}
+Tensor& operator-=(Tensor& a, const Scalar& b) {
+  a.sub_(b);
+  return a;
+}
+Tensor& operator*=(Tensor& a, const Tensor& b) {
+  a.mul_(b);
+  return a;
+}
+Tensor& operator*=(Tensor& a, const Scalar& b) {
+  a.mul_(b);
+  return a;
+}
+Tensor& operator/=(Tensor& a, const Tensor& b) {
+  a.div_(b);
+  return a;
+}
+Tensor& operator/=(Tensor& a, const Scalar& b) {
+  a.div_(b);
+  return a;
+}
 
 }  // namespace ember

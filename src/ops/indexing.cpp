@@ -270,18 +270,22 @@ Tensor Tensor::index(std::initializer_list<TensorIndex> indices) const {
 Tensor Tensor::index(const std::vector<TensorIndex>& indices) const {
   return ember::index(*this, indices);
 }
-Tensor& Tensor::index_put_(std::initializer_list<TensorIndex> indices, const Tensor& value) {
-  return ember::index_put_(*this, std::vector<TensorIndex>(indices), value);
+const Tensor& Tensor::index_put_(std::initializer_list<TensorIndex> indices,
+                                 const Tensor& value) const {
+  return ember::index_put_(mutable_self(), std::vector<TensorIndex>(indices), value);
 }
-Tensor& Tensor::index_put_(std::initializer_list<TensorIndex> indices, const Scalar& value) {
+const Tensor& Tensor::index_put_(std::initializer_list<TensorIndex> indices,
+                                 const Scalar& value) const {
   return index_put_(std::vector<TensorIndex>(indices), value);
 }
-Tensor& Tensor::index_put_(const std::vector<TensorIndex>& indices, const Tensor& value) {
-  return ember::index_put_(*this, indices, value);
+const Tensor& Tensor::index_put_(const std::vector<TensorIndex>& indices,
+                                 const Tensor& value) const {
+  return ember::index_put_(mutable_self(), indices, value);
 }
-Tensor& Tensor::index_put_(const std::vector<TensorIndex>& indices, const Scalar& value) {
+const Tensor& Tensor::index_put_(const std::vector<TensorIndex>& indices,
+                                 const Scalar& value) const {
   EMBER_CHECK(defined(), "[index_put_] the indexed tensor is undefined");
-  return ember::index_put_(*this, indices, ops::scalar_tensor(value, dtype()));
+  return ember::index_put_(mutable_self(), indices, ops::scalar_tensor(value, dtype()));
 }
 
 }  // namespace ember

@@ -246,15 +246,17 @@ Tensor& bernoulli_(Tensor& t, double p, Generator& gen) {
   return t;
 }
 
-Tensor& Tensor::uniform_(double from, double to) {
-  return ember::uniform_(*this, from, to, default_generator());
+const Tensor& Tensor::uniform_(double from, double to) const {
+  return ember::uniform_(mutable_self(), from, to, default_generator());
 }
-Tensor& Tensor::normal_(double mean, double std) {
-  return ember::normal_(*this, mean, std, default_generator());
+const Tensor& Tensor::normal_(double mean, double std) const {
+  return ember::normal_(mutable_self(), mean, std, default_generator());
 }
-Tensor& Tensor::bernoulli_(double p) { return ember::bernoulli_(*this, p, default_generator()); }
-Tensor& Tensor::random_(int64_t from, std::optional<int64_t> to) {
-  return random_impl(*this, from, to, default_generator(), "random_", true);
+const Tensor& Tensor::bernoulli_(double p) const {
+  return ember::bernoulli_(mutable_self(), p, default_generator());
+}
+const Tensor& Tensor::random_(int64_t from, std::optional<int64_t> to) const {
+  return random_impl(mutable_self(), from, to, default_generator(), "random_", true);
 }
 
 Tensor rand(SymIntList size, Generator& gen, const TensorOptions& options) {

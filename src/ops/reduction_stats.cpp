@@ -102,6 +102,22 @@ Tensor logsumexp(const Tensor& x, IntList dim, bool keepdim) {
   return ops::run_reduce1(ReduceOp::LogSumExp, in, rs, in.dtype());
 }
 
+Tensor var(const Tensor& x, OptionalIntList dim, const std::optional<Scalar>& correction,
+           bool keepdim) {
+  return var(x, dim.value_or({}), correction ? correction->toDouble() : 1.0, keepdim);
+}
+Tensor std(const Tensor& x, OptionalIntList dim, const std::optional<Scalar>& correction,
+           bool keepdim) {
+  return std(x, dim.value_or({}), correction ? correction->toDouble() : 1.0, keepdim);
+}
+Tensor Tensor::var(OptionalIntList dim, const std::optional<Scalar>& correction,
+                   bool keepdim) const {
+  return ember::var(*this, std::move(dim), correction, keepdim);
+}
+Tensor Tensor::std(OptionalIntList dim, const std::optional<Scalar>& correction,
+                   bool keepdim) const {
+  return ember::std(*this, std::move(dim), correction, keepdim);
+}
 Tensor Tensor::var(IntList dim, double correction, bool keepdim) const {
   return ember::var(*this, dim, correction, keepdim);
 }

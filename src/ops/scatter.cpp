@@ -449,51 +449,53 @@ Tensor Tensor::scatter(int64_t dim, const Tensor& index, const Scalar& value,
                        const std::string& reduce) const {
   return ember::scatter(*this, dim, index, value, reduce);
 }
-Tensor& Tensor::scatter_(int64_t dim, const Tensor& index, const Tensor& src) {
-  return scatter_impl(*this, dim, index, &src, std::nullopt, ScatterReduce::None, true, "scatter_");
-}
-Tensor& Tensor::scatter_(int64_t dim, const Tensor& index, const Scalar& value) {
-  return scatter_impl(*this, dim, index, nullptr, value, ScatterReduce::None, true, "scatter_");
-}
-Tensor& Tensor::scatter_(int64_t dim, const Tensor& index, const Tensor& src,
-                         const std::string& reduce) {
-  return scatter_impl(*this, dim, index, &src, std::nullopt, legacy_reduce(reduce, "scatter_"),
-                      true, "scatter_");
-}
-Tensor& Tensor::scatter_(int64_t dim, const Tensor& index, const Scalar& value,
-                         const std::string& reduce) {
-  return scatter_impl(*this, dim, index, nullptr, value, legacy_reduce(reduce, "scatter_"), true,
+const Tensor& Tensor::scatter_(int64_t dim, const Tensor& index, const Tensor& src) const {
+  return scatter_impl(mutable_self(), dim, index, &src, std::nullopt, ScatterReduce::None, true,
                       "scatter_");
+}
+const Tensor& Tensor::scatter_(int64_t dim, const Tensor& index, const Scalar& value) const {
+  return scatter_impl(mutable_self(), dim, index, nullptr, value, ScatterReduce::None, true,
+                      "scatter_");
+}
+const Tensor& Tensor::scatter_(int64_t dim, const Tensor& index, const Tensor& src,
+                               const std::string& reduce) const {
+  return scatter_impl(mutable_self(), dim, index, &src, std::nullopt,
+                      legacy_reduce(reduce, "scatter_"), true, "scatter_");
+}
+const Tensor& Tensor::scatter_(int64_t dim, const Tensor& index, const Scalar& value,
+                               const std::string& reduce) const {
+  return scatter_impl(mutable_self(), dim, index, nullptr, value, legacy_reduce(reduce, "scatter_"),
+                      true, "scatter_");
 }
 Tensor Tensor::scatter_add(int64_t dim, const Tensor& index, const Tensor& src) const {
   return ember::scatter_add(*this, dim, index, src);
 }
-Tensor& Tensor::scatter_add_(int64_t dim, const Tensor& index, const Tensor& src) {
-  return scatter_impl(*this, dim, index, &src, std::nullopt, ScatterReduce::Sum, true,
+const Tensor& Tensor::scatter_add_(int64_t dim, const Tensor& index, const Tensor& src) const {
+  return scatter_impl(mutable_self(), dim, index, &src, std::nullopt, ScatterReduce::Sum, true,
                       "scatter_add_");
 }
 Tensor Tensor::scatter_reduce(int64_t dim, const Tensor& index, const Tensor& src,
                               const std::string& reduce, bool include_self) const {
   return ember::scatter_reduce(*this, dim, index, src, reduce, include_self);
 }
-Tensor& Tensor::scatter_reduce_(int64_t dim, const Tensor& index, const Tensor& src,
-                                const std::string& reduce, bool include_self) {
-  return scatter_impl(*this, dim, index, &src, std::nullopt, new_reduce(reduce, "scatter_reduce_"),
-                      include_self, "scatter_reduce_");
+const Tensor& Tensor::scatter_reduce_(int64_t dim, const Tensor& index, const Tensor& src,
+                                      const std::string& reduce, bool include_self) const {
+  return scatter_impl(mutable_self(), dim, index, &src, std::nullopt,
+                      new_reduce(reduce, "scatter_reduce_"), include_self, "scatter_reduce_");
 }
 Tensor Tensor::index_add(int64_t dim, const Tensor& index, const Tensor& source,
                          const Scalar& alpha) const {
   return ember::index_add(*this, dim, index, source, alpha);
 }
-Tensor& Tensor::index_add_(int64_t dim, const Tensor& index, const Tensor& source,
-                           const Scalar& alpha) {
-  return index_add_impl(*this, dim, index, source, alpha);
+const Tensor& Tensor::index_add_(int64_t dim, const Tensor& index, const Tensor& source,
+                                 const Scalar& alpha) const {
+  return index_add_impl(mutable_self(), dim, index, source, alpha);
 }
 Tensor Tensor::index_copy(int64_t dim, const Tensor& index, const Tensor& source) const {
   return ember::index_copy(*this, dim, index, source);
 }
-Tensor& Tensor::index_copy_(int64_t dim, const Tensor& index, const Tensor& source) {
-  return index_copy_impl(*this, dim, index, source);
+const Tensor& Tensor::index_copy_(int64_t dim, const Tensor& index, const Tensor& source) const {
+  return index_copy_impl(mutable_self(), dim, index, source);
 }
 Tensor Tensor::index_fill(int64_t dim, const Tensor& index, const Scalar& value) const {
   return ember::index_fill(*this, dim, index, value);
@@ -501,19 +503,19 @@ Tensor Tensor::index_fill(int64_t dim, const Tensor& index, const Scalar& value)
 Tensor Tensor::index_fill(int64_t dim, const Tensor& index, const Tensor& value) const {
   return ember::index_fill(*this, dim, index, value);
 }
-Tensor& Tensor::index_fill_(int64_t dim, const Tensor& index, const Scalar& value) {
-  return index_fill_impl(*this, dim, index, value);
+const Tensor& Tensor::index_fill_(int64_t dim, const Tensor& index, const Scalar& value) const {
+  return index_fill_impl(mutable_self(), dim, index, value);
 }
-Tensor& Tensor::index_fill_(int64_t dim, const Tensor& index, const Tensor& value) {
-  index_fill_tensor(*this, dim, index, value, true);
+const Tensor& Tensor::index_fill_(int64_t dim, const Tensor& index, const Tensor& value) const {
+  index_fill_tensor(mutable_self(), dim, index, value, true);
   return *this;
 }
 Tensor Tensor::masked_select(const Tensor& mask) const { return ember::masked_select(*this, mask); }
 Tensor Tensor::masked_scatter(const Tensor& mask, const Tensor& source) const {
   return ember::masked_scatter(*this, mask, source);
 }
-Tensor& Tensor::masked_scatter_(const Tensor& mask, const Tensor& source) {
-  return masked_scatter_impl(*this, mask, source);
+const Tensor& Tensor::masked_scatter_(const Tensor& mask, const Tensor& source) const {
+  return masked_scatter_impl(mutable_self(), mask, source);
 }
 Tensor Tensor::take(const Tensor& index) const { return ember::take(*this, index); }
 Tensor Tensor::take_along_dim(const Tensor& indices, std::optional<int64_t> dim) const {

@@ -355,7 +355,11 @@ Tensor Tensor::roll(SymIntList shifts, IntList dims) const {
 }
 Tensor Tensor::tril(int64_t diagonal) const { return ember::tril(*this, diagonal); }
 Tensor Tensor::triu(int64_t diagonal) const { return ember::triu(*this, diagonal); }
-Tensor& Tensor::tril_(int64_t diagonal) { return triangle_(*this, diagonal, true); }
-Tensor& Tensor::triu_(int64_t diagonal) { return triangle_(*this, diagonal, false); }
+const Tensor& Tensor::tril_(int64_t diagonal) const {
+  return triangle_(mutable_self(), diagonal, true);
+}
+const Tensor& Tensor::triu_(int64_t diagonal) const {
+  return triangle_(mutable_self(), diagonal, false);
+}
 
 }  // namespace ember

@@ -124,6 +124,12 @@ std::tuple<Tensor, Tensor> Tensor::sort(std::optional<bool> stable, int64_t dim,
                                         bool descending) const {
   return ember::sort(*this, stable, dim, descending);
 }
+Tensor argsort(const Tensor& x, bool stable, int64_t dim, bool descending) {
+  return argsort(x, dim, descending, stable);
+}
+Tensor Tensor::argsort(bool stable, int64_t dim, bool descending) const {
+  return ember::argsort(*this, dim, descending, stable);
+}
 Tensor Tensor::argsort(int64_t dim, bool descending, bool stable) const {
   return ember::argsort(*this, dim, descending, stable);
 }

@@ -212,8 +212,8 @@ Tensor Tensor::clamp(std::optional<Scalar> min, std::optional<Scalar> max) const
 Tensor Tensor::clamp(const std::optional<Tensor>& min, const std::optional<Tensor>& max) const {
   return clamp_tensor(*this, min, max, "clamp");
 }
-Tensor& Tensor::clamp_(std::optional<Scalar> min, std::optional<Scalar> max) {
-  clamp_scalar(*this, min, max, "clamp_", true);
+const Tensor& Tensor::clamp_(std::optional<Scalar> min, std::optional<Scalar> max) const {
+  clamp_scalar(mutable_self(), min, max, "clamp_", true);
   return *this;
 }
 Tensor Tensor::clip(std::optional<Scalar> min, std::optional<Scalar> max) const {
@@ -254,12 +254,12 @@ Tensor Tensor::addcmul(const Tensor& t1, const Tensor& t2, const Scalar& value) 
 Tensor Tensor::addcdiv(const Tensor& t1, const Tensor& t2, const Scalar& value) const {
   return addc(*this, t1, t2, value, true, false);
 }
-Tensor& Tensor::addcmul_(const Tensor& t1, const Tensor& t2, const Scalar& value) {
-  addc(*this, t1, t2, value, false, true);
+const Tensor& Tensor::addcmul_(const Tensor& t1, const Tensor& t2, const Scalar& value) const {
+  addc(mutable_self(), t1, t2, value, false, true);
   return *this;
 }
-Tensor& Tensor::addcdiv_(const Tensor& t1, const Tensor& t2, const Scalar& value) {
-  addc(*this, t1, t2, value, true, true);
+const Tensor& Tensor::addcdiv_(const Tensor& t1, const Tensor& t2, const Scalar& value) const {
+  addc(mutable_self(), t1, t2, value, true, true);
   return *this;
 }
 
@@ -297,12 +297,12 @@ Tensor Tensor::masked_fill(const Tensor& mask, const Scalar& value) const {
 Tensor Tensor::masked_fill(const Tensor& mask, const Tensor& value) const {
   return masked_fill_tensor(*this, mask, value, false);
 }
-Tensor& Tensor::masked_fill_(const Tensor& mask, const Scalar& value) {
-  masked_fill_impl(*this, mask, value, true);
+const Tensor& Tensor::masked_fill_(const Tensor& mask, const Scalar& value) const {
+  masked_fill_impl(mutable_self(), mask, value, true);
   return *this;
 }
-Tensor& Tensor::masked_fill_(const Tensor& mask, const Tensor& value) {
-  masked_fill_tensor(*this, mask, value, true);
+const Tensor& Tensor::masked_fill_(const Tensor& mask, const Tensor& value) const {
+  masked_fill_tensor(mutable_self(), mask, value, true);
   return *this;
 }
 

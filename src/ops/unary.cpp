@@ -137,7 +137,9 @@ UnaryArgs logit_args(std::optional<double> eps) {
 #define EMBER_FLOAT_UNARY(name, Op)                                    \
   Tensor name(const Tensor& x) { return float_op(x, UnaryOp::Op); }    \
   Tensor Tensor::name() const { return float_op(*this, UnaryOp::Op); } \
-  Tensor& Tensor::name##_() { return float_op_(*this, UnaryOp::Op, #name "_"); }
+  const Tensor& Tensor::name##_() const {                              \
+    return float_op_(mutable_self(), UnaryOp::Op, #name "_");          \
+  }
 EMBER_FLOAT_UNARY(exp, Exp)
 EMBER_FLOAT_UNARY(exp2, Exp2)
 EMBER_FLOAT_UNARY(expm1, Expm1)
@@ -178,10 +180,10 @@ Tensor Tensor::abs() const { return ember::abs(*this); }
 Tensor Tensor::neg() const { return ember::neg(*this); }
 Tensor Tensor::sign() const { return ember::sign(*this); }
 Tensor Tensor::relu() const { return ember::relu(*this); }
-Tensor& Tensor::abs_() { return numeric_(*this, UnaryOp::Abs, "abs_"); }
-Tensor& Tensor::neg_() { return numeric_(*this, UnaryOp::Neg, "neg_"); }
-Tensor& Tensor::sign_() { return numeric_(*this, UnaryOp::Sign, "sign_"); }
-Tensor& Tensor::relu_() { return numeric_(*this, UnaryOp::Relu, "relu_"); }
+const Tensor& Tensor::abs_() const { return numeric_(mutable_self(), UnaryOp::Abs, "abs_"); }
+const Tensor& Tensor::neg_() const { return numeric_(mutable_self(), UnaryOp::Neg, "neg_"); }
+const Tensor& Tensor::sign_() const { return numeric_(mutable_self(), UnaryOp::Sign, "sign_"); }
+const Tensor& Tensor::relu_() const { return numeric_(mutable_self(), UnaryOp::Relu, "relu_"); }
 Tensor operator-(const Tensor& a) { return neg(a); }
 
 // ---- rounding
@@ -193,15 +195,17 @@ Tensor Tensor::floor() const { return ember::floor(*this); }
 Tensor Tensor::ceil() const { return ember::ceil(*this); }
 Tensor Tensor::trunc() const { return ember::trunc(*this); }
 Tensor Tensor::round(int64_t decimals) const { return ember::round(*this, decimals); }
-Tensor& Tensor::floor_() { return rounding_(*this, UnaryOp::Floor, "floor_"); }
-Tensor& Tensor::ceil_() { return rounding_(*this, UnaryOp::Ceil, "ceil_"); }
-Tensor& Tensor::trunc_() { return rounding_(*this, UnaryOp::Trunc, "trunc_"); }
-Tensor& Tensor::round_(int64_t decimals) {
-  return rounding_(*this, UnaryOp::Round, "round_", decimals);
+const Tensor& Tensor::floor_() const { return rounding_(mutable_self(), UnaryOp::Floor, "floor_"); }
+const Tensor& Tensor::ceil_() const { return rounding_(mutable_self(), UnaryOp::Ceil, "ceil_"); }
+const Tensor& Tensor::trunc_() const { return rounding_(mutable_self(), UnaryOp::Trunc, "trunc_"); }
+const Tensor& Tensor::round_(int64_t decimals) const {
+  return rounding_(mutable_self(), UnaryOp::Round, "round_", decimals);
 }
 Tensor frac(const Tensor& x) { return floating_only(x, UnaryOp::Frac); }
 Tensor Tensor::frac() const { return ember::frac(*this); }
-Tensor& Tensor::frac_() { return floating_only_(*this, UnaryOp::Frac, "frac_"); }
+const Tensor& Tensor::frac_() const {
+  return floating_only_(mutable_self(), UnaryOp::Frac, "frac_");
+}
 
 // ---- activations (floating dtypes only, except relu above and hardtanh)
 Tensor gelu(const Tensor& x, const std::string& approximate) {
@@ -283,9 +287,9 @@ EMBER_PREDICATE(isfinite, IsFinite)
 EMBER_PREDICATE(logical_not, LogicalNot)
 #undef EMBER_PREDICATE
 
-Tensor& Tensor::logical_not_() {
-  check_inplace(*this, "logical_not_");
-  return apply_(*this, UnaryOp::LogicalNot);
+const Tensor& Tensor::logical_not_() const {
+  check_inplace(mutable_self(), "logical_not_");
+  return apply_(mutable_self(), UnaryOp::LogicalNot);
 }
 
 // ---- bitwise_not: integral and bool only
@@ -295,10 +299,10 @@ Tensor bitwise_not(const Tensor& x) {
   return apply(x, UnaryOp::BitwiseNot, x.dtype());
 }
 Tensor Tensor::bitwise_not() const { return ember::bitwise_not(*this); }
-Tensor& Tensor::bitwise_not_() {
-  check_inplace(*this, "bitwise_not_");
+const Tensor& Tensor::bitwise_not_() const {
+  check_inplace(mutable_self(), "bitwise_not_");
   if (ember::is_floating_point(dtype())) not_implemented("bitwise_not", dtype());
-  return apply_(*this, UnaryOp::BitwiseNot);
+  return apply_(mutable_self(), UnaryOp::BitwiseNot);
 }
 Tensor operator~(const Tensor& a) { return bitwise_not(a); }
 

@@ -15,6 +15,7 @@
 #include "ember/ops/factory.h"
 #include "ember/serialize.h"
 #include "serialize/file_io.h"
+#include "serialize/torch_checkpoint.h"
 
 namespace ember::safetensors {
 
@@ -395,6 +396,16 @@ void save(const StateDict& tensors, const std::string& path) {
   safetensors::save_file(tensors, path);
 }
 
-StateDict load(const std::string& path) { return safetensors::load_file(path); }
+StateDict load(const std::string& path) {
+  // torch.save archives and safetensors files are told apart by their first bytes.
+  auto file = detail::MappedFile::open(path, "[torch.load]");
+  if (detail::is_zip_archive(file->data(), file->size())) {
+    return detail::load_torch_archive(file->data(), file->size(), path);
+  }
+  if (detail::is_legacy_torch_file(file->data(), file->size())) {
+    detail::reject_legacy_torch_file(path);
+  }
+  return safetensors::load_file(path);
+}
 
 }  // namespace ember

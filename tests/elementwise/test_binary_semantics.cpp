@@ -138,7 +138,7 @@ TEST(BinarySemantics, LargeVectorisedAddMatchesLoop) {
 TEST(BinarySemantics, InPlaceVariants) {
   Tensor a = from_values({2, 3}, {1, 2, 3, 4, 5, 6}, kFloat32);
   const uint32_t v0 = a._version();
-  Tensor& r = a.add_(from_values({3}, {10, 20, 30}, kFloat32), 2);
+  const Tensor& r = a.add_(from_values({3}, {10, 20, 30}, kFloat32), 2);
   EXPECT_TRUE(r.is_same(a));
   EXPECT_TRUE(same_values(a, {21, 42, 63, 24, 45, 66}));
   EXPECT_GT(a._version(), v0);

@@ -111,14 +111,17 @@ std::vector<Spec> specs() {
   const auto ints = ints_and_bool();
   std::vector<Spec> s;
   auto float_op = [&](std::string name, double lo, double hi, Tensor (*fn)(const Tensor&),
-                      Tensor& (Tensor::*m)(), double (*f)(double), double tol = 1) {
+                      const Tensor& (Tensor::*m)() const, double (*f)(double), double tol = 1) {
     s.push_back({name,
                  all,
                  {},
                  lo,
                  hi,
                  fn,
-                 [m](Tensor& t) -> Tensor& { return (t.*m)(); },
+                 [m](Tensor& t) -> Tensor& {
+                   (void)(t.*m)();
+                   return t;
+                 },
                  plain(f),
                  float_dtype,
                  tol});
@@ -174,7 +177,10 @@ std::vector<Spec> specs() {
                -5,
                5,
                ember::abs,
-               [](Tensor& t) -> Tensor& { return t.abs_(); },
+               [](Tensor& t) -> Tensor& {
+                 (void)t.abs_();
+                 return t;
+               },
                [](double v, ScalarType) { return std::fabs(v); }});
   s.push_back({"neg",
                all_but_bool(),
@@ -182,7 +188,10 @@ std::vector<Spec> specs() {
                -5,
                5,
                ember::neg,
-               [](Tensor& t) -> Tensor& { return t.neg_(); },
+               [](Tensor& t) -> Tensor& {
+                 (void)t.neg_();
+                 return t;
+               },
                [](double v, ScalarType t) { return is_floating_point(t) ? -v : wrap_int(-v, t); }});
   s.push_back(
       {"negative", all_but_bool(), {}, -5, 5, ember::negative, {}, [](double v, ScalarType t) {
@@ -202,7 +211,10 @@ std::vector<Spec> specs() {
                -5,
                5,
                ember::sign,
-               [](Tensor& t) -> Tensor& { return t.sign_(); },
+               [](Tensor& t) -> Tensor& {
+                 (void)t.sign_();
+                 return t;
+               },
                [](double v, ScalarType) { return double((0 < v) - (v < 0)); }});
   s.push_back({"relu",
                all_but_bool(),
@@ -210,19 +222,25 @@ std::vector<Spec> specs() {
                -5,
                5,
                ember::relu,
-               [](Tensor& t) -> Tensor& { return t.relu_(); },
+               [](Tensor& t) -> Tensor& {
+                 (void)t.relu_();
+                 return t;
+               },
                [](double v, ScalarType) { return v < 0 ? 0.0 : v; }});
 
   // rounding: identity on integers
-  auto rounding = [&](std::string name, Tensor (*fn)(const Tensor&), Tensor& (Tensor::*m)(),
-                      double (*f)(double)) {
+  auto rounding = [&](std::string name, Tensor (*fn)(const Tensor&),
+                      const Tensor& (Tensor::*m)() const, double (*f)(double)) {
     s.push_back({name,
                  all_but_bool(),
                  {kBool},
                  -5,
                  5,
                  fn,
-                 [m](Tensor& t) -> Tensor& { return (t.*m)(); },
+                 [m](Tensor& t) -> Tensor& {
+                   (void)(t.*m)();
+                   return t;
+                 },
                  plain(f)});
   };
   rounding("floor", ember::floor, &Tensor::floor_, [](double v) { return std::floor(v); });
@@ -234,11 +252,17 @@ std::vector<Spec> specs() {
                -5,
                5,
                [](const Tensor& t) { return ember::round(t); },
-               [](Tensor& t) -> Tensor& { return t.round_(); },
+               [](Tensor& t) -> Tensor& {
+                 (void)t.round_();
+                 return t;
+               },
                [](double v, ScalarType) { return std::nearbyint(v); }});
   s.push_back({"round_decimals2", floats, ints, -5, 5,
                [](const Tensor& t) { return ember::round(t, 2); },
-               [](Tensor& t) -> Tensor& { return t.round_(2); },
+               [](Tensor& t) -> Tensor& {
+                 (void)t.round_(2);
+                 return t;
+               },
                [](double v, ScalarType t) { return round_decimals_ref(v, t, 2); }});
   s.push_back({"round_decimals_neg1",
                floats,
@@ -249,7 +273,10 @@ std::vector<Spec> specs() {
                {},
                [](double v, ScalarType t) { return round_decimals_ref(v, t, -1); }});
   s.push_back({"frac", floats, ints, -5, 5, ember::frac,
-               [](Tensor& t) -> Tensor& { return t.frac_(); },
+               [](Tensor& t) -> Tensor& {
+                 (void)t.frac_();
+                 return t;
+               },
                [](double v, ScalarType) { return v - std::trunc(v); }});
 
   // activations: floating dtypes only
@@ -357,14 +384,20 @@ std::vector<Spec> specs() {
                -2,
                2,
                ember::logical_not,
-               [](Tensor& t) -> Tensor& { return t.logical_not_(); },
+               [](Tensor& t) -> Tensor& {
+                 (void)t.logical_not_();
+                 return t;
+               },
                [](double v, ScalarType) { return double(v == 0); },
                bool_dtype,
                1,
                true});
   s.push_back(
       {"bitwise_not", ints, floats, -5, 5, ember::bitwise_not,
-       [](Tensor& t) -> Tensor& { return t.bitwise_not_(); },
+       [](Tensor& t) -> Tensor& {
+         (void)t.bitwise_not_();
+         return t;
+       },
        [](double v, ScalarType t) { return t == kBool ? double(v == 0) : wrap_int(-v - 1, t); }});
   s.push_back(
       {"operator_tilde",
@@ -418,7 +451,7 @@ OpInfo to_inplace_opinfo(const Spec& s) {
     Tensor target = in[0].clone();
     if (!in[0].is_contiguous()) target = make_noncontiguous(in[0].detach()).copy_(in[0]);
     const auto version = target._version();
-    Tensor& r = fn(target);
+    const Tensor& r = fn(target);
     EXPECT_TRUE(r.is_same(target)) << "in-place op must return self";
     EXPECT_GT(target._version(), version) << "in-place op must bump the version counter";
     return target;
@@ -637,7 +670,7 @@ TEST(UnaryDtype, FloatOpsFollowTheDefaultDtype) {
 TEST(UnaryInplaceSemantics, NoOpsAndLogicalNotInPlace) {
   Tensor x = vals({3, -2, 0}, kInt32);
   const auto v = x._version();
-  Tensor& r = x.floor_();
+  const Tensor& r = x.floor_();
   EXPECT_TRUE(r.is_same(x));
   EXPECT_GT(x._version(), v);
   expect_values(x, {3, -2, 0}, false, "floor_ int");

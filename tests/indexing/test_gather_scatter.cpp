@@ -306,7 +306,7 @@ std::vector<OpInfo> gather_scatter_ops() {
                  [](ScalarType dt) { return scatter_samples(dt, false); },
                  [](const std::vector<Tensor>& in) {
                    Tensor x = in[0].clone();
-                   Tensor& r = x.scatter_add_(read_params(in[3])[0], in[1], in[2]);
+                   const Tensor& r = x.scatter_add_(read_params(in[3])[0], in[1], in[2]);
                    EXPECT_TRUE(r.is_same(x));
                    return x;
                  },
@@ -392,7 +392,7 @@ TEST(GatherScatter, ScatterReduceIncludeSelf) {
 
 TEST(GatherScatter, InPlaceReturnsSelfAndWrites) {
   Tensor x = zeros({2, 3}, kFloat64);
-  Tensor& r = x.scatter_(1, ints({2, 1}, {2, 0}), 7.0);
+  const Tensor& r = x.scatter_(1, ints({2, 1}, {2, 0}), 7.0);
   EXPECT_TRUE(r.is_same(x));
   EXPECT_EQ(values(x), (std::vector<double>{0, 0, 7, 7, 0, 0}));
   x.index_fill_(0, ints({1}, {-1}), -1);

@@ -58,6 +58,20 @@ quiet cmake -S "$here" -B "$tmp/consumer" "${generator[@]}" \
 quiet cmake --build "$tmp/consumer"
 "$tmp/consumer/consumer" ${expected:+"$expected"}
 
+echo "== installed bin/ember runs from the prefix (RUNPATH \$ORIGIN/../lib)"
+if ! env -u LD_LIBRARY_PATH "$prefix/bin/ember" info >"$tmp/info" 2>&1; then
+  echo "FAILED: $prefix/bin/ember info" >&2
+  cat "$tmp/info" >&2
+  exit 1
+fi
+grep -q "OpenBLAS" "$tmp/info" || { echo "FAILED: ember info output" >&2; exit 1; }
+
+echo "== find_package(Torch): a libtorch program, unchanged"
+quiet cmake -S "$here/torch" -B "$tmp/torch-consumer" "${generator[@]}" \
+  -DCMAKE_BUILD_TYPE=Release -DCMAKE_PREFIX_PATH="$prefix"
+quiet cmake --build "$tmp/torch-consumer"
+env -u LD_LIBRARY_PATH "$tmp/torch-consumer/torch_consumer"
+
 echo "== pkg-config ember"
 pc=$(find "$prefix" -name ember.pc -print -quit)
 if [[ -z "$pc" ]]; then

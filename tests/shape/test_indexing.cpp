@@ -413,7 +413,7 @@ TEST(Indexing, IndexPutTableWritesExactlyTheIndexedElements) {
     }
     const uint32_t version = x._version();
     try {
-      Tensor& r = x.index_put_(c.indices(), v);
+      const Tensor& r = x.index_put_(c.indices(), v);
       EXPECT_TRUE(r.is_same(x));
     } catch (const std::exception& e) {
       ADD_FAILURE() << "threw " << e.what();

@@ -441,7 +441,7 @@ std::vector<OpInfo> shape_ops() {
                          if (!inplace) return lower ? in[0].tril(k) : triu(in[0], k);
                          Tensor buf = in[0].mT().clone();
                          Tensor y = buf.mT();  // same values, transposed strides
-                         Tensor& r = lower ? y.tril_(k) : y.triu_(k);
+                         const Tensor& r = lower ? y.tril_(k) : y.triu_(k);
                          if (!r.is_same(y))
                            throw std::runtime_error("in-place op returned another tensor");
                          return y;

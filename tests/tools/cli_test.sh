@@ -33,6 +33,10 @@ expect_error "not found" train --data "$tmp/nope.txt" --out "$tmp/a"
 expect_error "empty" train --data "$tmp/empty.txt" --out "$tmp/a"
 expect_error "no checkpoint" generate --checkpoint "$tmp/a"
 expect_error "" train --no-such-flag
+# Every flag is checked before anything runs or is written (--sample used to fail after training).
+expect_error "--sample must be an integer" train "${tiny[@]}" --steps 2 --out "$tmp/a" --sample 99999999999999999999
+expect_error "--sample must be an integer" train "${tiny[@]}" --steps 2 --out "$tmp/a" --sample -1
+expect_error "--profile 2 needs 3 training steps" train "${tiny[@]}" --steps 2 --profile 2 --out "$tmp/a"
 [[ ! -e $tmp/a ]] || fail "a rejected run created its --out folder"
 
 "$ember" train "${tiny[@]}" --steps 10 --out "$tmp/run" --sample 20 >"$tmp/train.log" 2>&1 ||

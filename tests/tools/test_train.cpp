@@ -6,6 +6,7 @@
 
 #include <cmath>
 #include <csignal>
+#include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <numbers>
@@ -182,23 +183,29 @@ TEST(CliTrain, GenerateIsSeededAndStreams) {
   EXPECT_NE(evaluate_checkpoint(dir.file("run"), "").find("validation loss"), std::string::npos);
 }
 
+// The profiler steps a trace records; `backward` counts its backward-pass events.
+std::set<std::string> recorded_steps(const std::string& trace_path, int64_t& backward) {
+  std::ifstream in(trace_path);
+  const nlohmann::json trace = nlohmann::json::parse(in);
+  std::set<std::string> steps;
+  for (const auto& e : trace["traceEvents"]) {
+    const std::string name = e.value("name", "");
+    if (name.rfind("ProfilerStep#", 0) == 0) steps.insert(name);
+    backward += name.find("evaluate_function") != std::string::npos;
+  }
+  return steps;
+}
+
 TEST(CliTrain, ProfileWritesTraceBesideCheckpoint) {
   TempDir dir;
   const std::string text = write_text(dir, "a.txt", austen_like(3000));
   TrainRequest r = tiny_gpt(text, dir.file("run"), 12);
   r.profile_steps = 3;
   train(r);
-  std::ifstream in(dir.file("run/trace.json"));
-  const nlohmann::json trace = nlohmann::json::parse(in);
-  // Steps 0-4 skipped, step 5 warms up, steps 6, 7 and 8 are recorded.
-  std::set<std::string> steps;
   int64_t backward = 0;
-  for (const auto& e : trace["traceEvents"]) {
-    const std::string name = e.value("name", "");
-    if (name.rfind("ProfilerStep#", 0) == 0) steps.insert(name);
-    backward += name.find("evaluate_function") != std::string::npos;
-  }
-  EXPECT_EQ(steps, (std::set<std::string>{"ProfilerStep#6", "ProfilerStep#7", "ProfilerStep#8"}));
+  // Steps 0-4 skipped, step 5 warms up, steps 6, 7 and 8 are recorded.
+  EXPECT_EQ(recorded_steps(dir.file("run/trace.json"), backward),
+            (std::set<std::string>{"ProfilerStep#6", "ProfilerStep#7", "ProfilerStep#8"}));
   EXPECT_GT(backward, 0);
   std::ifstream table(dir.file("run/profile.txt"));
   const std::string text_table((std::istreambuf_iterator<char>(table)), {});
@@ -206,6 +213,32 @@ TEST(CliTrain, ProfileWritesTraceBesideCheckpoint) {
   r.profile_steps = -1;
   r.overwrite = true;
   EXPECT_THROW(train(r), ValueError);
+}
+
+// A short run shrinks the skipped steps so that the recorded steps are training steps; a run too
+// short for the warm-up and the recorded steps is an error before anything is written.
+TEST(CliTrain, ProfileFitsShortRuns) {
+  TempDir dir;
+  const std::string text = write_text(dir, "a.txt", austen_like(3000));
+  TrainRequest r = tiny_gpt(text, dir.file("run"), 6);
+  r.profile_steps = 2;
+  train(r);
+  int64_t backward = 0;
+  // 6 steps: 3 skipped, step 3 warms up, steps 4 and 5 are recorded (both train).
+  EXPECT_EQ(recorded_steps(dir.file("run/trace.json"), backward),
+            (std::set<std::string>{"ProfilerStep#4", "ProfilerStep#5"}));
+  EXPECT_GT(backward, 0);
+
+  TrainRequest short_run = tiny_gpt(text, dir.file("short"), 2);
+  short_run.profile_steps = 2;
+  try {
+    train(short_run);
+    ADD_FAILURE() << "no error";
+  } catch (const ValueError& e) {
+    EXPECT_NE(std::string(e.what()).find("--profile 2 needs 3 training steps"), std::string::npos)
+        << e.what();
+  }
+  EXPECT_FALSE(std::filesystem::exists(dir.file("short")));
 }
 
 // Every bad input is a ValueError and leaves --out exactly as it was.

@@ -3,6 +3,7 @@
 #include <ember/core/error.h>
 
 #include <CLI/CLI.hpp>
+#include <charconv>
 #include <cmath>
 #include <cstdio>
 #include <iostream>
@@ -43,6 +44,18 @@ void add_train_flags(CLI::App& cmd, TrainConfig& c,
   add("--dtype", c.dtype, "float32 or bfloat16 (mixed precision, float32 master weights)", "dtype");
 }
 
+// --sample: an integer in [0, kMaxSampleTokens], validated before anything runs or is written.
+constexpr int64_t kMaxSampleTokens = 1000000;
+int64_t parse_sample_tokens(const std::string& arg) {
+  int64_t n = -1;
+  const char* end = arg.data() + arg.size();
+  const auto [ptr, ec] = std::from_chars(arg.data(), end, n);
+  EMBER_CHECK_VALUE(ec == std::errc() && ptr == end && n >= 0 && n <= kMaxSampleTokens,
+                    "[ember train] --sample must be an integer in [0, ", kMaxSampleTokens,
+                    "] (got '", arg, "')");
+  return n;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -63,8 +76,9 @@ int main(int argc, char** argv) {
                       "start afresh even if --out holds a checkpoint");
   train_cmd->add_option("--profile", train.profile_steps,
                         "record N steps after a warm-up; writes trace.json and profile.txt");
-  int64_t sample_tokens = 200;
-  train_cmd->add_option("--sample", sample_tokens,
+  // Read as text and checked before training starts (CLI11 saturates out-of-range integers).
+  std::string sample_arg = "200";
+  train_cmd->add_option("--sample", sample_arg,
                         "gpt: characters to sample after training (0: none; default 200)");
 
   ember::cli::GenerateRequest gen;
@@ -103,6 +117,7 @@ int main(int argc, char** argv) {
   }
   try {
     if (*train_cmd) {
+      const int64_t sample_tokens = parse_sample_tokens(sample_arg);
       for (const auto& [opt, key] : train_names)
         if (opt->count()) train.given.insert(key);
       const auto result = ember::cli::train(train);

@@ -120,15 +120,16 @@ void write_lines(const std::string& path, const std::vector<json>& records) {
   write_file_atomically(path, text);
 }
 
-// --profile N: skip 5 steps, warm up for one, record N; the trace and the key-averages table go
-// beside the checkpoint.
-void start_profiler(std::optional<profiler::profile>& prof, const fs::path& out, int64_t steps) {
+// --profile N: skip up to 5 steps (fewer when the run is short), warm up for one, record N; the
+// trace and the key-averages table go beside the checkpoint.
+void start_profiler(std::optional<profiler::profile>& prof, const fs::path& out, int64_t steps,
+                    int64_t skip) {
   prof.emplace(profiler::ProfileOptions()
                    .record_shapes(true)
                    .profile_memory(true)
                    .with_flops(true)
                    .schedule(profiler::schedule(/*wait=*/0, /*warmup=*/1, steps, /*repeat=*/1,
-                                                /*skip_first=*/5))
+                                                /*skip_first=*/skip))
                    .on_trace_ready([out](profiler::profile& p) {
                      p.export_chrome_trace((out / "trace.json").string());
                      write_file_atomically((out / "profile.txt").string(),
@@ -201,6 +202,15 @@ TrainResult train(TrainRequest r) {
                       " is at step ", step, ", past --steps ", config.steps);
   }
 
+  // The profiler warms up for one step and records profile_steps more: the run must have room
+  // for them; the skipped steps shrink to fit.
+  const int64_t remaining = config.steps - step;
+  EMBER_CHECK_VALUE(r.profile_steps == 0 || r.profile_steps + 1 <= remaining,
+                    "[ember train] --profile ", r.profile_steps, " needs ", r.profile_steps + 1,
+                    " training steps (1 warm-up + ", r.profile_steps, " recorded), but only ",
+                    remaining, " remain (--steps ", config.steps, ")");
+  const int64_t profile_skip = std::min<int64_t>(5, remaining - 1 - r.profile_steps);
+
   fs::create_directories(out);
   const std::string metrics_path = (out / "metrics.jsonl").string();
   std::vector<json> history = r.resume ? read_metrics(metrics_path, step) : std::vector<json>{};
@@ -216,7 +226,7 @@ TrainResult train(TrainRequest r) {
   };
 
   std::optional<profiler::profile> prof;
-  if (r.profile_steps > 0) start_profiler(prof, out, r.profile_steps);
+  if (r.profile_steps > 0) start_profiler(prof, out, r.profile_steps, profile_skip);
   std::optional<Progress> progress;
   if (!r.quiet) progress.emplace(config.steps, task->unit(), config.log_every);
   SigintScope sigint;

@@ -18,9 +18,10 @@ struct TrainRequest {
   bool resume = false;
   bool overwrite = false;  // start afresh even if --out holds a checkpoint
   bool quiet = false;      // no progress output (tests)
-  /// --profile N: after 5 steps of warm-up (and one profiler warm-up step), record N steps and
-  /// write trace.json (Chrome/Perfetto) and profile.txt (key-averages table) beside the
-  /// checkpoint. 0: off.
+  /// --profile N: after up to 5 skipped steps (fewer in a short run) and one profiler warm-up
+  /// step, record N steps and write trace.json (Chrome/Perfetto) and profile.txt (key-averages
+  /// table) beside the checkpoint. 0: off; a run with fewer than N + 1 steps left is a
+  /// ValueError before anything is written.
   int64_t profile_steps = 0;
   /// Called after each finished step with the number of steps done; returning true stops the
   /// run there as Ctrl-C would (save, then return). For tests.

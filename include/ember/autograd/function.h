@@ -12,7 +12,9 @@
 //   };
 //   Tensor y = MulConstant::apply(x, 2.0);
 //
-// backward returns one gradient per forward argument (undefined for non-tensors or where none).
+// backward returns one gradient per forward argument (undefined for non-tensors or where none);
+// extra trailing undefined gradients (for defaulted arguments not given) are dropped, as in
+// libtorch.
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -23,51 +25,17 @@
 #include <vector>
 
 #include "ember/autograd.h"
+#include "ember/serialize/pickle.h"
 
 namespace ember::autograd {
 
 using variable_list = std::vector<Tensor>;
 
-/// A small tagged value for AutogradContext::saved_data (libtorch's IValue, reduced to what
-/// custom functions store).
-class IValue {
- public:
-  IValue() = default;
-  IValue(bool v) : v_(v) {}
-  template <typename I,
-            std::enable_if_t<std::is_integral_v<I> && !std::is_same_v<I, bool>, int> = 0>
-  IValue(I v) : v_(static_cast<int64_t>(v)) {}
-  IValue(double v) : v_(v) {}
-  IValue(float v) : v_(static_cast<double>(v)) {}
-  IValue(std::string v) : v_(std::move(v)) {}
-  IValue(const char* v) : v_(std::string(v)) {}
-  IValue(Tensor v) : v_(std::move(v)) {}
-  IValue(std::vector<int64_t> v) : v_(std::move(v)) {}
-
-  bool isNone() const { return v_.index() == 0; }
-  bool isBool() const { return std::holds_alternative<bool>(v_); }
-  bool isInt() const { return std::holds_alternative<int64_t>(v_); }
-  bool isDouble() const { return std::holds_alternative<double>(v_); }
-  bool isString() const { return std::holds_alternative<std::string>(v_); }
-  bool isTensor() const { return std::holds_alternative<Tensor>(v_); }
-  bool isIntList() const { return std::holds_alternative<std::vector<int64_t>>(v_); }
-  bool toBool() const { return get<bool>("Bool"); }
-  int64_t toInt() const { return get<int64_t>("Int"); }
-  /// Ints convert, as libtorch's toDouble does not; convenient for scalars saved as either.
-  double toDouble() const { return isInt() ? static_cast<double>(toInt()) : get<double>("Double"); }
-  const std::string& toStringRef() const { return get<std::string>("String"); }
-  const Tensor& toTensor() const { return get<Tensor>("Tensor"); }
-  const std::vector<int64_t>& toIntVector() const { return get<std::vector<int64_t>>("IntList"); }
-
- private:
-  template <typename T>
-  const T& get(const char* what) const {
-    const T* p = std::get_if<T>(&v_);
-    EMBER_CHECK_TYPE(p != nullptr, "[IValue] expected ", what, " but the value holds another type");
-    return *p;
-  }
-  std::variant<std::monostate, bool, int64_t, double, std::string, Tensor, std::vector<int64_t>> v_;
-};
+/// libtorch's name for a list of tensors (what backward takes and returns).
+using tensor_list = variable_list;
+/// What AutogradContext::saved_data holds: Ember's IValue (ember/serialize/pickle.h), as in
+/// libtorch where one IValue type serves both.
+using IValue = ::ember::IValue;
 
 class AutogradContext {
  public:

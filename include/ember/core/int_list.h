@@ -1,6 +1,7 @@
 #pragma once
 #include <cstdint>
 #include <initializer_list>
+#include <optional>
 #include <vector>
 
 namespace ember {
@@ -10,8 +11,8 @@ namespace ember {
 class IntList {
  public:
   IntList() = default;
-  IntList(int64_t d) : v_{d} {}  // NOLINT: x.sum(1)
-  IntList(int d) : v_{d} {}      // NOLINT
+  IntList(int64_t d) : v_{d} {}                         // NOLINT: x.sum(1)
+  IntList(int d) : v_{d} {}                             // NOLINT
   IntList(std::initializer_list<int64_t> l) : v_(l) {}  // NOLINT
   IntList(const std::vector<int64_t>& v) : v_(v) {}     // NOLINT
   size_t size() const { return v_.size(); }
@@ -23,6 +24,32 @@ class IntList {
 
  private:
   std::vector<int64_t> v_;
+};
+
+/// An optional list of ints (libtorch's OptionalIntArrayRef): nullopt or {} for "none", a braced
+/// list, a vector or a single int. Reads like std::optional<std::vector<int64_t>>.
+class OptionalIntList {
+ public:
+  OptionalIntList() = default;
+  OptionalIntList(std::nullopt_t) {}                                                  // NOLINT
+  OptionalIntList(std::initializer_list<int64_t> l) : v_(std::vector<int64_t>(l)) {}  // NOLINT
+  OptionalIntList(const std::vector<int64_t>& v) : v_(v) {}                           // NOLINT
+  OptionalIntList(const std::optional<std::vector<int64_t>>& v) : v_(v) {}            // NOLINT
+  OptionalIntList(const IntList& l) : v_(l.vec()) {}                                  // NOLINT
+  OptionalIntList(int64_t d) : v_(std::vector<int64_t>{d}) {}                         // NOLINT
+  OptionalIntList(int d) : v_(std::vector<int64_t>{d}) {}                             // NOLINT
+
+  bool has_value() const { return v_.has_value(); }
+  explicit operator bool() const { return v_.has_value(); }
+  const std::vector<int64_t>& value() const { return v_.value(); }
+  const std::vector<int64_t>& operator*() const { return *v_; }
+  const std::vector<int64_t>* operator->() const { return &*v_; }
+  std::vector<int64_t> value_or(std::vector<int64_t> other) const { return v_ ? *v_ : other; }
+  operator const std::optional<std::vector<int64_t>>&() const { return v_; }  // NOLINT
+  bool operator==(std::nullopt_t) const { return !v_.has_value(); }
+
+ private:
+  std::optional<std::vector<int64_t>> v_;
 };
 
 }  // namespace ember

@@ -104,16 +104,18 @@ class Tensor {
   Tensor cpu() const { return to(Device(kCPU)); }
   Tensor clone() const;
   Tensor contiguous() const;
-  Tensor& copy_(const Tensor& src, bool non_blocking = false);
-  Tensor& fill_(const Scalar& value);
-  Tensor& fill_(const Tensor& value);  // 0-d tensor
-  Tensor& zero_();
+  const Tensor& copy_(const Tensor& src, bool non_blocking = false) const;
+  const Tensor& fill_(const Scalar& value) const;
+  const Tensor& fill_(const Tensor& value) const;  // 0-d tensor
+  const Tensor& zero_() const;
 
   // ---- autograd (src/autograd/tensor_autograd.cpp)
   bool requires_grad() const;
   /// Leaves only; floating-point dtypes only (RuntimeError otherwise, as PyTorch).
-  Tensor& requires_grad_(bool requires_grad = true);
-  Tensor& set_requires_grad(bool requires_grad) { return requires_grad_(requires_grad); }
+  const Tensor& requires_grad_(bool requires_grad = true) const;
+  const Tensor& set_requires_grad(bool requires_grad) const {
+    return requires_grad_(requires_grad);
+  }
   /// The accumulated gradient (undefined until a backward reaches this leaf).
   const Tensor& grad() const;
   Tensor& mutable_grad();
@@ -126,7 +128,7 @@ class Tensor {
                 bool create_graph = false, const std::vector<Tensor>& inputs = {}) const;
   /// An alias outside the graph (requires_grad false).
   Tensor detach() const;
-  Tensor& detach_();
+  const Tensor& detach_() const;
   /// libtorch's Tensor::data(): a detached alias that shares storage and version counter.
   Tensor data() const { return detach(); }
   /// Keeps .grad on a non-leaf after backward.
@@ -173,10 +175,10 @@ class Tensor {
   Tensor select(int64_t dim, SymInt index) const;
   Tensor index(std::initializer_list<TensorIndex> indices) const;
   Tensor index(const std::vector<TensorIndex>& indices) const;
-  Tensor& index_put_(std::initializer_list<TensorIndex> indices, const Tensor& value);
-  Tensor& index_put_(std::initializer_list<TensorIndex> indices, const Scalar& value);
-  Tensor& index_put_(const std::vector<TensorIndex>& indices, const Tensor& value);
-  Tensor& index_put_(const std::vector<TensorIndex>& indices, const Scalar& value);
+  const Tensor& index_put_(std::initializer_list<TensorIndex> indices, const Tensor& value) const;
+  const Tensor& index_put_(std::initializer_list<TensorIndex> indices, const Scalar& value) const;
+  const Tensor& index_put_(const std::vector<TensorIndex>& indices, const Tensor& value) const;
+  const Tensor& index_put_(const std::vector<TensorIndex>& indices, const Scalar& value) const;
   Tensor as_strided(SymIntList size, SymIntList stride,
                     std::optional<SymInt> storage_offset = std::nullopt) const;
   std::vector<Tensor> chunk(int64_t chunks, int64_t dim = 0) const;
@@ -196,14 +198,14 @@ class Tensor {
   Tensor diagonal(int64_t offset = 0, int64_t dim1 = 0, int64_t dim2 = 1) const;
   Tensor tril(int64_t diagonal = 0) const;
   Tensor triu(int64_t diagonal = 0) const;
-  Tensor& tril_(int64_t diagonal = 0);
-  Tensor& triu_(int64_t diagonal = 0);
+  const Tensor& tril_(int64_t diagonal = 0) const;
+  const Tensor& triu_(int64_t diagonal = 0) const;
   Tensor movedim(IntList source, IntList destination) const;
 
   // ---- elementwise (src/ops/elementwise*.cpp)
 #define EMBER_UNARY_METHOD(name) \
   Tensor name() const;           \
-  Tensor& name##_();
+  const Tensor& name##_() const;
   EMBER_UNARY_METHOD(abs)
   EMBER_UNARY_METHOD(neg)
   EMBER_UNARY_METHOD(sign)
@@ -239,7 +241,7 @@ class Tensor {
   EMBER_UNARY_METHOD(bitwise_not)
 #undef EMBER_UNARY_METHOD
   Tensor round(int64_t decimals = 0) const;
-  Tensor& round_(int64_t decimals = 0);
+  const Tensor& round_(int64_t decimals = 0) const;
   Tensor logit(std::optional<double> eps = std::nullopt) const;
   Tensor nan_to_num(std::optional<double> nan = 0.0, std::optional<double> posinf = std::nullopt,
                     std::optional<double> neginf = std::nullopt) const;
@@ -249,21 +251,23 @@ class Tensor {
 
   Tensor add(const Tensor& other, const Scalar& alpha = 1) const;
   Tensor add(const Scalar& other, const Scalar& alpha = 1) const;
-  Tensor& add_(const Tensor& other, const Scalar& alpha = 1);
-  Tensor& add_(const Scalar& other, const Scalar& alpha = 1);
+  const Tensor& add_(const Tensor& other, const Scalar& alpha = 1) const;
+  const Tensor& add_(const Scalar& other, const Scalar& alpha = 1) const;
   Tensor sub(const Tensor& other, const Scalar& alpha = 1) const;
   Tensor sub(const Scalar& other, const Scalar& alpha = 1) const;
-  Tensor& sub_(const Tensor& other, const Scalar& alpha = 1);
-  Tensor& sub_(const Scalar& other, const Scalar& alpha = 1);
+  const Tensor& sub_(const Tensor& other, const Scalar& alpha = 1) const;
+  const Tensor& sub_(const Scalar& other, const Scalar& alpha = 1) const;
   Tensor div(const Tensor& other, std::optional<std::string> rounding_mode = std::nullopt) const;
   Tensor div(const Scalar& other, std::optional<std::string> rounding_mode = std::nullopt) const;
-  Tensor& div_(const Tensor& other, std::optional<std::string> rounding_mode = std::nullopt);
-  Tensor& div_(const Scalar& other, std::optional<std::string> rounding_mode = std::nullopt);
-#define EMBER_BINARY_METHOD(name)         \
-  Tensor name(const Tensor& other) const; \
-  Tensor name(const Scalar& other) const; \
-  Tensor& name##_(const Tensor& other);   \
-  Tensor& name##_(const Scalar& other);
+  const Tensor& div_(const Tensor& other,
+                     std::optional<std::string> rounding_mode = std::nullopt) const;
+  const Tensor& div_(const Scalar& other,
+                     std::optional<std::string> rounding_mode = std::nullopt) const;
+#define EMBER_BINARY_METHOD(name)                   \
+  Tensor name(const Tensor& other) const;           \
+  Tensor name(const Scalar& other) const;           \
+  const Tensor& name##_(const Tensor& other) const; \
+  const Tensor& name##_(const Scalar& other) const;
   EMBER_BINARY_METHOD(mul)
   EMBER_BINARY_METHOD(floor_divide)
   EMBER_BINARY_METHOD(remainder)
@@ -295,7 +299,7 @@ class Tensor {
   Tensor clamp(std::optional<Scalar> min, std::optional<Scalar> max = std::nullopt) const;
   Tensor clamp(const std::optional<Tensor>& min,
                const std::optional<Tensor>& max = std::nullopt) const;
-  Tensor& clamp_(std::optional<Scalar> min, std::optional<Scalar> max = std::nullopt);
+  const Tensor& clamp_(std::optional<Scalar> min, std::optional<Scalar> max = std::nullopt) const;
   Tensor clip(std::optional<Scalar> min, std::optional<Scalar> max = std::nullopt) const;
   Tensor clamp_min(const Scalar& min) const;
   Tensor clamp_max(const Scalar& max) const;
@@ -303,12 +307,12 @@ class Tensor {
   Tensor lerp(const Tensor& end, const Tensor& weight) const;
   Tensor addcmul(const Tensor& t1, const Tensor& t2, const Scalar& value = 1) const;
   Tensor addcdiv(const Tensor& t1, const Tensor& t2, const Scalar& value = 1) const;
-  Tensor& addcmul_(const Tensor& t1, const Tensor& t2, const Scalar& value = 1);
-  Tensor& addcdiv_(const Tensor& t1, const Tensor& t2, const Scalar& value = 1);
+  const Tensor& addcmul_(const Tensor& t1, const Tensor& t2, const Scalar& value = 1) const;
+  const Tensor& addcdiv_(const Tensor& t1, const Tensor& t2, const Scalar& value = 1) const;
   Tensor masked_fill(const Tensor& mask, const Scalar& value) const;
   Tensor masked_fill(const Tensor& mask, const Tensor& value) const;
-  Tensor& masked_fill_(const Tensor& mask, const Scalar& value);
-  Tensor& masked_fill_(const Tensor& mask, const Tensor& value);
+  const Tensor& masked_fill_(const Tensor& mask, const Scalar& value) const;
+  const Tensor& masked_fill_(const Tensor& mask, const Tensor& value) const;
   Tensor where(const Tensor& condition, const Tensor& other) const;
 
   // ---- reductions (src/ops/reduction*.cpp). An empty dim list means every dim.
@@ -337,6 +341,11 @@ class Tensor {
   Tensor argmin(std::optional<int64_t> dim = std::nullopt, bool keepdim = false) const;
   Tensor var(IntList dim = {}, double correction = 1, bool keepdim = false) const;
   Tensor std(IntList dim = {}, double correction = 1, bool keepdim = false) const;
+  /// libtorch's forms: an optional dim list (nullopt: all) and an optional correction (nullopt: 1).
+  Tensor var(OptionalIntList dim, const std::optional<Scalar>& correction,
+             bool keepdim = false) const;
+  Tensor std(OptionalIntList dim, const std::optional<Scalar>& correction,
+             bool keepdim = false) const;
   Tensor norm(const Scalar& p = 2, IntList dim = {}, bool keepdim = false,
               std::optional<ScalarType> dtype = std::nullopt) const;
   Tensor logsumexp(IntList dim, bool keepdim = false) const;
@@ -368,12 +377,12 @@ class Tensor {
   Tensor kron(const Tensor& other) const;
 
   // ---- random in-place (src/ops/random.cpp)
-  Tensor& uniform_(double from = 0, double to = 1);
-  Tensor& normal_(double mean = 0, double std = 1);
-  Tensor& bernoulli_(double p = 0.5);
+  const Tensor& uniform_(double from = 0, double to = 1) const;
+  const Tensor& normal_(double mean = 0, double std = 1) const;
+  const Tensor& bernoulli_(double p = 0.5) const;
   /// ember::multinomial with the default generator.
   Tensor multinomial(int64_t num_samples, bool replacement = false) const;
-  Tensor& random_(int64_t from, std::optional<int64_t> to = std::nullopt);
+  const Tensor& random_(int64_t from, std::optional<int64_t> to = std::nullopt) const;
 
   // ---- comparison helpers (src/ops/compare.cpp)
   bool equal(const Tensor& other) const;
@@ -392,30 +401,31 @@ class Tensor {
                  const std::string& reduce) const;
   Tensor scatter(int64_t dim, const Tensor& index, const Scalar& value,
                  const std::string& reduce) const;
-  Tensor& scatter_(int64_t dim, const Tensor& index, const Tensor& src);
-  Tensor& scatter_(int64_t dim, const Tensor& index, const Scalar& value);
-  Tensor& scatter_(int64_t dim, const Tensor& index, const Tensor& src, const std::string& reduce);
-  Tensor& scatter_(int64_t dim, const Tensor& index, const Scalar& value,
-                   const std::string& reduce);
+  const Tensor& scatter_(int64_t dim, const Tensor& index, const Tensor& src) const;
+  const Tensor& scatter_(int64_t dim, const Tensor& index, const Scalar& value) const;
+  const Tensor& scatter_(int64_t dim, const Tensor& index, const Tensor& src,
+                         const std::string& reduce) const;
+  const Tensor& scatter_(int64_t dim, const Tensor& index, const Scalar& value,
+                         const std::string& reduce) const;
   Tensor scatter_add(int64_t dim, const Tensor& index, const Tensor& src) const;
-  Tensor& scatter_add_(int64_t dim, const Tensor& index, const Tensor& src);
+  const Tensor& scatter_add_(int64_t dim, const Tensor& index, const Tensor& src) const;
   Tensor scatter_reduce(int64_t dim, const Tensor& index, const Tensor& src,
                         const std::string& reduce, bool include_self = true) const;
-  Tensor& scatter_reduce_(int64_t dim, const Tensor& index, const Tensor& src,
-                          const std::string& reduce, bool include_self = true);
+  const Tensor& scatter_reduce_(int64_t dim, const Tensor& index, const Tensor& src,
+                                const std::string& reduce, bool include_self = true) const;
   Tensor index_add(int64_t dim, const Tensor& index, const Tensor& source,
                    const Scalar& alpha = 1) const;
-  Tensor& index_add_(int64_t dim, const Tensor& index, const Tensor& source,
-                     const Scalar& alpha = 1);
+  const Tensor& index_add_(int64_t dim, const Tensor& index, const Tensor& source,
+                           const Scalar& alpha = 1) const;
   Tensor index_copy(int64_t dim, const Tensor& index, const Tensor& source) const;
-  Tensor& index_copy_(int64_t dim, const Tensor& index, const Tensor& source);
+  const Tensor& index_copy_(int64_t dim, const Tensor& index, const Tensor& source) const;
   Tensor index_fill(int64_t dim, const Tensor& index, const Scalar& value) const;
   Tensor index_fill(int64_t dim, const Tensor& index, const Tensor& value) const;
-  Tensor& index_fill_(int64_t dim, const Tensor& index, const Scalar& value);
-  Tensor& index_fill_(int64_t dim, const Tensor& index, const Tensor& value);
+  const Tensor& index_fill_(int64_t dim, const Tensor& index, const Scalar& value) const;
+  const Tensor& index_fill_(int64_t dim, const Tensor& index, const Tensor& value) const;
   Tensor masked_select(const Tensor& mask) const;
   Tensor masked_scatter(const Tensor& mask, const Tensor& source) const;
-  Tensor& masked_scatter_(const Tensor& mask, const Tensor& source);
+  const Tensor& masked_scatter_(const Tensor& mask, const Tensor& source) const;
   Tensor take(const Tensor& index) const;
   Tensor take_along_dim(const Tensor& indices, std::optional<int64_t> dim = std::nullopt) const;
   Tensor nonzero() const;
@@ -433,6 +443,8 @@ class Tensor {
   std::tuple<Tensor, Tensor> sort(std::optional<bool> stable, int64_t dim = -1,
                                   bool descending = false) const;
   Tensor argsort(int64_t dim = -1, bool descending = false, bool stable = false) const;
+  /// libtorch's argsort(stable, dim, descending).
+  Tensor argsort(bool stable, int64_t dim, bool descending = false) const;
   Tensor msort() const;
   std::tuple<Tensor, Tensor> topk(int64_t k, int64_t dim = -1, bool largest = true,
                                   bool sorted = true) const;
@@ -444,6 +456,11 @@ class Tensor {
   std::tuple<Tensor, Tensor> mode(int64_t dim = -1, bool keepdim = false) const;
 
  private:
+  // Note [const in-place methods]: a Tensor is a handle to a shared TensorImpl, as in ATen, so
+  // in-place methods (which change the impl, never the handle) are const and callable on a
+  // const Tensor& (x.grad().zero_()); they hand the handle on to the Tensor& helpers this way.
+  Tensor& mutable_self() const { return const_cast<Tensor&>(*this); }
+
   std::shared_ptr<TensorImpl> impl_;
 };
 

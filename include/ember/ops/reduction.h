@@ -33,6 +33,11 @@ Tensor argmin(const Tensor& x, std::optional<int64_t> dim = std::nullopt, bool k
 /// correction = 1 is Bessel's correction (unbiased), 0 the population variance.
 Tensor var(const Tensor& x, IntList dim = {}, double correction = 1, bool keepdim = false);
 Tensor std(const Tensor& x, IntList dim = {}, double correction = 1, bool keepdim = false);
+/// libtorch's forms: an optional dim list (nullopt: all) and an optional correction (nullopt: 1).
+Tensor var(const Tensor& x, OptionalIntList dim, const std::optional<Scalar>& correction,
+           bool keepdim = false);
+Tensor std(const Tensor& x, OptionalIntList dim, const std::optional<Scalar>& correction,
+           bool keepdim = false);
 std::tuple<Tensor, Tensor> var_mean(const Tensor& x, IntList dim = {}, double correction = 1,
                                     bool keepdim = false);
 std::tuple<Tensor, Tensor> std_mean(const Tensor& x, IntList dim = {}, double correction = 1,

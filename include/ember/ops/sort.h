@@ -15,6 +15,8 @@ std::tuple<Tensor, Tensor> sort(const Tensor& x, int64_t dim = -1, bool descendi
 std::tuple<Tensor, Tensor> sort(const Tensor& x, std::optional<bool> stable, int64_t dim = -1,
                                 bool descending = false);
 Tensor argsort(const Tensor& x, int64_t dim = -1, bool descending = false, bool stable = false);
+/// libtorch's argsort(x, stable, dim, descending).
+Tensor argsort(const Tensor& x, bool stable, int64_t dim, bool descending = false);
 /// Sorts along dim 0.
 Tensor msort(const Tensor& x);
 /// The k largest (or smallest) elements along dim; ties keep the lower index first.

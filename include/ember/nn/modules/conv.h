@@ -53,8 +53,7 @@ class ConvTransposeNdImpl : public Module {
   void reset_parameters();
   /// output_size (the spatial sizes, optionally with the leading batch/channel sizes) picks the
   /// output_padding that reaches it, as PyTorch.
-  Tensor forward(const Tensor& input,
-                 const std::optional<std::vector<int64_t>>& output_size = std::nullopt);
+  Tensor forward(const Tensor& input, const OptionalIntList& output_size = std::nullopt);
   void pretty_print(std::ostream& stream) const override;
   ConvTransposeOptions<D> options;
   Tensor weight, bias;
