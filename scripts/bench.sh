@@ -6,13 +6,15 @@
 # and prints one table (also written as JSON and Markdown).
 #
 #   bash scripts/bench.sh [--cases LIST] [--threads 1,2] [--reps N] [--min-time S]
-#                         [--gpt-steps N] [--out FILE] [--quick] [--no-build]
+#                         [--gpt-steps N] [--out FILE] [--ember-env KEY=VALUE] [--quick]
+#                         [--no-build]
 #
 #   --cases    comma list of case names or groups (default all): norm, act, reduce, attention,
 #              gemm, dispatch, mlp, gpt, contention; e.g. --cases dispatch,mlp,gpt --quick
 #   --threads  thread counts (default 1,2)        --reps  repetitions per case (default 3)
-#   --min-time seconds per repetition (default 0.3)  --gpt-steps  training steps (default 40)
+#   --min-time seconds per repetition (default 0.3)  --gpt-steps  training steps (default 30)
 #   --out      JSON result (default bench/results/latest.json; the table also goes to .md)
+#   --ember-env  extra environment for Ember's programs only, e.g. OMP_WAIT_POLICY=passive
 #   --quick    one short repetition per case, 15 GPT steps: a smoke run (under ~3 minutes)
 #   --no-build use the programs already built in build/default
 set -euo pipefail
@@ -24,7 +26,7 @@ while (($#)); do
   case $1 in
     --no-build) build=0 ;;
     --quick) args+=("$1") ;;
-    --cases | --threads | --reps | --min-time | --gpt-steps | --out)
+    --cases | --threads | --reps | --min-time | --gpt-steps | --out | --ember-env)
       (($# >= 2)) || { echo "bench.sh: $1 needs a value" >&2; exit 2; }
       args+=("$1" "$2")
       shift ;;

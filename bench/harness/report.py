@@ -77,18 +77,19 @@ def build_rows(selected, threads, times, checks, gpt, peak, stream, gpt_flops, s
     for case in selected:
         for t in threads:
             if case.source in ("ops", "steps"):
-                e = times["ember"].get((case.name, t), (None,))[0]
+                e, e_med = times["ember"].get((case.name, t), (None, None))
                 # per-op overhead against libtorch's C++ API first; everything else against Python
                 peers = ["libtorch", "torch"] if case.group == "dispatch" else ["torch"]
                 if case.group == "mlp":
                     peers.append("libtorch")
                 for side in peers:
-                    p = times[side].get((case.name, t), (None,))[0]
+                    p, p_med = times[side].get((case.name, t), (None, None))
                     chk = compare(checks["ember"].get(case.name), checks[side].get(case.name),
                                   case.tol, case.floor)
                     label = case.label if side == peers[0] else f"{case.label} (vs {PEER_NAMES[side]})"
-                    rows.append(row(case, t, label, e, p, PEER_NAMES[side], case.amount, peak,
-                                    stream, chk))
+                    r = row(case, t, label, e, p, PEER_NAMES[side], case.amount, peak, stream, chk)
+                    r["ember_ms_median"], r["peer_ms_median"] = e_med, p_med
+                    rows.append(r)
             elif case.source == "gpt":
                 e_rec, p_rec = gpt.get(("ember", t, False)), gpt.get(("torch", t, False))
                 rows.append(row(case, t, case.label, step_ms(e_rec), step_ms(p_rec), "PyTorch",

@@ -36,8 +36,11 @@ def has_avx512():
         return False
 
 
+EMBER_EXTRA_ENV = {}  # --ember-env KEY=VALUE: to compare Ember under other settings
+
+
 def ember_env(threads):
-    return {**os.environ, "OMP_NUM_THREADS": str(threads)}
+    return {**os.environ, **EMBER_EXTRA_ENV, "OMP_NUM_THREADS": str(threads)}
 
 
 def tuned_env(threads):
@@ -56,7 +59,7 @@ def run(cmd, env, what):
     """Runs cmd; returns its stdout, or None (with the error logged) when it fails."""
     try:
         p = subprocess.run([str(c) for c in cmd], env=env, capture_output=True, text=True,
-                           timeout=TIMEOUT)
+                           errors="replace", timeout=TIMEOUT)
     except (OSError, subprocess.TimeoutExpired) as e:
         log(f"bench: {what} failed: {e}")
         return None
@@ -209,11 +212,18 @@ def main():
     p.add_argument("--threads", default="1,2")
     p.add_argument("--reps", type=int, default=3)
     p.add_argument("--min-time", type=float, default=0.3)
-    p.add_argument("--gpt-steps", type=int, default=40)
+    p.add_argument("--gpt-steps", type=int, default=30)
     p.add_argument("--quick", action="store_true")
     p.add_argument("--out", default=str(ROOT / "bench/results/latest.json"))
+    p.add_argument("--ember-env", action="append", default=[], metavar="KEY=VALUE",
+                   help="extra environment for Ember's programs (repeatable)")
     p.add_argument("--print-targets", action="store_true")
     a = p.parse_args()
+    for kv in a.ember_env:
+        key, sep, value = kv.partition("=")
+        if not sep or not key:
+            raise SystemExit(f"bench: --ember-env expects KEY=VALUE, got '{kv}'")
+        EMBER_EXTRA_ENV[key] = value
     selected = C.select(a.cases)
     sources = {c.source for c in selected}
     if a.print_targets:
@@ -277,7 +287,7 @@ def main():
             "cpu": report.cpu_model(), "cores": os.cpu_count(), "python": platform.python_version(),
             "git": report.git_describe(ROOT), "peak_gflops": peak, "stream_gbs": stream,
             "threads": threads, "reps": a.reps, "min_time_s": a.min_time,
-            "gpt_steps": a.gpt_steps, "quick": a.quick, "load_avg_at_start": os.getloadavg(),
+            "gpt_steps": a.gpt_steps, "quick": a.quick, "ember_env": EMBER_EXTRA_ENV, "load_avg_at_start": os.getloadavg(),
             "seconds": round(time.time() - start, 1),
             "peer_env": {k: tuned_env(1)[k] for k in ("GLIBC_TUNABLES", "OMP_WAIT_POLICY",
                                                        "ATEN_CPU_CAPABILITY")}}
