@@ -34,17 +34,23 @@ struct Case {
   int64_t inner = 1;            // operations per call of the body (the harness divides by it)
 };
 
-/// Values in [lo, hi): u_i = ((i * 2654435761 + seed) mod 2^32) / 2^32, rounded once to float.
-/// bench/peers/ops_peer.py's pattern() computes the same float32 values.
+/// The integer hash behind every input: (i * 2654435761 + seed) mod 2^32.
+inline uint64_t hash(int64_t i, uint64_t seed) {
+  return (static_cast<uint64_t>(i) * 2654435761ULL + seed) % 4294967296ULL;
+}
+/// lo + (hi - lo) * hash / 2^32, in double.
+inline double unit(int64_t i, uint64_t seed, double lo, double hi) {
+  return lo + (hi - lo) * (static_cast<double>(hash(i, seed)) / 4294967296.0);
+}
+
+/// Values in [lo, hi): unit() rounded once to float. bench/peers/ops_peer.py's pattern()
+/// computes the same float32 values.
 inline torch::Tensor pattern(std::vector<int64_t> shape, uint64_t seed, double lo = -2.0,
                              double hi = 2.0) {
   torch::Tensor t = torch::empty(shape, torch::kFloat32);
   float* p = t.data_ptr<float>();
   const int64_t n = t.numel();
-  for (int64_t i = 0; i < n; ++i) {
-    const uint64_t h = (static_cast<uint64_t>(i) * 2654435761ULL + seed) % 4294967296ULL;
-    p[i] = static_cast<float>(lo + (hi - lo) * (static_cast<double>(h) / 4294967296.0));
-  }
+  for (int64_t i = 0; i < n; ++i) p[i] = static_cast<float>(unit(i, seed, lo, hi));
   return t;
 }
 
@@ -53,23 +59,18 @@ inline torch::Tensor pattern(std::vector<int64_t> shape, uint64_t seed, double l
 inline torch::Tensor pattern_rows(int64_t rows, int64_t cols, uint64_t seed, double lo, double hi) {
   torch::Tensor t = torch::empty({rows, cols}, torch::kFloat32);
   float* p = t.data_ptr<float>();
-  for (int64_t i = 0; i < rows * cols; ++i) {
-    const uint64_t h = (static_cast<uint64_t>(i) * 2654435761ULL + seed) % 4294967296ULL;
-    const double v = lo + (hi - lo) * (static_cast<double>(h) / 4294967296.0);
-    p[i] =
-        static_cast<float>(v * (1.0 + static_cast<double>(i / cols) / static_cast<double>(rows)));
-  }
+  for (int64_t i = 0; i < rows * cols; ++i)
+    p[i] = static_cast<float>(unit(i, seed, lo, hi) *
+                              (1.0 + static_cast<double>(i / cols) / static_cast<double>(rows)));
   return t;
 }
 
-/// Class indices in [0, classes): the same hash, reduced modulo `classes`.
+/// Class indices in [0, classes): the hash modulo `classes`.
 inline torch::Tensor pattern_classes(int64_t n, int64_t classes, uint64_t seed) {
   torch::Tensor t = torch::empty({n}, torch::kInt64);
   int64_t* p = t.data_ptr<int64_t>();
   for (int64_t i = 0; i < n; ++i)
-    p[i] =
-        static_cast<int64_t>(((static_cast<uint64_t>(i) * 2654435761ULL + seed) % 4294967296ULL) %
-                             static_cast<uint64_t>(classes));
+    p[i] = static_cast<int64_t>(hash(i, seed) % static_cast<uint64_t>(classes));
   return t;
 }
 

@@ -15,7 +15,7 @@
 #   --min-time seconds per repetition (default 0.3)  --gpt-steps  training steps (default 30)
 #   --out      JSON result (default bench/results/latest.json; the table also goes to .md)
 #   --ember-env  extra environment for Ember's programs only, e.g. OMP_WAIT_POLICY=passive
-#   --quick    one short repetition per case, 15 GPT steps: a smoke run (under ~3 minutes)
+#   --quick    one short repetition per case, 10 GPT steps: a smoke run (under ~3 minutes)
 #   --no-build use the programs already built in build/default
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)

@@ -234,7 +234,7 @@ def main():
         print(" ".join(targets))
         return
     if a.quick:
-        a.reps, a.min_time, a.gpt_steps = 1, 0.1, min(a.gpt_steps, 15)
+        a.reps, a.min_time, a.gpt_steps = 1, 0.1, min(a.gpt_steps, 10)
     threads = [int(t) for t in a.threads.split(",") if t]
     bindir = Path(a.bindir)
     start = time.time()

@@ -24,21 +24,27 @@ ATT = (16, 4, 128, 64)  # attention: batch, heads, tokens, head dim
 INNER = 1000  # tiny adds per timed call, as bench_steps.cpp's kInner
 
 
+def _hash(n, seed):
+    return (torch.arange(n, dtype=torch.int64) * 2654435761 + seed) % 4294967296
+
+
+def _unit(n, seed, lo, hi):
+    return lo + (hi - lo) * (_hash(n, seed).double() / 4294967296.0)
+
+
 def pattern(shape, seed, lo=-2.0, hi=2.0):
-    n = math.prod(shape)
-    h = (torch.arange(n, dtype=torch.int64) * 2654435761 + seed) % 4294967296
-    return (lo + (hi - lo) * (h.double() / 4294967296.0)).float().view(shape)
+    """bench_common.h's pattern(): the same float32 values."""
+    return _unit(math.prod(shape), seed, lo, hi).float().view(shape)
 
 
 def pattern_rows(rows, cols, seed, lo, hi):
     """pattern() scaled by 1 + r / rows in row r (bench_common.h's pattern_rows)."""
-    h = (torch.arange(rows * cols, dtype=torch.int64) * 2654435761 + seed) % 4294967296
-    v = (lo + (hi - lo) * (h.double() / 4294967296.0)).view(rows, cols)
+    v = _unit(rows * cols, seed, lo, hi).view(rows, cols)
     return (v * (1.0 + torch.arange(rows, dtype=torch.float64) / rows).view(rows, 1)).float()
 
 
 def pattern_classes(n, classes, seed):
-    return ((torch.arange(n, dtype=torch.int64) * 2654435761 + seed) % 4294967296) % classes
+    return _hash(n, seed) % classes
 
 
 def grad_body(y, inputs, seed):
