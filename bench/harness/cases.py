@@ -25,6 +25,23 @@ class Case:
     amount: float = 0.0  # bytes moved (the compulsory traffic) or floating-point operations
     tol: float = 1e-3  # relative tolerance of the output check
     floor: float = 0.0  # absolute tolerance added (sums of many terms)
+    target: float = 0.0  # issue 16's goal at 2 threads: Ember/peer at most this (0: none)
+    target_pct: float = 0.0  # ... and at least this % of the limit (0: none)
+
+
+# Issue 16's targets (2 threads, against the primary peer).
+TARGETS = {"softmax": 0.67, "log_softmax": 0.67, "layer_norm": 0.67, "rms_norm": 0.67,
+           "silu": 1.0, "gelu": 1.0, "cross_entropy": 1.0, "sum": 1.0, "mean": 1.0, "max": 1.0,
+           "dispatch": 0.5, "mlp": 0.7, "gpt": 0.6, "contention": 1.3}
+
+
+def _with_targets(cases):
+    for c in cases:
+        stem = c.name.rsplit("_", 1)[0]
+        c.target = TARGETS.get(c.group, TARGETS.get(stem, 0.0))
+        if stem in ("silu", "gelu") and c.name.endswith("_fwd"):
+            c.target_pct = 85.0  # of STREAM
+    return cases
 
 
 def _norm_cases():
@@ -89,7 +106,8 @@ def _step_cases():
     ]
 
 
-CASES = _norm_cases() + _elementwise_cases() + _reduction_cases() + _matmul_cases() + _step_cases()
+CASES = _with_targets(_norm_cases() + _elementwise_cases() + _reduction_cases() +
+                      _matmul_cases() + _step_cases())
 BY_NAME = {c.name: c for c in CASES}
 GROUPS = list(dict.fromkeys(c.group for c in CASES))
 

@@ -64,11 +64,16 @@ def percent(case, amount, ms, peak, stream, t):
 def row(case, t, label, e, p, peer, amount, peak, stream, check, note=""):
     ratio = e / p if e and p else None
     limit = {"bw": "STREAM", "flops": "FP32 peak"}.get(case.limit, "")
-    return {"case": case.name, "label": label, "threads": t, "ember_ms": e, "peer": peer,
-            "peer_ms": p, "ratio": ratio, "limit": limit,
-            "ember_pct": percent(case, amount, e, peak, stream, t),
-            "peer_pct": percent(case, amount, p, peak, stream, t),
-            "check": check[0], "check_err": check[1], "note": note}
+    r = {"case": case.name, "label": label, "threads": t, "ember_ms": e, "peer": peer,
+         "peer_ms": p, "ratio": ratio, "limit": limit,
+         "ember_pct": percent(case, amount, e, peak, stream, t),
+         "peer_pct": percent(case, amount, p, peak, stream, t),
+         "check": check[0], "check_err": check[1], "note": note, "target": None, "met": None}
+    if case.target and t == 2 and "(vs " not in label:  # the issue's targets: 2 threads
+        r["target"] = f"<= {case.target:g}" + (f", >= {case.target_pct:g}%" if case.target_pct else "")
+        r["met"] = ratio is not None and ratio <= case.target and (
+            not case.target_pct or (r["ember_pct"] or 0) >= case.target_pct)
+    return r
 
 
 def build_rows(selected, threads, times, checks, gpt, peak, stream, gpt_flops, step_ms,
@@ -104,6 +109,8 @@ def build_rows(selected, threads, times, checks, gpt, peak, stream, gpt_flops, s
                         note=f"slowdown Ember {fmt(slow['ember'], 'x')}, PyTorch "
                              f"{fmt(slow['torch'], 'x')}")
                 r["ratio"] = slow["ember"] / slow["torch"] if all(slow.values()) else None
+                if r["target"]:
+                    r["met"] = r["ratio"] is not None and r["ratio"] <= case.target
                 r["ember_slowdown"], r["peer_slowdown"] = slow["ember"], slow["torch"]
                 rows.append(r)
     return rows
@@ -124,7 +131,7 @@ def fmt(v, kind):
 
 
 HEADER = ["case", "thr", "Ember", "peer", "peer time", "Ember/peer", "Ember % of limit",
-          "peer % of limit", "check"]
+          "peer % of limit", "target (2 thr)", "check"]
 
 
 def cells(r):
@@ -133,7 +140,8 @@ def cells(r):
     return [r["label"], str(r["threads"]), fmt(r["ember_ms"], "ms"), r["peer"],
             fmt(r["peer_ms"], "ms"), fmt(r["ratio"], "ratio"),
             fmt(r["ember_pct"], "pct") + lim if r["ember_pct"] is not None else "",
-            fmt(r["peer_pct"], "pct") + lim if r["peer_pct"] is not None else "", check]
+            fmt(r["peer_pct"], "pct") + lim if r["peer_pct"] is not None else "",
+            f"{r['target']} {'met' if r['met'] else 'MISSED'}" if r["target"] else "", check]
 
 
 def render(rows, meta):
@@ -147,8 +155,13 @@ def render(rows, meta):
     table = [HEADER] + [cells(r) for r in rows]
     widths = [max(len(line[i]) for line in table) for i in range(len(HEADER))]
     text = head + "\n\n" + "\n".join(
-        "  ".join(c.ljust(w) if i in (0, 3, 8) else c.rjust(w)
+        "  ".join(c.ljust(w) if i in (0, 3, 9) else c.rjust(w)
                   for i, (c, w) in enumerate(zip(line, widths))) for line in table)
+    aimed = [r for r in rows if r["target"]]
+    failed = [r for r in rows if r["check"].startswith("FAIL")]
+    tail = (f"issue 16's targets met: {sum(bool(r['met']) for r in aimed)} of {len(aimed)}; "
+            f"output checks failed: {len(failed)} of {len(rows)}")
+    text += "\n\n" + tail
     md = head.replace("\n", "  \n") + "\n\n" + "\n".join(
         "| " + " | ".join(line) + " |" for line in [table[0], ["---"] * len(HEADER)] + table[1:])
-    return text, md + "\n"
+    return text, md + "\n\n" + tail + "\n"
