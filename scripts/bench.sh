@@ -11,7 +11,7 @@
 #
 #   --cases    comma list of case names or groups (default all): norm, act, reduce, attention,
 #              gemm, dispatch, mlp, gpt, contention; e.g. --cases dispatch,mlp,gpt --quick
-#   --threads  thread counts (default 1,2)        --reps  repetitions per case (default 3)
+#   --threads  thread counts (default 1,2)   --reps  rounds, each side once per round (default 3)
 #   --min-time seconds per repetition (default 0.3)  --gpt-steps  training steps (default 30)
 #   --out      JSON result (default bench/results/latest.json; the table also goes to .md)
 #   --ember-env  extra environment for Ember's programs only, e.g. OMP_WAIT_POLICY=passive

@@ -150,7 +150,7 @@ def render(rows, meta):
     head = (f"{meta['cpu']}, {meta['cores']} cores, {meta['date']}, git {meta['git']}; "
             f"FP32 peak GFLOP/s: {peak}; STREAM triad GB/s: {stream}; load average at start "
             f"{meta['load_avg_at_start'][0]:.1f}\n"
-            f"Ember/peer below 1: Ember is faster. Times: best of {meta['reps']} repetitions "
+            f"Ember/peer below 1: Ember is faster. Times: best of {meta['reps']} rounds "
             f"(GPT: median step). PyTorch {meta['peer_env']}")
     table = [HEADER] + [cells(r) for r in rows]
     widths = [max(len(line[i]) for line in table) for i in range(len(HEADER))]

@@ -101,13 +101,13 @@ def machine_limits(bindir, threads, quick):
 
 # ---------------------------------------------------------------- Google Benchmark programs
 
-def gbench(binary, names, threads, env, a, what):
-    """{case: (best ms, median ms)} over the repetitions of a Google Benchmark program."""
+def gbench(binary, names, env, a, what):
+    """{case: [ms per operation]}, one per repetition, from a Google Benchmark program."""
     if not names or not Path(binary).exists():
         return {}
     out = run([binary, f"--benchmark_filter=^({'|'.join(names)})(/|$)",
                "--benchmark_format=json", f"--benchmark_min_time={a.min_time}",
-               f"--benchmark_repetitions={a.reps}"], env, what)
+               "--benchmark_repetitions=1"], env, what)
     if out is None:
         return {}
     scale = {"ns": 1e-6, "us": 1e-3, "ms": 1.0, "s": 1e3}
@@ -118,7 +118,12 @@ def gbench(binary, names, threads, env, a, what):
         name = b.get("run_name", b["name"]).split("/")[0]
         ms = b["real_time"] * scale[b.get("time_unit", "ns")] / b.get("inner", 1.0)
         times.setdefault(name, []).append(ms)
-    return {k: (min(v), statistics.median(v)) for k, v in times.items()}
+    return times
+
+
+def add(into, threads, found):
+    for case, ms in found.items():
+        into.setdefault((case, threads), []).extend(ms)
 
 
 def gbench_check(binary, names, env, path, what):
@@ -131,8 +136,8 @@ def peer_ops(names, threads, a, what):
     if not names:
         return {}
     out = run([PY, ROOT / "bench/peers/ops_peer.py", "--cases", ",".join(names), "--threads",
-               threads, "--min-time", a.min_time, "--reps", a.reps], tuned_env(threads), what)
-    return {r["case"]: (r["ms"], r["ms_median"]) for r in json_lines(out)}
+               threads, "--min-time", a.min_time, "--reps", 1], tuned_env(threads), what)
+    return {r["case"]: [r["ms"]] for r in json_lines(out)}
 
 
 def peer_ops_check(names, threads, path):
@@ -242,21 +247,21 @@ def main():
     log(f"bench: FP32 peak and STREAM triad at {threads} threads...")
     peak, stream = machine_limits(bindir / "bench", threads, a.quick)
     names = {s: [c.name for c in selected if c.source == s] for s in ("ops", "steps")}
-    times = {"ember": {}, "torch": {}, "libtorch": {}}  # (side) -> {(case, threads): (best, med)}
+    times = {"ember": {}, "torch": {}, "libtorch": {}}  # side -> {(case, threads): [ms, ...]}
     gpt = {}  # (side, threads, contended) -> record
     with tempfile.TemporaryDirectory(prefix="ember-bench-") as tmp:
-        for t in threads:  # both sides at one thread count, then the next: drifts hit both
-            log(f"bench: {t} thread(s): Ember...")
-            for s, binary in (("ops", "bench_ops"), ("steps", "bench_steps")):
-                for k, v in gbench(bindir / "bench" / binary, names[s], t, ember_env(t), a,
-                                   f"{binary} ({t} threads)").items():
-                    times["ember"][k, t] = v
-            log(f"bench: {t} thread(s): PyTorch...")
-            for k, v in peer_ops(names["ops"] + names["steps"], t, a, "ops_peer.py").items():
-                times["torch"][k, t] = v
-            for k, v in gbench(a.libtorch_bin, names["steps"], t, tuned_env(t), a,
-                               "libtorch bench_steps").items():
-                times["libtorch"][k, t] = v
+        for t in threads:
+            # Repetitions in rounds, each side once per round: load that drifts on a shared
+            # machine then hits both sides alike.
+            for rnd in range(1, a.reps + 1):
+                log(f"bench: {t} thread(s), round {rnd} of {a.reps}: Ember, PyTorch, libtorch...")
+                for s, binary in (("ops", "bench_ops"), ("steps", "bench_steps")):
+                    add(times["ember"], t, gbench(bindir / "bench" / binary, names[s],
+                                                  ember_env(t), a, f"{binary} ({t} threads)"))
+                add(times["torch"], t, peer_ops(names["ops"] + names["steps"], t, a,
+                                                "ops_peer.py"))
+                add(times["libtorch"], t, gbench(a.libtorch_bin, names["steps"], tuned_env(t), a,
+                                                 "libtorch bench_steps"))
             if sources & {"gpt", "contention"}:
                 log(f"bench: {t} thread(s): GPT training, {a.gpt_steps} steps each...")
                 gpt["ember", t, False] = gpt_ember(bindir, t, a.gpt_steps, tmp)
@@ -281,6 +286,8 @@ def main():
                                      Path(tmp) / "lt.jsonl", "libtorch bench_steps --check"),
         }
 
+    times = {side: {k: (min(v), statistics.median(v)) for k, v in d.items()}
+             for side, d in times.items()}  # best and median of the rounds
     rows = report.build_rows(selected, threads, times, checks, gpt, peak, stream,
                              C.gpt_flops(vocab_size()), step_ms, gpt_check)
     meta = {"date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
