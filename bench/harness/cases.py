@@ -102,7 +102,8 @@ def _step_cases():
         Case("mlp_step", "mlp", "MLP 784-512-512-10 b256 AdamW step", "steps", "flops",
              6 * 256 * MLP_MATMUL_PARAMS, tol=2e-2),
         Case("gpt_step", "gpt", "GPT L4 H4 d256 T128 B16 train step", "gpt", "flops"),
-        Case("gpt_contention", "contention", "ember train vs PyTorch, 1 busy process", "contention"),
+        Case("gpt_contention", "contention", "ember train vs PyTorch, 1 busy process",
+             "contention"),
     ]
 
 

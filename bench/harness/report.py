@@ -70,7 +70,8 @@ def row(case, t, label, e, p, peer, amount, peak, stream, check, note=""):
          "peer_pct": percent(case, amount, p, peak, stream, t),
          "check": check[0], "check_err": check[1], "note": note, "target": None, "met": None}
     if case.target and t == 2 and "(vs " not in label:  # the targets: 2 threads
-        r["target"] = f"<= {case.target:g}" + (f", >= {case.target_pct:g}%" if case.target_pct else "")
+        pct = f", >= {case.target_pct:g}%" if case.target_pct else ""
+        r["target"] = f"<= {case.target:g}{pct}"
         r["met"] = ratio is not None and ratio <= case.target and (
             not case.target_pct or (r["ember_pct"] or 0) >= case.target_pct)
     return r
@@ -91,7 +92,8 @@ def build_rows(selected, threads, times, checks, gpt, peak, stream, gpt_flops, s
                     p, p_med = times[side].get((case.name, t), (None, None))
                     chk = compare(checks["ember"].get(case.name), checks[side].get(case.name),
                                   case.tol, case.floor)
-                    label = case.label if side == peers[0] else f"{case.label} (vs {PEER_NAMES[side]})"
+                    label = (case.label if side == peers[0]
+                             else f"{case.label} (vs {PEER_NAMES[side]})")
                     r = row(case, t, label, e, p, PEER_NAMES[side], case.amount, peak, stream, chk)
                     r["ember_ms_median"], r["peer_ms_median"] = e_med, p_med
                     rows.append(r)
@@ -148,8 +150,9 @@ def render(rows, meta):
     peak = ", ".join(f"{t} thr {v:.0f}" for t, v in sorted(meta["peak_gflops"].items()))
     stream = ", ".join(f"{t} thr {v:.1f}" for t, v in sorted(meta["stream_gbs"].items()))
     head = (f"{meta['cpu']}, {meta['cores']} cores, {meta['date']}, git {meta['git']}; "
-            f"FP32 peak GFLOP/s: {peak}; STREAM triad GB/s: {stream}; load average at start "
-            f"{meta['load_avg_at_start'][0]:.1f}\n"
+            f"FP32 peak GFLOP/s: {peak}; STREAM triad GB/s: {stream}; load average (1 min) "
+            f"{meta['load_avg_at_start'][0]:.1f} at the start, {meta['load_avg_at_end'][0]:.1f} "
+            f"at the end\n"
             f"Ember/peer below 1: Ember is faster. Times: best of {meta['reps']} rounds "
             f"(GPT: median step). PyTorch {meta['peer_env']}")
     table = [HEADER] + [cells(r) for r in rows]

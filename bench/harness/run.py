@@ -46,7 +46,8 @@ def ember_env(threads):
 def tuned_env(threads):
     """PyTorch as a careful user runs it: large allocations kept (no mmap/munmap per op), passive
     OpenMP waiting, the AVX-512 kernels; OpenBLAS tuning variables not inherited."""
-    env = {k: v for k, v in os.environ.items() if k not in ("OPENBLAS_CORETYPE", "OPENBLAS_L2_SIZE")}
+    unset = ("OPENBLAS_CORETYPE", "OPENBLAS_L2_SIZE")
+    env = {k: v for k, v in os.environ.items() if k not in unset}
     env.update({"GLIBC_TUNABLES": "glibc.malloc.mmap_threshold=1073741824:"
                                   "glibc.malloc.trim_threshold=4294967296",
                 "OMP_WAIT_POLICY": "passive",
@@ -209,7 +210,7 @@ def vocab_size():
 
 # ---------------------------------------------------------------- main
 
-def main():
+def parse_args():
     p = argparse.ArgumentParser(description=__doc__)
     p.add_argument("--bindir", default=str(ROOT / "build/default"))
     p.add_argument("--libtorch-bin", default="")
@@ -229,73 +230,93 @@ def main():
         if not sep or not key:
             raise SystemExit(f"bench: --ember-env expects KEY=VALUE, got '{kv}'")
         EMBER_EXTRA_ENV[key] = value
+    if a.quick:
+        a.reps, a.min_time, a.gpt_steps = 1, 0.1, min(a.gpt_steps, 10)
+    a.threads = [int(t) for t in a.threads.split(",") if t]
+    a.bindir = Path(a.bindir)
+    return a
+
+
+def build_targets(sources):
+    targets = ["bench_peak_flops", "bench_stream_triad"]
+    targets += ["bench_ops"] if "ops" in sources else []
+    targets += ["bench_steps"] if "steps" in sources else []
+    targets += ["ember_cli"] if sources & {"gpt", "contention"} else []
+    return targets
+
+
+def time_cases(a, names, t, times):
+    """Repetitions in rounds, each side once per round: load that drifts on a shared machine
+    then hits both sides alike."""
+    for rnd in range(1, a.reps + 1):
+        log(f"bench: {t} thread(s), round {rnd} of {a.reps}: Ember, PyTorch, libtorch...")
+        for s, binary in (("ops", "bench_ops"), ("steps", "bench_steps")):
+            add(times["ember"], t, gbench(a.bindir / "bench" / binary, names[s], ember_env(t), a,
+                                          f"{binary} ({t} threads)"))
+        add(times["torch"], t, peer_ops(names["ops"] + names["steps"], t, a, "ops_peer.py"))
+        add(times["libtorch"], t, gbench(a.libtorch_bin, names["steps"], tuned_env(t), a,
+                                         "libtorch bench_steps"))
+
+
+def train_gpt(a, t, sources, gpt, tmp):
+    if sources & {"gpt", "contention"}:
+        log(f"bench: {t} thread(s): GPT training, {a.gpt_steps} steps each...")
+        gpt["ember", t, False] = gpt_ember(a.bindir, t, a.gpt_steps, tmp)
+        gpt["torch", t, False] = gpt_peer(t, a.gpt_steps)
+    if "contention" in sources:
+        log(f"bench: {t} thread(s): GPT training next to a busy process...")
+        with Spinner():
+            gpt["ember", t, True] = gpt_ember(a.bindir, t, a.gpt_steps, tmp)
+        with Spinner():
+            gpt["torch", t, True] = gpt_peer(t, a.gpt_steps)
+
+
+def output_checks(a, names, tmp):
+    """Every case once per side (at the largest thread count): their check records."""
+    log("bench: output checks...")
+    top, tmp = max(a.threads), Path(tmp)
+    bench = a.bindir / "bench"
+    return {
+        "ember": {**gbench_check(bench / "bench_ops", names["ops"], ember_env(top),
+                                 tmp / "e_ops.jsonl", "bench_ops --check"),
+                  **gbench_check(bench / "bench_steps", names["steps"], ember_env(top),
+                                 tmp / "e_steps.jsonl", "bench_steps --check")},
+        "torch": peer_ops_check(names["ops"] + names["steps"], top, tmp / "t.jsonl"),
+        "libtorch": gbench_check(a.libtorch_bin, names["steps"], tuned_env(top),
+                                 tmp / "lt.jsonl", "libtorch bench_steps --check"),
+    }
+
+
+def main():
+    a = parse_args()
     selected = C.select(a.cases)
     sources = {c.source for c in selected}
     if a.print_targets:
-        targets = ["bench_peak_flops", "bench_stream_triad"]
-        targets += ["bench_ops"] if "ops" in sources else []
-        targets += ["bench_steps"] if "steps" in sources else []
-        targets += ["ember_cli"] if sources & {"gpt", "contention"} else []
-        print(" ".join(targets))
-        return
-    if a.quick:
-        a.reps, a.min_time, a.gpt_steps = 1, 0.1, min(a.gpt_steps, 10)
-    threads = [int(t) for t in a.threads.split(",") if t]
-    bindir = Path(a.bindir)
-    start = time.time()
-
-    log(f"bench: FP32 peak and STREAM triad at {threads} threads...")
-    peak, stream = machine_limits(bindir / "bench", threads, a.quick)
+        print(" ".join(build_targets(sources)))
+        return 0
+    start, load_start = time.time(), os.getloadavg()
+    log(f"bench: FP32 peak and STREAM triad at {a.threads} threads...")
+    peak, stream = machine_limits(a.bindir / "bench", a.threads, a.quick)
     names = {s: [c.name for c in selected if c.source == s] for s in ("ops", "steps")}
     times = {"ember": {}, "torch": {}, "libtorch": {}}  # side -> {(case, threads): [ms, ...]}
     gpt = {}  # (side, threads, contended) -> record
     with tempfile.TemporaryDirectory(prefix="ember-bench-") as tmp:
-        for t in threads:
-            # Repetitions in rounds, each side once per round: load that drifts on a shared
-            # machine then hits both sides alike.
-            for rnd in range(1, a.reps + 1):
-                log(f"bench: {t} thread(s), round {rnd} of {a.reps}: Ember, PyTorch, libtorch...")
-                for s, binary in (("ops", "bench_ops"), ("steps", "bench_steps")):
-                    add(times["ember"], t, gbench(bindir / "bench" / binary, names[s],
-                                                  ember_env(t), a, f"{binary} ({t} threads)"))
-                add(times["torch"], t, peer_ops(names["ops"] + names["steps"], t, a,
-                                                "ops_peer.py"))
-                add(times["libtorch"], t, gbench(a.libtorch_bin, names["steps"], tuned_env(t), a,
-                                                 "libtorch bench_steps"))
-            if sources & {"gpt", "contention"}:
-                log(f"bench: {t} thread(s): GPT training, {a.gpt_steps} steps each...")
-                gpt["ember", t, False] = gpt_ember(bindir, t, a.gpt_steps, tmp)
-                gpt["torch", t, False] = gpt_peer(t, a.gpt_steps)
-            if "contention" in sources:
-                log(f"bench: {t} thread(s): GPT training next to a busy process...")
-                with Spinner():
-                    gpt["ember", t, True] = gpt_ember(bindir, t, a.gpt_steps, tmp)
-                with Spinner():
-                    gpt["torch", t, True] = gpt_peer(t, a.gpt_steps)
-        log("bench: output checks...")
-        top = max(threads)
-        all_names = names["ops"] + names["steps"]
-        checks = {
-            "ember": {**gbench_check(bindir / "bench/bench_ops", names["ops"], ember_env(top),
-                                     Path(tmp) / "e_ops.jsonl", "bench_ops --check"),
-                      **gbench_check(bindir / "bench/bench_steps", names["steps"],
-                                     ember_env(top), Path(tmp) / "e_steps.jsonl",
-                                     "bench_steps --check")},
-            "torch": peer_ops_check(all_names, top, Path(tmp) / "t.jsonl"),
-            "libtorch": gbench_check(a.libtorch_bin, names["steps"], tuned_env(top),
-                                     Path(tmp) / "lt.jsonl", "libtorch bench_steps --check"),
-        }
+        for t in a.threads:
+            time_cases(a, names, t, times)
+            train_gpt(a, t, sources, gpt, tmp)
+        checks = output_checks(a, names, tmp)
 
     times = {side: {k: (min(v), statistics.median(v)) for k, v in d.items()}
              for side, d in times.items()}  # best and median of the rounds
-    rows = report.build_rows(selected, threads, times, checks, gpt, peak, stream,
+    rows = report.build_rows(selected, a.threads, times, checks, gpt, peak, stream,
                              C.gpt_flops(vocab_size()), step_ms, gpt_check)
-    meta = {"date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
-            "cpu": report.cpu_model(), "cores": os.cpu_count(), "python": platform.python_version(),
-            "git": report.git_describe(ROOT), "peak_gflops": peak, "stream_gbs": stream,
-            "threads": threads, "reps": a.reps, "min_time_s": a.min_time,
-            "gpt_steps": a.gpt_steps, "quick": a.quick, "ember_env": EMBER_EXTRA_ENV, "load_avg_at_start": os.getloadavg(),
-            "seconds": round(time.time() - start, 1),
+    meta = {"date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime(start)),
+            "cpu": report.cpu_model(), "cores": os.cpu_count(),
+            "python": platform.python_version(), "git": report.git_describe(ROOT),
+            "peak_gflops": peak, "stream_gbs": stream, "threads": a.threads, "reps": a.reps,
+            "min_time_s": a.min_time, "gpt_steps": a.gpt_steps, "quick": a.quick,
+            "ember_env": EMBER_EXTRA_ENV, "load_avg_at_start": load_start,
+            "load_avg_at_end": os.getloadavg(), "seconds": round(time.time() - start, 1),
             "peer_env": {k: tuned_env(1)[k] for k in ("GLIBC_TUNABLES", "OMP_WAIT_POLICY",
                                                        "ATEN_CPU_CAPABILITY")}}
     text, markdown = report.render(rows, meta)
@@ -305,8 +326,7 @@ def main():
     out.write_text(json.dumps({"meta": meta, "rows": rows}, indent=1) + "\n")
     out.with_suffix(".md").write_text(markdown)
     log(f"bench: wrote {out} and {out.with_suffix('.md')} ({meta['seconds']} s)")
-    failed = [r for r in rows if str(r.get("check", "")).startswith("FAIL")]
-    return 1 if failed else 0
+    return 1 if any(r["check"].startswith("FAIL") for r in rows) else 0
 
 
 if __name__ == "__main__":
