@@ -1,7 +1,8 @@
 #!/usr/bin/python3
 """PyTorch peer of `ember train --model gpt`: the same character-level GPT, data, batch order,
 optimizer and schedule (tools/cli/gpt.h, tools/cli/text_data.cpp). Prints one JSON line:
-{"ms_per_step", "tokens_per_s", "peak_rss_mb", "val_loss", "steps"}.
+{"ms_per_step", "tokens_per_s", "peak_rss_mb", "val_loss", "steps", "vocab", "step_ms", "losses"}
+(step_ms and losses: every step's time and training loss, as `ember train`'s metrics.jsonl).
 Run with Debian's PyTorch: /usr/bin/python3 bench/peers/gpt_peer.py --steps 100"""
 import argparse
 import json
@@ -135,7 +136,7 @@ def main():
     groups = [{"params": [p for p in params if p.dim() >= 2], "weight_decay": a.weight_decay},
               {"params": [p for p in params if p.dim() < 2], "weight_decay": 0.0}]
     opt = torch.optim.AdamW(groups, lr=a.lr, betas=(0.9, 0.95), eps=1e-8)
-    times = []
+    times, losses = [], []
     for step in range(a.steps):
         start = time.perf_counter()
         x, y = windows(train, train_offsets(len(train), a.seed, step, a.batch_size, a.context),
@@ -143,16 +144,20 @@ def main():
         for g in opt.param_groups:
             g["lr"] = lr_at(step, a)
         opt.zero_grad(set_to_none=True)
-        loss_fn(model, x, y).backward()
+        loss = loss_fn(model, x, y)
+        loss.backward()
         torch.nn.utils.clip_grad_norm_(params, 1.0)
         opt.step()
+        losses.append(loss.item())  # `ember train` reads the loss inside its timed step too
         times.append(time.perf_counter() - start)
     timed = times[5:] or times
     ms = 1000 * sum(timed) / len(timed)
     print(json.dumps({"ms_per_step": round(ms, 3),
                       "tokens_per_s": round(a.batch_size * a.context / (ms / 1000), 1),
                       "peak_rss_mb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1),
-                      "val_loss": round(val_loss(model, val, a), 5), "steps": a.steps}))
+                      "val_loss": round(val_loss(model, val, a), 5), "steps": a.steps,
+                      "vocab": vocab, "step_ms": [round(1000 * t, 3) for t in times],
+                      "losses": [round(v, 5) for v in losses]}))
 
 
 if __name__ == "__main__":
