@@ -26,10 +26,12 @@ namespace prof = ember::profiler;
 using prof::FunctionEvent;
 using prof::ProfileOptions;
 
+// Test doubles: they borrow an existing kind (Copy) since they are never compared, serialised
+// or differentiated; only their names, shapes and nesting matter here.
 // A primitive that runs another op inside itself (an op within an op).
-class OuterOp : public Primitive {
+class OuterOp : public PrimitiveOf<OuterOp, NoParams, PrimitiveKind::Copy> {
  public:
-  const char* name() const override { return "outer_test_op"; }
+  const char* default_name() const override { return "outer_test_op"; }
   void eval_cpu(const std::vector<Tensor>& inputs, std::vector<Tensor>&) const override {
     Tensor t = inputs[0];
     t.fill_(3);
@@ -37,14 +39,11 @@ class OuterOp : public Primitive {
 };
 
 // Stands in for matmul-family ops that do not exist yet: only its name and shapes matter.
-class FakeOp : public Primitive {
+class FakeOp : public PrimitiveOf<FakeOp, NoParams, PrimitiveKind::Copy> {
  public:
-  explicit FakeOp(const char* name) : name_(name) {}
-  const char* name() const override { return name_; }
+  explicit FakeOp(const char* name) { set_display_name(name); }
+  const char* default_name() const override { return "fake_test_op"; }
   void eval_cpu(const std::vector<Tensor>&, std::vector<Tensor>&) const override {}
-
- private:
-  const char* name_;
 };
 
 Tensor make(std::vector<int64_t> shape) { return test::make_tensor(shape, kFloat32); }
@@ -168,7 +167,7 @@ TEST(Profiler, CallCountsAndTotals) {
   EXPECT_NEAR(fill->self_cpu_time_total, self_sum, 1e-6);
   EXPECT_NEAR(fill->cpu_time(), sum / 7, 1e-6);
   for (const auto& a : avg) EXPECT_LE(a.self_cpu_time_total, a.cpu_time_total + 1e-9);
-  EXPECT_EQ(ember::detail::g_num_modes.load(), 0);  // nothing left in dispatch when stopped
+  EXPECT_EQ(ember::detail::g_mode_users.load(), 0);  // nothing left in dispatch when stopped
 }
 
 TEST(Profiler, RecordShapesAndGroupByInputShape) {
@@ -424,7 +423,7 @@ TEST(Profiler, ScheduleMatchesPyTorch) {
     p.stop();
     EXPECT_EQ(ready, c.ready);
     EXPECT_EQ(windows, c.windows);
-    EXPECT_EQ(ember::detail::g_num_modes.load(), 0);
+    EXPECT_EQ(ember::detail::g_mode_users.load(), 0);
     EXPECT_TRUE(p.warnings().empty());
   }
 }
@@ -469,7 +468,7 @@ TEST(Profiler, CallbackExceptionPropagatesAndLeavesProfilerStopped) {
   p.start();
   EXPECT_THROW(p.stop(), ValueError);
   EXPECT_FALSE(p.is_running());
-  EXPECT_EQ(ember::detail::g_num_modes.load(), 0);
+  EXPECT_EQ(ember::detail::g_mode_users.load(), 0);
   prof::profile q;  // another profiler can record afterwards
   q.start();
   q.stop();
@@ -647,7 +646,7 @@ TEST(Profiler, WindowsOpenAndCloseWhileOtherThreadsRunOps) {
   }
   done = true;
   for (auto& th : threads) th.join();
-  EXPECT_EQ(ember::detail::g_num_modes.load(), 0);
+  EXPECT_EQ(ember::detail::g_mode_users.load(), 0);
 }
 
 TEST(Profiler, MemoryEventsBalance) {
@@ -775,9 +774,9 @@ TEST(Profiler, DestroyedWhileRunningUnhooks) {
   {
     prof::profile p(ProfileOptions().profile_memory(true));
     p.start();
-    EXPECT_EQ(ember::detail::g_num_modes.load(), 1);
+    EXPECT_EQ(ember::detail::g_mode_users.load(), 1);
   }
-  EXPECT_EQ(ember::detail::g_num_modes.load(), 0);
+  EXPECT_EQ(ember::detail::g_mode_users.load(), 0);
   prof::profile q;
   { prof::ProfileGuard g(q); }  // the window of p was released
   EXPECT_TRUE(q.events().empty());
@@ -858,7 +857,7 @@ TEST(Profiler, Errors) {
       {"negative repeat", [] { prof::schedule(0, 1, 1, -1); },
        "Invalid profiler schedule arguments"},
   });
-  EXPECT_EQ(ember::detail::g_num_modes.load(), 0);
+  EXPECT_EQ(ember::detail::g_mode_users.load(), 0);
 }
 
 }  // namespace
