@@ -6,13 +6,15 @@
 # and prints one table (also written as JSON and Markdown).
 #
 #   bash scripts/bench.sh [--cases LIST] [--threads 1,2] [--reps N] [--min-time S]
-#                         [--gpt-steps N] [--out FILE] [--ember-env KEY=VALUE] [--quick]
-#                         [--no-build]
+#                         [--gpt-steps N] [--gpt-cap S] [--out FILE] [--ember-env KEY=VALUE]
+#                         [--quick] [--no-build]
 #
 #   --cases    comma list of case names or groups (default all): norm, act, reduce, attention,
 #              gemm, dispatch, mlp, gpt, contention; e.g. --cases dispatch,mlp,gpt --quick
 #   --threads  thread counts (default 1,2)   --reps  rounds, each side once per round (default 3)
 #   --min-time seconds per repetition (default 0.3)  --gpt-steps  training steps (default 30)
+#   --gpt-cap  seconds after which an `ember train` run is stopped, its steps so far counting
+#              (default 150; a busy machine slows Ember's spinning threads down badly)
 #   --out      JSON result (default bench/results/latest.json; the table also goes to .md)
 #   --ember-env  extra environment for Ember's programs only, e.g. OMP_WAIT_POLICY=passive
 #   --quick    one short repetition per case, 10 GPT steps: a smoke run (under ~3 minutes)
@@ -26,11 +28,11 @@ while (($#)); do
   case $1 in
     --no-build) build=0 ;;
     --quick) args+=("$1") ;;
-    --cases | --threads | --reps | --min-time | --gpt-steps | --out | --ember-env)
+    --cases | --threads | --reps | --min-time | --gpt-steps | --gpt-cap | --out | --ember-env)
       (($# >= 2)) || { echo "bench.sh: $1 needs a value" >&2; exit 2; }
       args+=("$1" "$2")
       shift ;;
-    -h | --help) sed -n '2,19p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h | --help) sed -n '2,21p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "bench.sh: unknown option $1 (see --help)" >&2; exit 2 ;;
   esac
   shift

@@ -100,7 +100,8 @@ def build_rows(selected, threads, times, checks, gpt, peak, stream, gpt_flops, s
             elif case.source == "gpt":
                 e_rec, p_rec = gpt.get(("ember", t, False)), gpt.get(("torch", t, False))
                 rows.append(row(case, t, case.label, step_ms(e_rec), step_ms(p_rec), "PyTorch",
-                                gpt_flops, peak, stream, gpt_check(e_rec, p_rec)))
+                                gpt_flops, peak, stream, gpt_check(e_rec, p_rec),
+                                note=stopped_note(e_rec)))
             elif case.source == "contention":
                 ms = {(s, c): step_ms(gpt.get((s, t, c))) for s in ("ember", "torch")
                       for c in (False, True)}
@@ -109,13 +110,20 @@ def build_rows(selected, threads, times, checks, gpt, peak, stream, gpt_flops, s
                 r = row(case, t, case.label + " (ratio of slowdowns)", ms["ember", True],
                         ms["torch", True], "PyTorch", 0, peak, stream, ("n/a", None),
                         note=f"slowdown Ember {fmt(slow['ember'], 'x')}, PyTorch "
-                             f"{fmt(slow['torch'], 'x')}")
+                             f"{fmt(slow['torch'], 'x')}"
+                             + stopped_note(gpt.get(("ember", t, True)), "; "))
                 r["ratio"] = slow["ember"] / slow["torch"] if all(slow.values()) else None
                 if r["target"]:
                     r["met"] = r["ratio"] is not None and r["ratio"] <= case.target
                 r["ember_slowdown"], r["peer_slowdown"] = slow["ember"], slow["torch"]
                 rows.append(r)
     return rows
+
+
+def stopped_note(rec, sep=""):
+    if not rec or not rec.get("stopped"):
+        return ""
+    return f"{sep}Ember stopped by --gpt-cap after {len(rec['step_ms'])} steps"
 
 
 def fmt(v, kind):

@@ -56,11 +56,11 @@ def tuned_env(threads):
     return env
 
 
-def run(cmd, env, what):
+def run(cmd, env, what, timeout=TIMEOUT):
     """Runs cmd; returns its stdout, or None (with the error logged) when it fails."""
     try:
         p = subprocess.run([str(c) for c in cmd], env=env, capture_output=True, text=True,
-                           errors="replace", timeout=TIMEOUT)
+                           errors="replace", timeout=timeout)
     except (OSError, subprocess.TimeoutExpired) as e:
         log(f"bench: {what} failed: {e}")
         return None
@@ -163,21 +163,29 @@ class Spinner:
         self.p.wait()
 
 
-def gpt_ember(bindir, threads, steps, tmp):
+def gpt_ember(bindir, threads, steps, tmp, cap):
+    """`ember train`'s per-step times and losses (metrics.jsonl). A run past `cap` seconds is
+    stopped and its steps so far count (a machine too busy for Ember's spinning threads would
+    otherwise take many minutes)."""
     out = Path(tempfile.mkdtemp(dir=tmp))
     cmd = [bindir / "ember", "train", "--model", "gpt", "--data", ROOT / "data/austen",
            "--steps", steps, *C.GPT_FLAGS, "--threads", threads, "--eval-every", steps,
            "--save-every", steps, "--out", out]
-    if run(cmd, ember_env(threads), f"ember train ({threads} threads)") is None:
+    finished = run(cmd, ember_env(threads), f"ember train ({threads} threads)", cap) is not None
+    metrics = out / "metrics.jsonl"
+    recs = [r for r in json_lines(metrics.read_text()) if "ms" in r] if metrics.exists() else []
+    if not recs:
         return None
-    recs = [r for r in json_lines((out / "metrics.jsonl").read_text()) if "ms" in r]
-    return {"step_ms": [r["ms"] for r in recs], "losses": [r["loss"] for r in recs]}
+    return {"step_ms": [r["ms"] for r in recs], "losses": [r["loss"] for r in recs],
+            "stopped": not finished}
 
 
-def gpt_peer(threads, steps):
+def gpt_peer(threads, steps, cap):
+    """The same training in PyTorch; it reports at the end, so a run past 3 * cap seconds is
+    stopped and lost (n/a)."""
     out = run([PY, ROOT / "bench/peers/gpt_peer.py", "--data", ROOT / "data/austen", "--steps",
                steps, *C.GPT_FLAGS, "--threads", threads, "--eval-windows", "64"],
-              tuned_env(threads), f"PyTorch GPT peer ({threads} threads)")
+              tuned_env(threads), f"PyTorch GPT peer ({threads} threads)", 3 * cap)
     recs = json_lines(out)
     return recs[-1] if recs else None
 
@@ -192,11 +200,13 @@ def step_ms(r):
 
 def gpt_check(e, p):
     """Same data, batch order and model; initial weights differ (each side's own generator), so
-    the losses agree loosely: the first within 2%, the mean of the last five within 5%."""
+    the losses agree loosely: the first within 2%, the mean of the last five within 5% (over the
+    steps both ran)."""
     if not e or not p or not e["losses"] or not p.get("losses"):
         return "n/a", None
     first = abs(e["losses"][0] - p["losses"][0]) / p["losses"][0] / 0.02
-    tail_e, tail_p = (statistics.mean(x["losses"][-5:]) for x in (e, p))
+    n = min(len(e["losses"]), len(p["losses"]))
+    tail_e, tail_p = (statistics.mean(x["losses"][max(0, n - 5):n]) for x in (e, p))
     last = abs(tail_e - tail_p) / tail_p / 0.05
     worst = max(first, last)
     return ("ok" if worst <= 1 else f"FAIL (losses {e['losses'][0]:.3f}/{tail_e:.3f} vs "
@@ -219,6 +229,8 @@ def parse_args():
     p.add_argument("--reps", type=int, default=3)
     p.add_argument("--min-time", type=float, default=0.3)
     p.add_argument("--gpt-steps", type=int, default=30)
+    p.add_argument("--gpt-cap", type=float, default=150.0,
+                   help="seconds after which an `ember train` run is stopped (its steps count)")
     p.add_argument("--quick", action="store_true")
     p.add_argument("--out", default=str(ROOT / "bench/results/latest.json"))
     p.add_argument("--ember-env", action="append", default=[], metavar="KEY=VALUE",
@@ -232,6 +244,7 @@ def parse_args():
         EMBER_EXTRA_ENV[key] = value
     if a.quick:
         a.reps, a.min_time, a.gpt_steps = 1, 0.1, min(a.gpt_steps, 10)
+        a.gpt_cap = min(a.gpt_cap, 40.0)
     a.threads = [int(t) for t in a.threads.split(",") if t]
     a.bindir = Path(a.bindir)
     return a
@@ -261,14 +274,14 @@ def time_cases(a, names, t, times):
 def train_gpt(a, t, sources, gpt, tmp):
     if sources & {"gpt", "contention"}:
         log(f"bench: {t} thread(s): GPT training, {a.gpt_steps} steps each...")
-        gpt["ember", t, False] = gpt_ember(a.bindir, t, a.gpt_steps, tmp)
-        gpt["torch", t, False] = gpt_peer(t, a.gpt_steps)
+        gpt["ember", t, False] = gpt_ember(a.bindir, t, a.gpt_steps, tmp, a.gpt_cap)
+        gpt["torch", t, False] = gpt_peer(t, a.gpt_steps, a.gpt_cap)
     if "contention" in sources:
         log(f"bench: {t} thread(s): GPT training next to a busy process...")
         with Spinner():
-            gpt["ember", t, True] = gpt_ember(a.bindir, t, a.gpt_steps, tmp)
+            gpt["ember", t, True] = gpt_ember(a.bindir, t, a.gpt_steps, tmp, a.gpt_cap)
         with Spinner():
-            gpt["torch", t, True] = gpt_peer(t, a.gpt_steps)
+            gpt["torch", t, True] = gpt_peer(t, a.gpt_steps, a.gpt_cap)
 
 
 def output_checks(a, names, tmp):
@@ -314,7 +327,8 @@ def main():
             "cpu": report.cpu_model(), "cores": os.cpu_count(),
             "python": platform.python_version(), "git": report.git_describe(ROOT),
             "peak_gflops": peak, "stream_gbs": stream, "threads": a.threads, "reps": a.reps,
-            "min_time_s": a.min_time, "gpt_steps": a.gpt_steps, "quick": a.quick,
+            "min_time_s": a.min_time, "gpt_steps": a.gpt_steps, "gpt_cap_s": a.gpt_cap,
+            "quick": a.quick,
             "ember_env": EMBER_EXTRA_ENV, "load_avg_at_start": load_start,
             "load_avg_at_end": os.getloadavg(), "seconds": round(time.time() - start, 1),
             "peer_env": {k: tuned_env(1)[k] for k in ("GLIBC_TUNABLES", "OMP_WAIT_POLICY",
