@@ -61,6 +61,8 @@ class Symbolizer {
                    ? demangle(info.dli_sname)
                    : module_offset(info.dli_fname, reinterpret_cast<uintptr_t>(lookup) -
                                                        reinterpret_cast<uintptr_t>(info.dli_fbase));
+      // dispatch() is inline: without optimisation a copy of it lives in the caller's module.
+      f.in_ember = f.text.rfind("ember::dispatch(", 0) == 0;
     }
     return cache_.emplace(addr, std::move(f)).first->second;
   }

@@ -65,7 +65,9 @@ TEST(Threads, OmpNumThreadsIsReadAtStartup) {
   std::array<char, 4096> exe{};
   const ssize_t len = readlink("/proc/self/exe", exe.data(), exe.size() - 1);
   ASSERT_GT(len, 0);
-  const std::string cmd = "OMP_NUM_THREADS=3 '" + std::string(exe.data(), len) +
+  // The child runs one named test: not a shard of a sharded run (Note [Sanitizer test shards]).
+  const std::string cmd = "env -u GTEST_TOTAL_SHARDS -u GTEST_SHARD_INDEX OMP_NUM_THREADS=3 '" +
+                          std::string(exe.data(), len) +
                           "' --gtest_filter=Threads.InitialCountHonoursOmpNumThreads 2>&1";
   FILE* pipe = popen(cmd.c_str(), "r");
   ASSERT_NE(pipe, nullptr);
