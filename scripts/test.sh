@@ -16,6 +16,9 @@ jobs=$(nproc)
 werror=${EMBER_WERROR:-ON}
 read -r -a presets <<<"${EMBER_TEST_PRESETS:-default asan}"
 export CCACHE_BASEDIR="$root"
+# Hits across checkouts in other folders also for the -g builds (asan), whose cache key would
+# otherwise include the build directory.
+export CCACHE_NOHASHDIR=1
 
 results=()
 current=""
