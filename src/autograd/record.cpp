@@ -41,7 +41,9 @@ bool differentiable_dtype(ScalarType t) { return is_floating_point(t); }
 class PrimitiveNode : public Node {
  public:
   PrimitiveNode(const Primitive& prim, const std::vector<Tensor>& inputs)
-      : prim_(prim.has_vjp() ? prim.clone() : nullptr), name_(backward_name(prim.name())), op_(prim.name()) {
+      : prim_(prim.has_vjp() ? prim.clone() : nullptr),
+        name_(backward_name(prim.name())),
+        op_(prim.name()) {
     for (const auto& t : inputs) {
       input_sizes_.push_back(t.defined() ? t.sizes() : std::vector<int64_t>{});
       input_dtypes_.push_back(t.defined() ? t.dtype() : kFloat32);

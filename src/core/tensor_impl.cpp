@@ -62,23 +62,52 @@ std::vector<int64_t> contiguous_strides(const std::vector<int64_t>& sizes) {
   return st;
 }
 
+namespace {
+// "[2, 3]"
+std::string list_str(const std::vector<int64_t>& v) {
+  std::string r = "[";
+  for (size_t i = 0; i < v.size(); ++i) r += (i ? ", " : "") + std::to_string(v[i]);
+  return r + "]";
+}
+}  // namespace
+
 int64_t checked_numel(const std::vector<int64_t>& sizes, const char* op) {
   int64_t n = 1;
   bool overflow = false;
   for (int64_t s : sizes) {
     if (s < 0) {
-      std::string r;
-      for (size_t i = 0; i < sizes.size(); ++i) {
-        if (i) r += ", ";
-        r += std::to_string(sizes[i]);
-      }
       EMBER_THROW(RuntimeError, "[", op, "] Trying to create tensor with negative dimension ", s,
-                  ": [", r, "]");
+                  ": ", list_str(sizes));
     }
     overflow = overflow || __builtin_mul_overflow(n, s, &n);
   }
   EMBER_CHECK(!overflow, "[", op, "] numel of the requested size overflows int64");
   return n;
+}
+
+size_t strided_nbytes(const std::vector<int64_t>& sizes, const std::vector<int64_t>& strides,
+                      ScalarType dtype, const char* op) {
+  EMBER_CHECK(sizes.size() == strides.size(), "[", op,
+              "] mismatch in length of strides and shape (got sizes ", list_str(sizes),
+              " and strides ", list_str(strides), ")");
+  const int64_t numel = checked_numel(sizes, op);
+  for (int64_t s : strides) {
+    EMBER_CHECK(
+        s >= 0, "[", op,
+        "] Negative strides are not supported at the moment, got strides: ", list_str(strides));
+  }
+  if (numel == 0) return 0;
+  int64_t last = 0;  // offset of the last element
+  bool overflow = false;
+  for (size_t d = 0; d < sizes.size(); ++d) {
+    int64_t span = 0;
+    overflow = overflow || __builtin_mul_overflow(sizes[d] - 1, strides[d], &span) ||
+               __builtin_add_overflow(last, span, &last);
+  }
+  int64_t nbytes = 0;
+  overflow = overflow || __builtin_mul_overflow(last + 1, element_size(dtype), &nbytes);
+  EMBER_CHECK(!overflow, "[", op, "] the requested storage size overflows int64");
+  return static_cast<size_t>(nbytes);
 }
 
 }  // namespace ember

@@ -58,32 +58,18 @@ void DispatchNext::operator()(OpCall& call) const {
 namespace detail {
 
 std::vector<Tensor> allocate_outputs(const Primitive& prim, const std::vector<Tensor>& inputs) {
-  std::vector<TensorMeta> in;
-  in.reserve(inputs.size());
+  SmallVector<TensorMeta, 3> in;
   for (const Tensor& t : inputs) in.push_back(TensorMeta::of(t));
-  std::vector<TensorMeta> metas = prim.infer(in);
+  const char* op = prim.name();
+  const MetaList metas = prim.infer(in);
   std::vector<Tensor> outs;
   outs.reserve(metas.size());
   for (const TensorMeta& m : metas) {
-    const char* op = prim.name();
     check_device_available(m.device, op);
-    std::vector<int64_t> sizes, strides;
-    sizes.reserve(m.sizes.size());
-    strides.reserve(m.strides.size());
-    for (const SymInt& s : m.sizes) sizes.push_back(s.guard_int(op));
-    for (const SymInt& s : m.strides) strides.push_back(s.guard_int(op));
-    // The storage spans the last element the strides reach (strides are non-negative here).
-    int64_t extent = checked_numel(sizes, op) == 0 ? 0 : 1;
-    for (size_t d = 0; d < sizes.size() && extent > 0; ++d) {
-      int64_t span = 0;
-      EMBER_CHECK(!__builtin_mul_overflow(sizes[d] - 1, strides[d], &span) &&
-                      !__builtin_add_overflow(extent, span, &extent),
-                  "[", op, "] the output's extent overflows int64");
-    }
-    int64_t nbytes = 0;
-    EMBER_CHECK(!__builtin_mul_overflow(extent, element_size(m.dtype), &nbytes), "[", op,
-                "] the requested size in bytes overflows int64");
-    auto storage = std::make_shared<StorageImpl>(static_cast<size_t>(nbytes));
+    std::vector<int64_t> sizes(m.sizes.size()), strides(m.strides.size());
+    for (size_t d = 0; d < sizes.size(); ++d) sizes[d] = m.sizes[d].guard_int(op);
+    for (size_t d = 0; d < strides.size(); ++d) strides[d] = m.strides[d].guard_int(op);
+    auto storage = std::make_shared<StorageImpl>(strided_nbytes(sizes, strides, m.dtype, op));
     outs.emplace_back(std::make_shared<TensorImpl>(std::move(storage), m.dtype, std::move(sizes),
                                                    std::move(strides), 0, m.device));
   }
@@ -134,29 +120,29 @@ DispatchModeGuard::~DispatchModeGuard() {
   if (--t_modes.guards == 0) detail::g_mode_users.fetch_sub(1, std::memory_order_relaxed);
 }
 
-void add_dispatch_observer(DispatchMode* observer) {
+namespace {
+// Puts `to` in the first slot holding `from` (registration: from = null); false when none does.
+bool replace_observer(DispatchMode* from, DispatchMode* to) {
   std::lock_guard<std::mutex> lock(g_observers_mutex);
   for (auto& slot : g_observers) {
-    if (slot.load() == nullptr) {
-      slot.store(observer, std::memory_order_release);
-      detail::g_mode_users.fetch_add(1, std::memory_order_relaxed);
-      return;
+    if (slot.load() == from) {
+      slot.store(to, std::memory_order_release);
+      detail::g_mode_users.fetch_add(to ? 1 : -1, std::memory_order_relaxed);
+      return true;
     }
   }
-  EMBER_THROW(RuntimeError, "[dispatch] at most ", kMaxDispatchObservers,
+  return false;
+}
+}  // namespace
+
+void add_dispatch_observer(DispatchMode* observer) {
+  EMBER_CHECK(replace_observer(nullptr, observer), "[dispatch] at most ", kMaxDispatchObservers,
               " dispatch observers can be registered at once");
 }
 
 void remove_dispatch_observer(DispatchMode* observer) {
-  std::lock_guard<std::mutex> lock(g_observers_mutex);
-  for (auto& slot : g_observers) {
-    if (slot.load() == observer) {
-      slot.store(nullptr, std::memory_order_release);
-      detail::g_mode_users.fetch_sub(1, std::memory_order_relaxed);
-      return;
-    }
-  }
-  EMBER_INTERNAL_ASSERT(false, "remove_dispatch_observer: observer not registered");
+  EMBER_INTERNAL_ASSERT(replace_observer(observer, nullptr),
+                        "remove_dispatch_observer: observer not registered");
 }
 
 }  // namespace ember

@@ -26,6 +26,8 @@ struct OpCall {
   std::vector<Tensor>& outputs;
   /// Whether outputs[0] is an input written in place (add_, copy_, ...).
   bool inplace;
+  /// Whether dispatch allocated the outputs from prim.infer() (Note [Inference]).
+  bool outputs_inferred = false;
 };
 
 /// The rest of the dispatch below the mode (or observer) that received it: the modes and
@@ -60,8 +62,8 @@ class DispatchModeGuard {
   DispatchMode* mode_;
 };
 
-/// Registers a process-wide observer (at most kMaxObservers at once); it must stay alive until
-/// some time after remove_dispatch_observer (other threads may still be inside it).
+/// Registers a process-wide observer (at most kMaxDispatchObservers at once); it must stay alive
+/// until some time after remove_dispatch_observer (other threads may still be inside it).
 inline constexpr int kMaxDispatchObservers = 4;
 void add_dispatch_observer(DispatchMode* observer);
 void remove_dispatch_observer(DispatchMode* observer);
@@ -95,8 +97,9 @@ inline bool autograd_involved(const OpCall& call) {
 /// Without outputs, a primitive that infers gets them allocated from its inference.
 inline std::vector<Tensor> dispatch(const Primitive& prim, const std::vector<Tensor>& inputs,
                                     std::vector<Tensor> outputs = {}, bool inplace = false) {
-  if (outputs.empty() && prim.infers()) outputs = detail::allocate_outputs(prim, inputs);
-  OpCall call{prim, inputs, outputs, inplace};
+  const bool inferred = outputs.empty() && prim.infers();
+  if (inferred) outputs = detail::allocate_outputs(prim, inputs);
+  OpCall call{prim, inputs, outputs, inplace, inferred};
   if (detail::autograd_involved(call)) {
     detail::dispatch_autograd(call);
   } else if (detail::g_mode_users.load(std::memory_order_relaxed) == 0) [[likely]] {

@@ -82,7 +82,7 @@ void visit_field(ParamVisitor& v, const char* name, T& x) {
     v.text(name, x);
   } else if constexpr (std::is_same_v<T, std::vector<int64_t>>) {
     v.i64_list(name, x);
-  } else if constexpr (requires(T& t, ParamVisitor& pv) { t.visit(pv); }) {
+  } else if constexpr (requires(T & t, ParamVisitor & pv) { t.visit(pv); }) {
     x.visit(v);  // a nested params struct: its fields, flattened
   } else {
     static_assert(sizeof(T) == 0, "EMBER_FIELDS: unsupported parameter type");
@@ -100,28 +100,24 @@ void visit_fields(ParamVisitor& v, const std::vector<std::string>& names, Fields
 }  // namespace detail
 
 /// Declares a params struct's fields: EMBER_FIELDS(dim, keepdim). Defines visit(ParamVisitor&).
-#define EMBER_FIELDS(...)                                                                   \
-  void visit(::ember::ParamVisitor& visitor_) {                                             \
-    static const std::vector<std::string> names_ =                                          \
-        ::ember::detail::split_field_names(#__VA_ARGS__);                                   \
-    ::ember::detail::visit_fields(visitor_, names_ __VA_OPT__(, ) __VA_ARGS__);             \
-  }                                                                                         \
-  void visit(::ember::ParamVisitor& visitor_) const {                                       \
-    const_cast<std::remove_cv_t<std::remove_pointer_t<decltype(this)>>*>(this)->visit(      \
-        visitor_);                                                                          \
+#define EMBER_FIELDS(...)                                                       \
+  void visit(::ember::ParamVisitor& visitor_) {                                 \
+    static const std::vector<std::string> names_ =                              \
+        ::ember::detail::split_field_names(#__VA_ARGS__);                       \
+    ::ember::detail::visit_fields(visitor_, names_ __VA_OPT__(, ) __VA_ARGS__); \
   }
 
 /// Defines `enum class Name : Under {values...}` with its enum_info() (names as spelled):
 /// EMBER_ENUM(QrMode, uint8_t, Reduced, Complete, R). Values are 0, 1, 2, ... in order.
-#define EMBER_ENUM(Name, Under, ...)                                                    \
-  enum class Name : Under { __VA_ARGS__ };                                              \
-  inline const std::vector<std::string>& enum_names_of(Name) {                          \
-    static const std::vector<std::string> names_ =                                      \
-        ::ember::detail::split_field_names(#__VA_ARGS__);                               \
-    return names_;                                                                      \
-  }                                                                                     \
-  inline ::ember::EnumInfo enum_info(Name) {                                            \
-    return {static_cast<int>(enum_names_of(Name{}).size()),                             \
+#define EMBER_ENUM(Name, Under, ...)                                                      \
+  enum class Name : Under { __VA_ARGS__ };                                                \
+  inline const std::vector<std::string>& enum_names_of(Name) {                            \
+    static const std::vector<std::string> names_ =                                        \
+        ::ember::detail::split_field_names(#__VA_ARGS__);                                 \
+    return names_;                                                                        \
+  }                                                                                       \
+  inline ::ember::EnumInfo enum_info(Name) {                                              \
+    return {static_cast<int>(enum_names_of(Name{}).size()),                               \
             [](int i) { return enum_names_of(Name{})[static_cast<size_t>(i)].c_str(); }}; \
   }
 

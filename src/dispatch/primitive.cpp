@@ -134,9 +134,7 @@ class JsonWriter final : public ParamVisitor {
       out[n] = v.toLong();
     }
   }
-  void enumeration(const char* n, int& v, const EnumInfo& info) override {
-    out[n] = info.name(v);
-  }
+  void enumeration(const char* n, int& v, const EnumInfo& info) override { out[n] = info.name(v); }
   void text(const char* n, std::string& v) override { out[n] = v; }
   void i64_list(const char* n, std::vector<int64_t>& v) override { out[n] = v; }
   bool optional(const char* n, bool present) override {
@@ -149,6 +147,10 @@ class JsonWriter final : public ParamVisitor {
   EMBER_THROW(ValueError, "[primitive_from_json] ", what);
 }
 
+[[noreturn]] void bad_param(const char* name, const std::string& what) {
+  bad_json(std::string("parameter '") + name + "' " + what);
+}
+
 double parse_double(const json& j, const char* n) {
   if (j.is_number()) return j.get<double>();
   if (j.is_string()) {
@@ -157,94 +159,89 @@ double parse_double(const json& j, const char* n) {
     if (s == "inf") return INFINITY;
     if (s == "-inf") return -INFINITY;
   }
-  bad_json(std::string("parameter '") + n + "' expected a number, got " + j.dump());
+  bad_param(n, "expected a number, got " + j.dump());
+}
+
+// An integer that fits int64 (nlohmann reads large positive numbers as unsigned).
+bool is_int64(const json& j) {
+  return j.is_number_integer() && !(j.is_number_unsigned() && j.get<uint64_t>() > INT64_MAX);
 }
 
 class JsonReader final : public ParamVisitor {
  public:
   explicit JsonReader(const json& in) : in_(in) {}
-  const json& at(const char* n) {
-    auto it = in_.find(n);
-    if (it == in_.end()) bad_json(std::string("missing parameter '") + n + "'");
-    ++seen_;
-    return *it;
-  }
   void i64(const char* n, int64_t& v) override {
     const json& j = at(n);
-    if (!j.is_number_integer()) bad_json(std::string("parameter '") + n + "' expected an integer");
-    if (j.is_number_unsigned() && j.get<uint64_t>() > uint64_t(INT64_MAX)) {
-      bad_json(std::string("parameter '") + n + "' overflows int64");
-    }
+    if (!is_int64(j)) bad_param(n, "expected an int64, got " + j.dump());
     v = j.get<int64_t>();
   }
   void u64(const char* n, uint64_t& v) override {
     const json& j = at(n);
-    if (!j.is_number_unsigned()) {
-      bad_json(std::string("parameter '") + n + "' expected a non-negative integer");
-    }
+    if (!j.is_number_unsigned()) bad_param(n, "expected a non-negative integer");
     v = j.get<uint64_t>();
   }
   void f64(const char* n, double& v) override { v = parse_double(at(n), n); }
   void boolean(const char* n, bool& v) override {
     const json& j = at(n);
-    if (!j.is_boolean()) bad_json(std::string("parameter '") + n + "' expected a boolean");
+    if (!j.is_boolean()) bad_param(n, "expected a boolean");
     v = j.get<bool>();
   }
   void scalar(const char* n, Scalar& v) override {
     const json& j = at(n);
     if (j.is_boolean()) {
       v = Scalar(j.get<bool>());
-    } else if (j.is_number_integer()) {
-      if (j.is_number_unsigned() && j.get<uint64_t>() > uint64_t(INT64_MAX)) {
-        bad_json(std::string("parameter '") + n + "' overflows int64");
-      }
+    } else if (is_int64(j)) {
       v = Scalar(j.get<int64_t>());
     } else if (j.is_number_float()) {
       v = Scalar(j.get<double>());
     } else if (j.is_object() && j.size() == 1 && j.contains("float")) {
       v = Scalar(parse_double(j["float"], n));
     } else {
-      bad_json(std::string("parameter '") + n + "' expected a number or boolean, got " + j.dump());
+      bad_param(n, "expected a number or boolean, got " + j.dump());
     }
   }
   void enumeration(const char* n, int& v, const EnumInfo& info) override {
     const json& j = at(n);
-    if (j.is_string()) {
-      for (int i = 0; i < info.count; ++i) {
-        if (j.get_ref<const std::string&>() == info.name(i)) {
-          v = i;
-          return;
-        }
+    for (int i = 0; j.is_string() && i < info.count; ++i) {
+      if (j.get_ref<const std::string&>() == info.name(i)) {
+        v = i;
+        return;
       }
     }
-    bad_json(std::string("parameter '") + n + "' has no value " + j.dump());
+    bad_param(n, "has no value " + j.dump());
   }
   void text(const char* n, std::string& v) override {
     const json& j = at(n);
-    if (!j.is_string()) bad_json(std::string("parameter '") + n + "' expected a string");
+    if (!j.is_string()) bad_param(n, "expected a string");
     v = j.get<std::string>();
   }
   void i64_list(const char* n, std::vector<int64_t>& v) override {
     const json& j = at(n);
-    if (!j.is_array()) bad_json(std::string("parameter '") + n + "' expected a list");
+    if (!j.is_array()) bad_param(n, "expected a list");
     v.clear();
     for (const json& e : j) {
-      if (!e.is_number_integer() || (e.is_number_unsigned() && e.get<uint64_t>() > INT64_MAX)) {
-        bad_json(std::string("parameter '") + n + "' expected a list of int64");
-      }
+      if (!is_int64(e)) bad_param(n, "expected a list of int64");
       v.push_back(e.get<int64_t>());
     }
   }
   bool optional(const char* n, bool) override {
-    auto it = in_.find(n);
-    if (it == in_.end()) bad_json(std::string("missing parameter '") + n + "'");
-    if (!it->is_null()) return true;  // the value's own visit counts it
+    if (!find(n).is_null()) return true;  // the value's own visit counts it
     ++seen_;
     return false;
   }
   size_t seen() const { return seen_; }
 
  private:
+  const json& find(const char* n) {
+    auto it = in_.find(n);
+    if (it == in_.end()) bad_json(std::string("missing parameter '") + n + "'");
+    return *it;
+  }
+  const json& at(const char* n) {
+    ++seen_;
+    return find(n);
+  }
+
   const json& in_;
   size_t seen_ = 0;
 };
@@ -322,7 +319,7 @@ std::string TensorMeta::str() const {
   return os.str();
 }
 
-std::vector<TensorMeta> Primitive::infer(const std::vector<TensorMeta>&) const {
+MetaList Primitive::infer(std::span<const TensorMeta>) const {
   EMBER_THROW(NotImplementedError, "[", name(), "] has no shape inference yet");
 }
 

@@ -5,6 +5,7 @@
 // each backend and its vjp, written with Ember ops (so that higher-order gradients work). Ops
 // build a primitive, allocate outputs, and call dispatch().
 #include <memory>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -16,6 +17,7 @@ namespace ember {
 
 /// Every primitive kind; a new primitive adds its class name here (the registry in
 /// src/primitives/registry.cpp then fails to compile until it can construct it).
+// clang-format off
 #define EMBER_PRIMITIVE_KINDS(X)                                                                  \
   X(Unary) X(Binary) X(Where) X(Clamp) X(Lerp) X(Addc) X(MaskedFill) X(IsClose) X(Copy) X(Fill)   \
   X(View) X(Range) X(Random) X(Reduce) X(Scan) X(Softmax) X(Matmul) X(Cat) X(Flip) X(Roll)        \
@@ -25,6 +27,7 @@ namespace ember {
   X(ScaledDotProductAttention) X(ScaledDotProductAttentionBackward) X(LinalgCholesky)             \
   X(LinalgLuFactor) X(LinalgLuSolve) X(LinalgSolve) X(LinalgSolveTriangular) X(LinalgEigh)        \
   X(LinalgSvd) X(LinalgQr) X(LinalgHouseholderProduct) X(LinalgDet)
+// clang-format on
 
 enum class PrimitiveKind : uint8_t {
 #define EMBER_KIND_ENUM(Name) Name,
@@ -52,6 +55,8 @@ struct TensorMeta {
   bool operator==(const TensorMeta& o) const;
   std::string str() const;  // "float32[2, 3] strides [3, 1] on cpu"
 };
+/// A primitive's outputs' metadata (one or two outputs inline: no allocation per op).
+using MetaList = SmallVector<TensorMeta, 2>;
 
 /// What a vjp sees (Note [Autograd graph] in ember/autograd/node.h).
 struct VjpContext {
@@ -104,7 +109,7 @@ class Primitive {
   virtual bool infers() const { return false; }
   /// The outputs' sizes, strides, dtype and device from the inputs' alone (undefined inputs
   /// arrive as metadata with no sizes).
-  virtual std::vector<TensorMeta> infer(const std::vector<TensorMeta>& inputs) const;
+  virtual MetaList infer(std::span<const TensorMeta> inputs) const;
 
   /// Runs on the CPU. `outputs` arrive allocated (by dispatch from infer(), or by the op builder)
   /// or hold the in-place target; a view primitive receives an empty vector and appends the
@@ -156,13 +161,13 @@ class PrimitiveOf : public Primitive {
 };
 
 /// Declares a primitive's shape inference (and that it has one).
-#define EMBER_INFER                               \
-  bool infers() const override { return true; }  \
-  std::vector<TensorMeta> infer(const std::vector<TensorMeta>& inputs) const override;
+#define EMBER_INFER                             \
+  bool infers() const override { return true; } \
+  MetaList infer(std::span<const TensorMeta> inputs) const override;
 
 /// Declares a primitive's vjp (and that it has one).
-#define EMBER_VJP                                           \
-  bool has_vjp() const override { return true; }            \
+#define EMBER_VJP                                \
+  bool has_vjp() const override { return true; } \
   std::vector<Tensor> vjp(const VjpContext& ctx) const override;
 
 /// Makes a primitive of `kind` with default parameters (for JSON reading and tests).

@@ -211,7 +211,7 @@ int64_t root_of(const ProcessGroup& g, int64_t global, const char* api, const ch
 WorkPtr all_reduce(const Tensor& tensor, ReduceOp op, const GroupPtr& group, bool async_op) {
   auto g = group_for(group);
   if (!g->is_member()) return done_work("all_reduce");
-  [[maybe_unused]] const int64_t W = g->size(), me = g->rank();
+  const int64_t W = g->size();
   check_tensor(tensor, "all_reduce");
   check_op(tensor.dtype(), op, "all_reduce");
   Staged st = stage(tensor);
@@ -228,7 +228,7 @@ WorkPtr all_reduce(const Tensor& tensor, ReduceOp op, const GroupPtr& group, boo
 WorkPtr broadcast(const Tensor& tensor, int64_t src, const GroupPtr& group, bool async_op) {
   auto g = group_for(group);
   if (!g->is_member()) return done_work("broadcast");
-  [[maybe_unused]] const int64_t W = g->size(), me = g->rank();
+  const int64_t W = g->size(), me = g->rank();
   check_tensor(tensor, "broadcast");
   const int64_t root = root_of(*g, src, "broadcast", "src");
   Staged st = stage(tensor);
@@ -243,7 +243,7 @@ WorkPtr reduce(const Tensor& tensor, int64_t dst, ReduceOp op, const GroupPtr& g
                bool async_op) {
   auto g = group_for(group);
   if (!g->is_member()) return done_work("reduce");
-  [[maybe_unused]] const int64_t W = g->size(), me = g->rank();
+  const int64_t W = g->size(), me = g->rank();
   check_tensor(tensor, "reduce");
   check_op(tensor.dtype(), op, "reduce");
   const int64_t root = root_of(*g, dst, "reduce", "dst");
@@ -265,7 +265,7 @@ WorkPtr all_gather(const std::vector<Tensor>& tensor_list, const Tensor& tensor,
                    const GroupPtr& group, bool async_op) {
   auto g = group_for(group);
   if (!g->is_member()) return done_work("all_gather");
-  [[maybe_unused]] const int64_t W = g->size(), me = g->rank();
+  const int64_t W = g->size();
   check_tensor(tensor, "all_gather");
   check_list(tensor_list, tensor, W, "all_gather", "tensor_list");
   Staged in = stage(tensor);
@@ -283,7 +283,7 @@ WorkPtr all_gather_into_tensor(const Tensor& output_tensor, const Tensor& input_
                                const GroupPtr& group, bool async_op) {
   auto g = group_for(group);
   if (!g->is_member()) return done_work("all_gather_into_tensor");
-  [[maybe_unused]] const int64_t W = g->size(), me = g->rank();
+  const int64_t W = g->size();
   const char* api = "all_gather_into_tensor";
   check_tensor(output_tensor, api, "output_tensor");
   check_tensor(input_tensor, api, "input_tensor");
@@ -305,7 +305,7 @@ namespace {
 // reduce_scatter through an all-reduce of the whole input: the block for this rank is kept.
 WorkPtr reduce_scatter_impl(const char* api, Kind kind, const GroupPtr& g, const Tensor& output,
                             Tensor whole, ReduceOp op, bool async_op) {
-  [[maybe_unused]] const int64_t W = g->size(), me = g->rank();
+  const int64_t W = g->size(), me = g->rank();
   Staged out = stage(output);
   return run(g, api, async_op, [=](Backend& b) {
     const int64_t n = out.buf.numel();
@@ -325,7 +325,7 @@ WorkPtr reduce_scatter(const Tensor& output, const std::vector<Tensor>& input_li
                        const GroupPtr& group, bool async_op) {
   auto g = group_for(group);
   if (!g->is_member()) return done_work("reduce_scatter");
-  [[maybe_unused]] const int64_t W = g->size(), me = g->rank();
+  const int64_t W = g->size();
   check_tensor(output, "reduce_scatter", "output");
   check_op(output.dtype(), op, "reduce_scatter");
   check_list(input_list, output, W, "reduce_scatter", "input_list");
@@ -342,7 +342,7 @@ WorkPtr reduce_scatter_tensor(const Tensor& output, const Tensor& input, ReduceO
   auto g = group_for(group);
   const char* api = "reduce_scatter_tensor";
   if (!g->is_member()) return done_work(api);
-  [[maybe_unused]] const int64_t W = g->size(), me = g->rank();
+  const int64_t W = g->size();
   check_tensor(output, api, "output");
   check_tensor(input, api, "input");
   check_op(output.dtype(), op, api);
@@ -407,7 +407,7 @@ WorkPtr all_to_all_single(const Tensor& output, const Tensor& input,
   auto g = group_for(group);
   const char* api = "all_to_all_single";
   if (!g->is_member()) return done_work(api);
-  [[maybe_unused]] const int64_t W = g->size(), me = g->rank();
+  const int64_t W = g->size();
   check_tensor(output, api, "output");
   check_tensor(input, api, "input");
   EMBER_CHECK_TYPE(output.dtype() == input.dtype(), "[", api,
@@ -444,7 +444,7 @@ WorkPtr all_to_all(const std::vector<Tensor>& output_tensor_list,
   auto g = group_for(group);
   const char* api = "all_to_all";
   if (!g->is_member()) return done_work(api);
-  [[maybe_unused]] const int64_t W = g->size(), me = g->rank();
+  const int64_t W = g->size();
   EMBER_CHECK_VALUE(static_cast<int64_t>(output_tensor_list.size()) == W &&
                         static_cast<int64_t>(input_tensor_list.size()) == W,
                     "[", api, "] output and input lists must hold world_size (", W,
@@ -487,20 +487,25 @@ WorkPtr all_to_all(const std::vector<Tensor>& output_tensor_list,
   });
 }
 
+namespace {
+// gather's and scatter's list: as check_list on the root, absent on the other ranks.
+void check_root_list(bool is_root, const std::vector<Tensor>& list, const Tensor& tensor,
+                     int64_t size, const char* api, const char* arg, const char* root_role) {
+  if (is_root) return check_list(list, tensor, size, api, arg);
+  EMBER_CHECK_VALUE(list.empty(), "[", api, "] Argument ``", arg,
+                    "`` must NOT be specified on non-", root_role, " ranks.");
+}
+}  // namespace
+
 WorkPtr gather(const Tensor& tensor, const std::vector<Tensor>& gather_list, int64_t dst,
                const GroupPtr& group, bool async_op) {
   auto g = group_for(group);
   if (!g->is_member()) return done_work("gather");
-  [[maybe_unused]] const int64_t W = g->size(), me = g->rank();
+  const int64_t W = g->size(), me = g->rank();
   check_tensor(tensor, "gather");
   const int64_t root = root_of(*g, dst, "gather", "dst");
   const bool is_root = me == root;
-  if (is_root)
-    check_list(gather_list, tensor, W, "gather", "gather_list");
-  else
-    EMBER_CHECK_VALUE(gather_list.empty(),
-                      "[gather] Argument ``gather_list`` must NOT be "
-                      "specified on non-destination ranks.");
+  check_root_list(is_root, gather_list, tensor, W, "gather", "gather_list", "destination");
   Staged in = stage(tensor);
   Tensor out = buffer(is_root ? tensor.numel() * W : 0, tensor.dtype());
   return run(g, "gather", async_op, [=](Backend& b) {
@@ -518,16 +523,11 @@ WorkPtr scatter(const Tensor& tensor, const std::vector<Tensor>& scatter_list, i
                 const GroupPtr& group, bool async_op) {
   auto g = group_for(group);
   if (!g->is_member()) return done_work("scatter");
-  [[maybe_unused]] const int64_t W = g->size(), me = g->rank();
+  const int64_t W = g->size(), me = g->rank();
   check_tensor(tensor, "scatter");
   const int64_t root = root_of(*g, src, "scatter", "src");
   const bool is_root = me == root;
-  if (is_root)
-    check_list(scatter_list, tensor, W, "scatter", "scatter_list");
-  else
-    EMBER_CHECK_VALUE(scatter_list.empty(),
-                      "[scatter] Argument ``scatter_list`` must NOT be "
-                      "specified on non-source ranks.");
+  check_root_list(is_root, scatter_list, tensor, W, "scatter", "scatter_list", "source");
   Staged out = stage(tensor);
   Tensor in = buffer(is_root ? tensor.numel() * W : 0, tensor.dtype());
   const size_t bytes = out.bytes();
@@ -545,7 +545,7 @@ WorkPtr scatter(const Tensor& tensor, const std::vector<Tensor>& scatter_list, i
 WorkPtr barrier(const GroupPtr& group, bool async_op) {
   auto g = group_for(group);
   if (!g->is_member()) return done_work("barrier");
-  [[maybe_unused]] const int64_t W = g->size(), me = g->rank();
+  const int64_t W = g->size();
   return run(g, "barrier", async_op, [W](Backend& b) {
     agree(b, W, header(Kind::kBarrier, kBool, 0));
     b.barrier();
@@ -560,7 +560,7 @@ WorkPtr start_p2p(bool is_send, const Tensor& tensor, int64_t peer, const GroupP
                   int64_t tag, const char* api, std::shared_ptr<int64_t> source = nullptr) {
   auto g = group_for(group);
   if (!g->is_member()) return done_work(api);
-  [[maybe_unused]] const int64_t W = g->size(), me = g->rank();
+  const int64_t me = g->rank();
   check_tensor(tensor, api);
   EMBER_CHECK_VALUE(tag >= 0 && tag <= int64_t{0xFFFFFFFF}, "[", api,
                     "] tag must be in [0, 2^32), got ", tag);

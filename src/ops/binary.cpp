@@ -136,7 +136,7 @@ Tensor binary_op(BinaryOp op, const Tensor& a, const Tensor& b, const Scalar& al
   if (!name) name = binary_op_name(op);
   check_defined(a, name, "input");
   check_defined(b, name, "other");
-  broadcast_pair(a.sizes(), b.sizes(), name);  // the check; Binary infers the same shape
+  check_broadcastable(a.sizes(), b.sizes(), name);
   const ScalarType t = compute_dtype(op, a, b, alpha, name);
   return dispatch(Binary(op, alpha, name), {a.to(t), b.to(t)})[0];
 }

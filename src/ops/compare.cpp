@@ -39,12 +39,12 @@ bool equal(const Tensor& a, const Tensor& b) {
 Tensor isclose(const Tensor& a, const Tensor& b, double rtol, double atol, bool equal_nan) {
   ops::check_defined(a, "isclose", "input");
   ops::check_defined(b, "isclose", "other");
-  EMBER_CHECK(a.dtype() == b.dtype(), "[isclose] ", scalar_type_name(a.dtype()),
-              " did not match ", scalar_type_name(b.dtype()));
+  EMBER_CHECK(a.dtype() == b.dtype(), "[isclose] ", scalar_type_name(a.dtype()), " did not match ",
+              scalar_type_name(b.dtype()));
   ops::check_implemented(a.dtype(), "isclose");
   EMBER_CHECK(rtol >= 0, "[isclose] rtol must be greater than or equal to zero, but got ", rtol);
   EMBER_CHECK(atol >= 0, "[isclose] atol must be greater than or equal to zero, but got ", atol);
-  ops::broadcast_pair(a.sizes(), b.sizes(), "isclose");  // IsClose infers the same shape
+  ops::check_broadcastable(a.sizes(), b.sizes(), "isclose");
   return dispatch(IsClose(rtol, atol, equal_nan), {a, b})[0];
 }
 

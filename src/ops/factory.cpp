@@ -26,34 +26,6 @@ ScalarType dtype_or(const TensorOptions& options, ScalarType fallback) {
   return options.has_dtype() ? options.dtype() : fallback;
 }
 
-std::string list_str(const std::vector<int64_t>& v) { return ops::shape_str(v); }
-
-// Bytes spanned by a strided layout: (1 + sum (size - 1) * stride) elements, 0 when empty.
-size_t strided_nbytes(const std::vector<int64_t>& sizes, const std::vector<int64_t>& strides,
-                      ScalarType dtype, const char* op) {
-  EMBER_CHECK(sizes.size() == strides.size(), "[", op,
-              "] mismatch in length of strides and shape (got sizes ", list_str(sizes),
-              " and strides ", list_str(strides), ")");
-  const int64_t numel = checked_numel(sizes, op);
-  for (int64_t s : strides) {
-    EMBER_CHECK(
-        s >= 0, "[", op,
-        "] Negative strides are not supported at the moment, got strides: ", list_str(strides));
-  }
-  if (numel == 0) return 0;
-  int64_t last = 0;  // offset of the last element
-  bool overflow = false;
-  for (size_t d = 0; d < sizes.size(); ++d) {
-    int64_t span = 0;
-    overflow = overflow || __builtin_mul_overflow(sizes[d] - 1, strides[d], &span) ||
-               __builtin_add_overflow(last, span, &last);
-  }
-  int64_t nbytes = 0;
-  overflow = overflow || __builtin_mul_overflow(last + 1, element_size(dtype), &nbytes);
-  EMBER_CHECK(!overflow, "[", op, "] the requested storage size overflows int64");
-  return static_cast<size_t>(nbytes);
-}
-
 Tensor make_strided(const std::vector<int64_t>& sizes, const std::vector<int64_t>& strides,
                     ScalarType dtype, const char* op) {
   const size_t nbytes = strided_nbytes(sizes, strides, dtype, op);

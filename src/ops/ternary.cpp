@@ -26,30 +26,25 @@ std::vector<Tensor> converted(const std::vector<Tensor>& ts, ScalarType t) {
   return r;
 }
 
-// Runs an elementwise primitive whose data inputs are `ins` (converted to `t`), into a new
-// tensor, or in place into `self` (ins[0]) when inplace is set.
-Tensor run_elementwise(const Primitive& prim, std::vector<Tensor> ins, ScalarType t,
-                       ScalarType result, bool inplace, const char* op) {
+// Runs an elementwise primitive whose data inputs are `ins` (converted to `t`, the result's dtype
+// too), into a new tensor, or in place into `self` (ins[0]) when inplace is set.
+Tensor run_elementwise(const Primitive& prim, std::vector<Tensor> ins, ScalarType t, bool inplace,
+                       const char* op) {
   auto shape = broadcast_all(ins, op);
   if (inplace) {
     Tensor self = ins[0];
-    ops::check_inplace_cast(result, self, op);
+    ops::check_inplace_cast(t, self, op);
     ops::check_inplace_shape(self, shape, op);
     for (size_t i = 1; i < ins.size(); ++i) ins[i] = ops::inplace_input(self, ins[i], op);
-    if (result == self.dtype()) {
+    if (t == self.dtype()) {
       std::vector<Tensor> outs = {self};
       dispatch(prim, converted(ins, t), outs, /*inplace=*/true);
     } else {
-      Tensor tmp = ops::empty_tensor(shape, result, op);
+      Tensor tmp = ops::empty_tensor(shape, t, op);
       dispatch(prim, converted(ins, t), {tmp});
       self.copy_(tmp);
     }
     return self;
-  }
-  if (result != t) {
-    Tensor out = ops::empty_tensor(shape, result, op);
-    dispatch(prim, converted(ins, t), {out});
-    return out;
   }
   return dispatch(prim, converted(ins, t))[0];
 }
@@ -92,7 +87,7 @@ Tensor clamp_scalar(const Tensor& x, const std::optional<Scalar>& min,
   if (t == kBool) ops::throw_not_implemented(op, "clamp_scalar_cpu", t);
   if (min) ops::check_scalar_fits(*min, t, op);
   if (max) ops::check_scalar_fits(*max, t, op);
-  return run_elementwise(Clamp(min, max), {x}, t, t, inplace, op);
+  return run_elementwise(Clamp(min, max), {x}, t, inplace, op);
 }
 
 Tensor clamp_tensor(const Tensor& x, const std::optional<Tensor>& min,
@@ -107,7 +102,7 @@ Tensor clamp_tensor(const Tensor& x, const std::optional<Tensor>& min,
   ops::check_implemented(t, op);
   // One bound runs as maximum/minimum, which accept bool; both bounds do not.
   if (t == kBool && has_min && has_max) ops::throw_not_implemented(op, "clamp_cpu", t);
-  return run_elementwise(Clamp(has_min, has_max), ins, t, t, false, op);
+  return run_elementwise(Clamp(has_min, has_max), ins, t, false, op);
 }
 
 void check_lerp(const Tensor& start, const Tensor& end, const Tensor* weight) {
@@ -145,7 +140,7 @@ Tensor addc(const Tensor& x, const Tensor& t1, const Tensor& t2, const Scalar& v
   ops::check_implemented(t, op);
   if (t == kBool) ops::throw_not_implemented(op, is_div ? "addcdiv_cpu_out" : "addcmul_cpu_out", t);
   ops::check_scalar_fits(value, is_floating_point(t) ? opmath_type(t) : t, op);
-  return run_elementwise(Addc(is_div, value), {x, t1, t2}, t, t, inplace, op);
+  return run_elementwise(Addc(is_div, value), {x, t1, t2}, t, inplace, op);
 }
 
 Tensor masked_fill_impl(const Tensor& x, const Tensor& mask, const Scalar& value, bool inplace) {
@@ -159,7 +154,7 @@ Tensor masked_fill_impl(const Tensor& x, const Tensor& mask, const Scalar& value
   ops::check_implemented(x.dtype(), op);
   ops::check_scalar_fits(value, x.dtype(), op);
   if (!inplace) {
-    broadcast_all({x, mask}, op);  // the check; MaskedFill infers the shape
+    ops::check_broadcastable(x.sizes(), mask.sizes(), op);
     return dispatch(MaskedFill(value), {x, mask})[0];
   }
   Tensor self = x;
@@ -228,12 +223,11 @@ Tensor Tensor::clamp_max(const Scalar& max) const {
 
 Tensor lerp(const Tensor& start, const Tensor& end, const Scalar& weight) {
   check_lerp(start, end, nullptr);
-  return run_elementwise(Lerp(weight), {start, end}, start.dtype(), start.dtype(), false, "lerp");
+  return run_elementwise(Lerp(weight), {start, end}, start.dtype(), false, "lerp");
 }
 Tensor lerp(const Tensor& start, const Tensor& end, const Tensor& weight) {
   check_lerp(start, end, &weight);
-  return run_elementwise(Lerp(std::nullopt), {start, end, weight}, start.dtype(), start.dtype(),
-                         false, "lerp");
+  return run_elementwise(Lerp(std::nullopt), {start, end, weight}, start.dtype(), false, "lerp");
 }
 Tensor Tensor::lerp(const Tensor& end, const Scalar& weight) const {
   return ember::lerp(*this, end, weight);

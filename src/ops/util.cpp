@@ -66,18 +66,32 @@ std::string shape_str(const std::vector<int64_t>& sizes) {
   return r;
 }
 
-std::vector<int64_t> broadcast_pair(const std::vector<int64_t>& a, const std::vector<int64_t>& b,
-                                    const char* op) {
-  size_t n = std::max(a.size(), b.size());
-  std::vector<int64_t> r(n);
+namespace {
+// Visits each dim of the broadcast of a and b (right-aligned, missing dims 1), after checking it.
+template <typename F>
+void for_each_broadcast_dim(const std::vector<int64_t>& a, const std::vector<int64_t>& b,
+                            const char* op, F&& f) {
+  const size_t n = std::max(a.size(), b.size());
   for (size_t i = 0; i < n; ++i) {
-    int64_t da = i < n - a.size() ? 1 : a[i - (n - a.size())];
-    int64_t db = i < n - b.size() ? 1 : b[i - (n - b.size())];
+    const int64_t da = i < n - a.size() ? 1 : a[i - (n - a.size())];
+    const int64_t db = i < n - b.size() ? 1 : b[i - (n - b.size())];
     EMBER_CHECK(da == db || da == 1 || db == 1, "[", op, "] The size of tensor a (", da,
                 ") must match the size of tensor b (", db, ") at non-singleton dimension ", i);
-    r[i] = da == 1 ? db : da;
+    f(i, da == 1 ? db : da);
   }
+}
+}  // namespace
+
+std::vector<int64_t> broadcast_pair(const std::vector<int64_t>& a, const std::vector<int64_t>& b,
+                                    const char* op) {
+  std::vector<int64_t> r(std::max(a.size(), b.size()));
+  for_each_broadcast_dim(a, b, op, [&](size_t i, int64_t d) { r[i] = d; });
   return r;
+}
+
+void check_broadcastable(const std::vector<int64_t>& a, const std::vector<int64_t>& b,
+                         const char* op) {
+  for_each_broadcast_dim(a, b, op, [](size_t, int64_t) {});
 }
 
 void check_implemented(ScalarType t, const char* op) {

@@ -25,6 +25,9 @@ std::string shape_str(const std::vector<int64_t>& sizes);
 /// Broadcast shape of a and b; RuntimeError naming `op` with PyTorch's wording when they differ.
 std::vector<int64_t> broadcast_pair(const std::vector<int64_t>& a, const std::vector<int64_t>& b,
                                     const char* op);
+/// broadcast_pair's check alone, for builders whose primitive infers the shape.
+void check_broadcastable(const std::vector<int64_t>& a, const std::vector<int64_t>& b,
+                         const char* op);
 /// A new factory tensor, made a leaf that requires grad when `options` ask for it (RuntimeError
 /// for non-floating dtypes, as PyTorch).
 Tensor with_grad(Tensor t, const TensorOptions& options);

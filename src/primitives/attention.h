@@ -29,9 +29,8 @@ struct AttentionParams {
   EMBER_FIELDS(scale, is_causal, has_mask, dropout_p, seed, offset)
 };
 
-class ScaledDotProductAttention
-    : public PrimitiveOf<ScaledDotProductAttention, AttentionParams,
-                         PrimitiveKind::ScaledDotProductAttention> {
+class ScaledDotProductAttention : public PrimitiveOf<ScaledDotProductAttention, AttentionParams,
+                                                     PrimitiveKind::ScaledDotProductAttention> {
  public:
   using PrimitiveOf::PrimitiveOf;
   EMBER_VJP

@@ -6,6 +6,7 @@
 
 namespace ember {
 
+// clang-format off
 EMBER_ENUM(BinaryOp, uint8_t,
   Add,  // a + alpha * b
   Sub,  // a - alpha * b
@@ -38,6 +39,7 @@ EMBER_ENUM(BinaryOp, uint8_t,
   BitwiseXor,
   LeftShift,
   RightShift);
+// clang-format on
 
 /// PyTorch's name of the op ("add", "div", "bitwise_left_shift", ...).
 const char* binary_op_name(BinaryOp op);

@@ -24,11 +24,13 @@ struct Conv2dParams {
   EMBER_FIELDS(stride_h, stride_w, pad_h, pad_w, dilation_h, dilation_w, groups)
 };
 
+// clang-format off
 EMBER_ENUM(ConvOp, uint8_t,
   /// inputs {x [N, C, H, W], w [O, C / groups, kH, kW], optional bias [O]} -> {y [N, O, Ho, Wo]}
   Forward,
   /// inputs {grad_y [N, O, Ho, Wo], w, optional bias [C]} -> {grad_x [N, C, H, W]} (H, W from
-  /// the output); the bias (conv_transpose's) is added before 16-bit results are rounded.
+  /// the output);
+// clang-format on the bias (conv_transpose's) is added before 16-bit results are rounded.
   BackwardInput,
   /// inputs {grad_y [N, O, Ho, Wo], x [N, C, H, W]} -> {grad_w [O, C / groups, kH, kW]}
   BackwardWeight

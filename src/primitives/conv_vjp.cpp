@@ -73,15 +73,16 @@ std::vector<Tensor> Pooling::vjp(const VjpContext& ctx) const {
 std::vector<Tensor> SlidingWindow::vjp(const VjpContext& ctx) const {
   const Tensor& g = ctx.grads[0];
   const auto& in = ctx.input_sizes[0];
-  if (p_.to_columns) return {nn::detail::col2im(g, {in[2], in[3]}, p_.kernel_h, p_.kernel_w, p_.conv)};
+  if (p_.to_columns)
+    return {nn::detail::col2im(g, {in[2], in[3]}, p_.kernel_h, p_.kernel_w, p_.conv)};
   return {nn::detail::im2col(g, p_.kernel_h, p_.kernel_w, p_.conv)};
 }
 
 std::vector<Tensor> Upsample::vjp(const VjpContext& ctx) const {
   if (p_.backward) {
     const char* fwd = p_.op == ResampleOp::Nearest ? "upsample_nearest2d" : "upsample_bilinear2d";
-    return {adjoint(Upsample(fwd, p_.op, false, p_.align_corners, p_.scale_h, p_.scale_w), ctx.grads[0],
-                    ctx.input_sizes[0])};
+    return {adjoint(Upsample(fwd, p_.op, false, p_.align_corners, p_.scale_h, p_.scale_w),
+                    ctx.grads[0], ctx.input_sizes[0])};
   }
   return {nn::detail::upsample2d_backward(ctx.grads[0], p_.op, ctx.input_sizes[0], p_.align_corners,
                                           p_.scale_h, p_.scale_w)};

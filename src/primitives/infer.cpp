@@ -13,7 +13,7 @@ namespace ember {
 namespace {
 
 // NumPy broadcasting of every input's sizes (undefined inputs have none and do not count).
-SymShape broadcast(const std::vector<TensorMeta>& in) {
+SymShape broadcast(std::span<const TensorMeta> in) {
   SymShape out;
   for (const TensorMeta& m : in) {
     if (m.sizes.size() > out.size()) {
@@ -28,12 +28,12 @@ SymShape broadcast(const std::vector<TensorMeta>& in) {
 }
 
 // An elementwise result: the broadcast shape, contiguous, on the first input's device.
-std::vector<TensorMeta> elementwise(const std::vector<TensorMeta>& in, ScalarType dtype) {
+MetaList elementwise(std::span<const TensorMeta> in, ScalarType dtype) {
   return {TensorMeta::contiguous(broadcast(in), dtype, in[0].device)};
 }
 
-std::vector<TensorMeta> same_shape(const TensorMeta& x, std::vector<ScalarType> dtypes) {
-  std::vector<TensorMeta> out;
+MetaList same_shape(const TensorMeta& x, std::initializer_list<ScalarType> dtypes) {
+  MetaList out;
   for (ScalarType t : dtypes) out.push_back(TensorMeta::contiguous(x.sizes, t, x.device));
   return out;
 }
@@ -45,43 +45,35 @@ bool is_predicate(UnaryOp op) {
 
 }  // namespace
 
-std::vector<TensorMeta> Unary::infer(const std::vector<TensorMeta>& in) const {
+MetaList Unary::infer(std::span<const TensorMeta> in) const {
   return same_shape(in[0], {is_predicate(p_.op) ? kBool : in[0].dtype});
 }
 
-std::vector<TensorMeta> Binary::infer(const std::vector<TensorMeta>& in) const {
+MetaList Binary::infer(std::span<const TensorMeta> in) const {
   return elementwise(in, binary_op_returns_bool(p_.op) ? kBool : in[0].dtype);
 }
 
-std::vector<TensorMeta> Where::infer(const std::vector<TensorMeta>& in) const {
+MetaList Where::infer(std::span<const TensorMeta> in) const {
   return {TensorMeta::contiguous(broadcast(in), in[1].dtype, in[1].device)};
 }
 
-std::vector<TensorMeta> Clamp::infer(const std::vector<TensorMeta>& in) const {
+MetaList Clamp::infer(std::span<const TensorMeta> in) const { return elementwise(in, in[0].dtype); }
+
+MetaList Lerp::infer(std::span<const TensorMeta> in) const { return elementwise(in, in[0].dtype); }
+
+MetaList Addc::infer(std::span<const TensorMeta> in) const { return elementwise(in, in[0].dtype); }
+
+MetaList MaskedFill::infer(std::span<const TensorMeta> in) const {
   return elementwise(in, in[0].dtype);
 }
 
-std::vector<TensorMeta> Lerp::infer(const std::vector<TensorMeta>& in) const {
-  return elementwise(in, in[0].dtype);
-}
+MetaList IsClose::infer(std::span<const TensorMeta> in) const { return elementwise(in, kBool); }
 
-std::vector<TensorMeta> Addc::infer(const std::vector<TensorMeta>& in) const {
-  return elementwise(in, in[0].dtype);
-}
-
-std::vector<TensorMeta> MaskedFill::infer(const std::vector<TensorMeta>& in) const {
-  return elementwise(in, in[0].dtype);
-}
-
-std::vector<TensorMeta> IsClose::infer(const std::vector<TensorMeta>& in) const {
-  return elementwise(in, kBool);
-}
-
-std::vector<TensorMeta> Softmax::infer(const std::vector<TensorMeta>& in) const {
+MetaList Softmax::infer(std::span<const TensorMeta> in) const {
   return same_shape(in[0], {in[0].dtype});
 }
 
-std::vector<TensorMeta> Reduce::infer(const std::vector<TensorMeta>& in) const {
+MetaList Reduce::infer(std::span<const TensorMeta> in) const {
   const auto& x = in[0].sizes;
   std::vector<bool> reduced(x.size(), false);
   for (int64_t d : p_.dims) {
@@ -95,16 +87,17 @@ std::vector<TensorMeta> Reduce::infer(const std::vector<TensorMeta>& in) const {
       shape.push_back(1);
     }
   }
-  std::vector<ScalarType> dtypes = {p_.dtype};
+  MetaList out;
+  out.push_back(TensorMeta::contiguous(shape, p_.dtype, in[0].device));
   switch (p_.op) {
     case ReduceOp::MaxDim:
     case ReduceOp::MinDim:
-      dtypes.push_back(kInt64);
+      out.push_back(TensorMeta::contiguous(shape, kInt64, in[0].device));
       break;
     case ReduceOp::VarMean:
     case ReduceOp::StdMean:
     case ReduceOp::AMinMax:
-      dtypes.push_back(p_.dtype);
+      out.push_back(out[0]);
       break;
     case ReduceOp::Sum:
     case ReduceOp::NanSum:
@@ -124,35 +117,33 @@ std::vector<TensorMeta> Reduce::infer(const std::vector<TensorMeta>& in) const {
     case ReduceOp::CountNonzero:
       break;
   }
-  std::vector<TensorMeta> out;
-  for (ScalarType t : dtypes) out.push_back(TensorMeta::contiguous(shape, t, in[0].device));
   return out;
 }
 
-std::vector<TensorMeta> Scan::infer(const std::vector<TensorMeta>& in) const {
+MetaList Scan::infer(std::span<const TensorMeta> in) const {
   const bool indices = p_.op == ScanOp::CumMax || p_.op == ScanOp::CumMin;
   return indices ? same_shape(in[0], {p_.dtype, kInt64}) : same_shape(in[0], {p_.dtype});
 }
 
-std::vector<TensorMeta> Matmul::infer(const std::vector<TensorMeta>& in) const {
+MetaList Matmul::infer(std::span<const TensorMeta> in) const {
   // [B, m, k] @ [B, k, n] -> [B, m, n]
   return {TensorMeta::contiguous({in[0].sizes[0], in[0].sizes[1], in[1].sizes[2]}, in[0].dtype,
                                  in[0].device)};
 }
 
-std::vector<TensorMeta> Flip::infer(const std::vector<TensorMeta>& in) const {
+MetaList Flip::infer(std::span<const TensorMeta> in) const {
   return same_shape(in[0], {in[0].dtype});
 }
 
-std::vector<TensorMeta> Roll::infer(const std::vector<TensorMeta>& in) const {
+MetaList Roll::infer(std::span<const TensorMeta> in) const {
   return same_shape(in[0], {in[0].dtype});
 }
 
-std::vector<TensorMeta> Triangle::infer(const std::vector<TensorMeta>& in) const {
+MetaList Triangle::infer(std::span<const TensorMeta> in) const {
   return same_shape(in[0], {in[0].dtype});
 }
 
-std::vector<TensorMeta> Repeat::infer(const std::vector<TensorMeta>& in) const {
+MetaList Repeat::infer(std::span<const TensorMeta> in) const {
   const auto& x = in[0].sizes;
   const size_t pad = p_.repeats.size() - x.size();
   SymShape shape;

@@ -16,7 +16,8 @@ struct UpperParam {
   EMBER_FIELDS(upper)
 };
 
-class LinalgCholesky : public PrimitiveOf<LinalgCholesky, UpperParam, PrimitiveKind::LinalgCholesky> {
+class LinalgCholesky
+    : public PrimitiveOf<LinalgCholesky, UpperParam, PrimitiveKind::LinalgCholesky> {
  public:
   using PrimitiveOf::PrimitiveOf;
   explicit LinalgCholesky(bool upper) : PrimitiveOf({upper}) {}
@@ -45,7 +46,8 @@ struct LuSolveParams {
   EMBER_FIELDS(trans)
 };
 
-class LinalgLuSolve : public PrimitiveOf<LinalgLuSolve, LuSolveParams, PrimitiveKind::LinalgLuSolve> {
+class LinalgLuSolve
+    : public PrimitiveOf<LinalgLuSolve, LuSolveParams, PrimitiveKind::LinalgLuSolve> {
  public:
   using PrimitiveOf::PrimitiveOf;
   explicit LinalgLuSolve(bool trans) : PrimitiveOf({trans}) {}
@@ -74,7 +76,8 @@ struct SolveTriangularParams {
   EMBER_FIELDS(upper, unitriangular)
 };
 
-class LinalgSolveTriangular : public PrimitiveOf<LinalgSolveTriangular, SolveTriangularParams, PrimitiveKind::LinalgSolveTriangular> {
+class LinalgSolveTriangular : public PrimitiveOf<LinalgSolveTriangular, SolveTriangularParams,
+                                                 PrimitiveKind::LinalgSolveTriangular> {
  public:
   using PrimitiveOf::PrimitiveOf;
   LinalgSolveTriangular(bool upper, bool unitriangular) : PrimitiveOf({upper, unitriangular}) {}
@@ -139,7 +142,8 @@ class LinalgQr : public PrimitiveOf<LinalgQr, QrParams, PrimitiveKind::LinalgQr>
 };
 
 /// {A [m, n], tau [k]} -> Q [m, n] (LAPACK's orgqr). Not differentiable yet.
-class LinalgHouseholderProduct : public PrimitiveOf<LinalgHouseholderProduct, NoParams, PrimitiveKind::LinalgHouseholderProduct> {
+class LinalgHouseholderProduct : public PrimitiveOf<LinalgHouseholderProduct, NoParams,
+                                                    PrimitiveKind::LinalgHouseholderProduct> {
  public:
   const char* default_name() const override { return "linalg_householder_product"; }
   void eval_cpu(const std::vector<Tensor>& inputs, std::vector<Tensor>& outputs) const override;

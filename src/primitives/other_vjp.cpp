@@ -131,7 +131,8 @@ std::vector<Tensor> Cat::vjp(const VjpContext& ctx) const {
   int64_t offset = 0;
   for (size_t i = 0; i < ctx.input_sizes.size(); ++i) {
     const int64_t n = ctx.input_sizes[i][p_.dim];
-    out.push_back(grad_if(ctx.needs_grad[i], [&] { return ctx.grads[0].narrow(p_.dim, offset, n); }));
+    out.push_back(
+        grad_if(ctx.needs_grad[i], [&] { return ctx.grads[0].narrow(p_.dim, offset, n); }));
     offset += n;
   }
   return out;

@@ -25,6 +25,7 @@ struct Pool2dParams {
                count_include_pad, divisor_override)
 };
 
+// clang-format off
 EMBER_ENUM(PoolOp, uint8_t,
   MaxForward,           // {x} -> {y, indices}; window geometry from params, sizes from y
   AvgForward,           // {x} -> {y}
@@ -34,6 +35,7 @@ EMBER_ENUM(PoolOp, uint8_t,
   AdaptiveMaxForward,   // {x} -> {y, indices}
   MaxBackward           // {grad_y, indices} -> {grad_x} (max and adaptive max)
 );
+// clang-format on
 
 struct PoolingParams {
   PoolOp op = PoolOp::MaxForward;

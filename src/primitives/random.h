@@ -9,6 +9,7 @@
 
 namespace ember {
 
+// clang-format off
 EMBER_ENUM(RandomOp, uint8_t,
   Uniform,          // from + (to - from) * U[0, 1)                         (a = from, b = to)
   Normal,           // mean + std * N(0, 1), Box-Muller on pairs of elements (a = mean, b = std)
@@ -17,6 +18,7 @@ EMBER_ENUM(RandomOp, uint8_t,
   RandomFromTo,     // from + r % range; range 0 means 2^64                  (from, range)
   Randperm          // a Fisher-Yates shuffle of 0..n-1
 );
+// clang-format on
 
 struct RandomParams {
   uint64_t seed = 0;

@@ -12,6 +12,7 @@
 
 namespace ember {
 
+// clang-format off
 EMBER_ENUM(ReduceOp, uint8_t,
   Sum,           // outputs: [sum]           (dtype: the output's)
   NanSum,        // outputs: [sum]
@@ -35,6 +36,7 @@ EMBER_ENUM(ReduceOp, uint8_t,
   Any,           // outputs: [bool or uint8]
   CountNonzero   // outputs: [int64]
 );
+// clang-format on
 
 /// PyTorch's name for a reduction ("sum", "max", "var_mean", ...).
 const char* reduce_op_name(ReduceOp op);
@@ -58,8 +60,8 @@ class Reduce : public PrimitiveOf<Reduce, ReduceParams, PrimitiveKind::Reduce> {
   using PrimitiveOf::PrimitiveOf;
   /// `name` overrides the op's name where the public op differs (max() runs AMax, nansum of
   /// integers runs Sum).
-  Reduce(ReduceOp op, std::vector<int64_t> dims, bool keepdim, ScalarType dtype,
-         double param = 0, const char* name = nullptr)
+  Reduce(ReduceOp op, std::vector<int64_t> dims, bool keepdim, ScalarType dtype, double param = 0,
+         const char* name = nullptr)
       : PrimitiveOf({op, std::move(dims), keepdim, param, dtype}) {
     set_display_name(name);
   }
@@ -75,6 +77,7 @@ class Reduce : public PrimitiveOf<Reduce, ReduceParams, PrimitiveKind::Reduce> {
   double param() const { return p_.param; }
 };
 
+// clang-format off
 EMBER_ENUM(ScanOp, uint8_t,
   CumSum,        // outputs: [values]  (dtype: the output's)
   CumProd,       // outputs: [values]
@@ -82,6 +85,7 @@ EMBER_ENUM(ScanOp, uint8_t,
   CumMin,        // outputs: [values, indices]
   LogCumSumExp   // outputs: [values]
 );
+// clang-format on
 
 const char* scan_op_name(ScanOp op);
 

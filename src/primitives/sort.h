@@ -11,6 +11,7 @@
 
 namespace ember {
 
+// clang-format off
 EMBER_ENUM(SortOp, uint8_t,
   Sort,       // outputs: [values, indices]  (input's shape)
   TopK,       // outputs: [values, indices]  (size k along dim)
@@ -19,6 +20,7 @@ EMBER_ENUM(SortOp, uint8_t,
   NanMedian,  // outputs: [values, indices]  (dim reduced)
   Mode        // outputs: [values, indices]  (dim reduced)
 );
+// clang-format on
 
 const char* sort_op_name(SortOp op);
 
@@ -79,7 +81,8 @@ struct SearchSortedParams {
   EMBER_FIELDS(right)
 };
 
-class SearchSorted : public PrimitiveOf<SearchSorted, SearchSortedParams, PrimitiveKind::SearchSorted> {
+class SearchSorted
+    : public PrimitiveOf<SearchSorted, SearchSortedParams, PrimitiveKind::SearchSorted> {
  public:
   using PrimitiveOf::PrimitiveOf;
   SearchSorted(bool right, const char* name) : PrimitiveOf({right}) { set_display_name(name); }

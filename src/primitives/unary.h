@@ -11,6 +11,7 @@
 
 namespace ember {
 
+// clang-format off
 EMBER_ENUM(UnaryOp, uint8_t,
   Abs,
   Neg,
@@ -60,6 +61,7 @@ EMBER_ENUM(UnaryOp, uint8_t,
   IsFinite,
   LogicalNot,
   BitwiseNot);
+// clang-format on
 
 /// The non-tensor arguments of a unary op; which ones an op reads is listed on UnaryOp.
 struct UnaryArgs {

@@ -158,7 +158,8 @@ std::vector<Tensor> Unary::vjp(const VjpContext& ctx) const {
       return {where(bx > threshold, g, g * bx.sigmoid())};
     }
     case UnaryOp::Elu: {
-      const double alpha = arg(p_.args.a, 1), scale = arg(p_.args.b, 1), in_scale = arg(p_.args.c, 1);
+      const double alpha = arg(p_.args.a, 1), scale = arg(p_.args.b, 1),
+                   in_scale = arg(p_.args.c, 1);
       return {where(x > 0, g * scale, g * (x * in_scale).exp() * (alpha * scale * in_scale))};
     }
     case UnaryOp::LeakyRelu: {

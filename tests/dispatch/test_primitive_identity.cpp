@@ -143,11 +143,9 @@ TEST(PrimitiveIdentity, MalformedJsonIsRejected) {
   std::vector<ErrorCase> cases = {
       {"not json", [] { primitive_from_json("{\"kind\": "); }, "not valid JSON"},
       {"not an object", [] { primitive_from_json("[1, 2]"); }, "expected {"},
-      {"unknown kind",
-       [&] { primitive_from_json(replace("\"Reduce\"", "\"Launch\"")); },
+      {"unknown kind", [&] { primitive_from_json(replace("\"Reduce\"", "\"Launch\"")); },
        "unknown primitive kind 'Launch'"},
-      {"missing parameter",
-       [&] { primitive_from_json(replace("\"keepdim\":false,", "")); },
+      {"missing parameter", [&] { primitive_from_json(replace("\"keepdim\":false,", "")); },
        "missing parameter 'keepdim'"},
       {"wrong type", [&] { primitive_from_json(replace("\"keepdim\":false", "\"keepdim\":1")); },
        "'keepdim' expected a boolean"},

@@ -1,10 +1,10 @@
 // Unary elementwise ops: every op and in-place variant against plain double references over all
 // dtypes (op database), special values (NaN, +-inf, -0.0), PyTorch's result dtypes and errors.
-#include <optional>
 #include <gtest/gtest.h>
 
 #include <cmath>
 #include <limits>
+#include <optional>
 
 #include "dispatch/dispatch.h"
 #include "opdb.h"

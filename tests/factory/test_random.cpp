@@ -1,6 +1,5 @@
 // Philox4x32-10, the generator, and the random ops: known answers, determinism across thread
 // counts, statistics of 1e5 samples, ranges, permutations and error messages.
-#include <optional>
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -8,6 +7,7 @@
 #include <cstring>
 #include <functional>
 #include <numeric>
+#include <optional>
 #include <set>
 
 #include "dispatch/dispatch.h"

@@ -1,8 +1,8 @@
 // Targeted checks of PyTorch semantics: result dtypes, ties and NaN, empty identities, shapes,
 // numerical stability, integer wrap-around, and that reductions pass through dispatch.
-#include <optional>
 #include <cmath>
 #include <limits>
+#include <optional>
 #include <string>
 
 #include "dispatch/dispatch.h"

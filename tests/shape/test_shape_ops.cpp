@@ -1,8 +1,9 @@
 // Op database entries for the shape ops that move data (cat, stack, split family, unflatten,
 // repeat, tile, flip, roll, diag, tril/triu, view(dtype), index, index_put_, broadcast_tensors),
 // references by plain index arithmetic on test::values.
-#include <optional>
 #include <gtest/gtest.h>
+
+#include <optional>
 
 #include "dispatch/dispatch.h"
 #include "ember/ember.h"

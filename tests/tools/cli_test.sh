@@ -2,11 +2,7 @@
 # The `ember` command end to end: exit statuses, one-line errors, and a tiny train, resume,
 # generate and eval. Usage: cli_test.sh path/to/ember
 set -uo pipefail
-ember=$1
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-failures=0
-fail() { echo "FAIL: $*"; failures=$((failures + 1)); }
+source "$(dirname "${BASH_SOURCE[0]}")/harness.sh"
 
 # expect_error NEEDLE ARGS...: exit status 2, one line on stderr containing NEEDLE.
 expect_error() {
@@ -59,5 +55,4 @@ expect_error "--temperature" generate --checkpoint "$tmp/run" --temperature 0
 printf 'garbage' >"$tmp/run/checkpoint.safetensors"
 expect_error "corrupt" eval --checkpoint "$tmp/run"
 
-((failures == 0)) && echo "cli_test: all passed"
-exit $((failures > 0))
+finish cli_test

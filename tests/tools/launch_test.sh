@@ -3,11 +3,7 @@
 # worker's status and the others stopped, SIGINT forwarded, flags checked before anything starts.
 # Every launch is bounded by `timeout`. Usage: launch_test.sh path/to/ember
 set -uo pipefail
-ember=$1
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-failures=0
-fail() { echo "FAIL: $*"; failures=$((failures + 1)); }
+source "$(dirname "${BASH_SOURCE[0]}")/harness.sh"
 run() { timeout 30 env -u OMP_NUM_THREADS "$ember" run "$@"; }
 
 # expect_error NEEDLE ARGS...: exit status 2, one line on stderr containing NEEDLE.
@@ -95,5 +91,4 @@ expect_error "not found" -- "$tmp/no-such-program"
 expect_error "" --nproc-per-node 2
 [[ ! -e $tmp/started ]] || fail "a rejected launch started a worker"
 
-((failures == 0)) && echo "launch_test: all passed"
-exit $((failures > 0))
+finish launch_test

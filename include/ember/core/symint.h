@@ -48,9 +48,9 @@ class SymInt {
   constexpr SymInt() = default;
   constexpr SymInt(int64_t v) : value_(v) {}  // NOLINT: converts implicitly, as c10::SymInt
   SymInt(int v) : value_(v) {}                // NOLINT
-  SymInt(long long v) : value_(static_cast<int64_t>(v)) {}  // NOLINT
+  SymInt(long long v) : value_(static_cast<int64_t>(v)) {}      // NOLINT
   SymInt(unsigned long v) : value_(static_cast<int64_t>(v)) {}  // NOLINT
-  SymInt(unsigned v) : value_(v) {}  // NOLINT
+  SymInt(unsigned v) : value_(v) {}                             // NOLINT
   explicit SymInt(SymNodePtr node) : node_(std::move(node)) {}
 
   bool is_symbolic() const { return node_ != nullptr; }
@@ -59,9 +59,6 @@ class SymInt {
     return node_ ? node_->guard_int(op) : value_;
   }
   int64_t expect_int() const { return guard_int(); }
-  /// The value when concrete, else nullopt (no guard).
-  bool is_concrete() const { return !node_; }
-  int64_t concrete_value() const { return value_; }
   operator int64_t() const { return guard_int(); }  // NOLINT
   const SymNodePtr& node() const { return node_; }
   std::string str() const { return node_ ? node_->str() : std::to_string(value_); }
@@ -103,9 +100,9 @@ class SymInt {
   SymInt& operator-=(const SymInt& b) { return *this = *this - b; }
   SymInt& operator*=(const SymInt& b) { return *this = *this * b; }
 
-#define EMBER_SYMINT_COMPARE(OP)                                         \
-  friend bool operator OP(const SymInt& a, const SymInt& b) {            \
-    if (!a.node_ && !b.node_) return a.value_ OP b.value_;               \
+#define EMBER_SYMINT_COMPARE(OP)                                          \
+  friend bool operator OP(const SymInt& a, const SymInt& b) {             \
+    if (!a.node_ && !b.node_) return a.value_ OP b.value_;                \
     return a.as_node(b)->guard_compare(#OP, b.as_node(a), "SymInt " #OP); \
   }
   EMBER_SYMINT_COMPARE(==)
@@ -128,19 +125,19 @@ class SymInt {
 
 // Mixed forms with plain integers resolve through SymInt's implicit conversion; these keep
 // `size + 1` and `2 * size` from being ambiguous with the int64_t conversion.
-#define EMBER_SYMINT_MIXED(OP)                                                          \
-  inline SymInt operator OP(const SymInt& a, int64_t b) { return a OP SymInt(b); }     \
-  inline SymInt operator OP(int64_t a, const SymInt& b) { return SymInt(a) OP b; }     \
-  inline SymInt operator OP(const SymInt& a, int b) { return a OP SymInt(b); }         \
+#define EMBER_SYMINT_MIXED(OP)                                                     \
+  inline SymInt operator OP(const SymInt& a, int64_t b) { return a OP SymInt(b); } \
+  inline SymInt operator OP(int64_t a, const SymInt& b) { return SymInt(a) OP b; } \
+  inline SymInt operator OP(const SymInt& a, int b) { return a OP SymInt(b); }     \
   inline SymInt operator OP(int a, const SymInt& b) { return SymInt(a) OP b; }
 EMBER_SYMINT_MIXED(+)
 EMBER_SYMINT_MIXED(-)
 EMBER_SYMINT_MIXED(*)
 #undef EMBER_SYMINT_MIXED
-#define EMBER_SYMINT_MIXED_CMP(OP)                                                    \
-  inline bool operator OP(const SymInt& a, int64_t b) { return a OP SymInt(b); }     \
-  inline bool operator OP(int64_t a, const SymInt& b) { return SymInt(a) OP b; }     \
-  inline bool operator OP(const SymInt& a, int b) { return a OP SymInt(b); }         \
+#define EMBER_SYMINT_MIXED_CMP(OP)                                               \
+  inline bool operator OP(const SymInt& a, int64_t b) { return a OP SymInt(b); } \
+  inline bool operator OP(int64_t a, const SymInt& b) { return SymInt(a) OP b; } \
+  inline bool operator OP(const SymInt& a, int b) { return a OP SymInt(b); }     \
   inline bool operator OP(int a, const SymInt& b) { return SymInt(a) OP b; }
 EMBER_SYMINT_MIXED_CMP(==)
 EMBER_SYMINT_MIXED_CMP(!=)
@@ -156,8 +153,8 @@ inline std::ostream& operator<<(std::ostream& os, const SymInt& s) { return os <
 class SymIntList {
  public:
   SymIntList() = default;
-  SymIntList(std::initializer_list<SymInt> l) : v_(l) {}  // NOLINT
-  SymIntList(const std::vector<SymInt>& v) : v_(v) {}     // NOLINT
+  SymIntList(std::initializer_list<SymInt> l) : v_(l) {}                 // NOLINT
+  SymIntList(const std::vector<SymInt>& v) : v_(v) {}                    // NOLINT
   SymIntList(const std::vector<int64_t>& v) : v_(v.begin(), v.end()) {}  // NOLINT
   SymIntList(const int64_t* p, size_t n) : v_(p, p + n) {}
 

@@ -83,5 +83,9 @@ class TensorImpl {
 std::vector<int64_t> contiguous_strides(const std::vector<int64_t>& sizes);
 /// Product of sizes, raising RuntimeError naming `op` on negative sizes or int64 overflow.
 int64_t checked_numel(const std::vector<int64_t>& sizes, const char* op);
+/// Bytes a strided layout spans, (1 + sum (size - 1) * stride) elements (0 when empty), raising
+/// RuntimeError naming `op` on mismatched lengths, negative sizes or strides, or int64 overflow.
+size_t strided_nbytes(const std::vector<int64_t>& sizes, const std::vector<int64_t>& strides,
+                      ScalarType dtype, const char* op);
 
 }  // namespace ember

@@ -272,8 +272,10 @@ void SlidingWindow::eval_cpu(const std::vector<Tensor>& inputs,
   g.N = x.size(0), g.C = x.size(1), g.H = x.size(2), g.W = x.size(3);
   g.kh = p_.kernel_h, g.kw = p_.kernel_w;
   // Ho * Wo = L: recompute Ho and Wo from the geometry (the op builder checked they match).
-  g.Ho = (g.H + 2 * p_.conv.pad_h - p_.conv.dilation_h * (p_.kernel_h - 1) - 1) / p_.conv.stride_h + 1;
-  g.Wo = (g.W + 2 * p_.conv.pad_w - p_.conv.dilation_w * (p_.kernel_w - 1) - 1) / p_.conv.stride_w + 1;
+  g.Ho =
+      (g.H + 2 * p_.conv.pad_h - p_.conv.dilation_h * (p_.kernel_h - 1) - 1) / p_.conv.stride_h + 1;
+  g.Wo =
+      (g.W + 2 * p_.conv.pad_w - p_.conv.dilation_w * (p_.kernel_w - 1) - 1) / p_.conv.stride_w + 1;
   g.O = g.C;
   g.p.groups = 1;
   if (out.numel() == 0) return;

@@ -1,5 +1,6 @@
-#include "backend/cpu/kernel.h"
 #include "primitives/copy.h"
+
+#include "backend/cpu/kernel.h"
 
 namespace ember {
 
@@ -34,8 +35,8 @@ void Fill::eval_cpu(const std::vector<Tensor>&, std::vector<Tensor>& outputs) co
 
 void View::eval_cpu(const std::vector<Tensor>& inputs, std::vector<Tensor>& outputs) const {
   const auto& src = inputs[0].impl();
-  auto impl = std::make_shared<TensorImpl>(src->storage(), p_.dtype.value_or(src->dtype()), p_.sizes,
-                                           p_.strides, p_.offset, src->device());
+  auto impl = std::make_shared<TensorImpl>(src->storage(), p_.dtype.value_or(src->dtype()),
+                                           p_.sizes, p_.strides, p_.offset, src->device());
   impl->share_version_counter(src->version_counter());
   outputs.push_back(Tensor(std::move(impl)));
 }

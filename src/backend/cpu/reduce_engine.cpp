@@ -177,7 +177,8 @@ void Reduce::eval_cpu(const std::vector<Tensor>& inputs, std::vector<Tensor>& ou
 
 void Scan::eval_cpu(const std::vector<Tensor>& inputs, std::vector<Tensor>& outputs) const {
   const Tensor& x = inputs.at(0);
-  EMBER_INTERNAL_ASSERT(p_.dim >= 0 && (p_.dim < x.dim() || (x.dim() == 0 && p_.dim == 0)), "scan dim");
+  EMBER_INTERNAL_ASSERT(p_.dim >= 0 && (p_.dim < x.dim() || (x.dim() == 0 && p_.dim == 0)),
+                        "scan dim");
   for (const Tensor& out : outputs) {
     EMBER_INTERNAL_ASSERT(out.is_contiguous() && out.sizes() == x.sizes(), "scan output");
   }

@@ -126,8 +126,8 @@ void Gather::eval_cpu(const std::vector<Tensor>& inputs, std::vector<Tensor>& ou
   Tensor& out = outputs[0];
   if (out.numel() == 0) return;
   const int64_t size = sizes_1d(self)[p_.dim];
-  auto rows =
-      dim_rows(sizes_1d(index), p_.dim, {geom_strides(out), geom_strides(self), geom_strides(index)});
+  auto rows = dim_rows(sizes_1d(index), p_.dim,
+                       {geom_strides(out), geom_strides(self), geom_strides(index)});
   const int64_t os = strides_1d(out)[p_.dim], ss = strides_1d(self)[p_.dim];
   const int64_t is = strides_1d(index)[p_.dim];
   const int64_t* ip = static_cast<const int64_t*>(index.data_ptr());
