@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
+#include <map>
 
 namespace ember::test {
 
@@ -18,6 +20,14 @@ const std::vector<ScalarType>& integral_dtypes(bool include_bool) {
   static const std::vector<ScalarType> with = {kBool, kUInt8, kInt8, kInt16, kInt32, kInt64};
   static const std::vector<ScalarType> without = {kUInt8, kInt8, kInt16, kInt32, kInt64};
   return include_bool ? with : without;
+}
+
+std::vector<ScalarType> dtypes_except(const std::vector<ScalarType>& dtypes) {
+  std::vector<ScalarType> r;
+  for (ScalarType t : all_dtypes()) {
+    if (std::find(dtypes.begin(), dtypes.end(), t) == dtypes.end()) r.push_back(t);
+  }
+  return r;
 }
 
 namespace {
@@ -221,6 +231,134 @@ std::pair<double, double> tolerances(ScalarType dtype) {
          << ": got " << got[first] << ", expected " << expected[first];
 }
 
+std::string nondifferentiable_reason(const std::vector<ScalarType>& dtypes,
+                                     ScalarType float64_result) {
+  if (std::none_of(dtypes.begin(), dtypes.end(), [](ScalarType t) { return is_floating_point(t); }))
+    return "integer-only op: PyTorch differentiates floating tensors only";
+  if (!is_floating_point(float64_result))
+    return std::string(dtype_name(float64_result)) +
+           " result: PyTorch's boolean and integral outputs carry no gradient";
+  return {};
+}
+
+// Note [Dtypes not yet compared]: dtypes an entry's op accepts whose values the entry does not
+// compare with a reference yet. DtypeCoverage counts them as accounted for, runs the op on them
+// (it must not throw) and prints them: the op database's open items, listed, never hidden.
+namespace {
+constexpr const char* kUnchecked = "accepted, as in PyTorch; values not compared yet";
+constexpr const char* kRefusedByTorch113 =
+    "accepted, but PyTorch 1.13 refuses it: check the current release and align";
+}  // namespace
+
+const std::map<std::string, std::pair<std::vector<ScalarType>, std::string>>& unchecked_dtypes() {
+  static const std::map<std::string, std::pair<std::vector<ScalarType>, std::string>> m = {
+      {"pow_scalar_exponent", {{kBool}, kUnchecked}},
+      {"rremainder_int_scalar", {{kBool}, kUnchecked}},
+      {"clamp_min", {{kBool}, kUnchecked}},
+      {"clip_max", {{kBool}, kUnchecked}},
+      {"scatter_reduce_add", {{kBool}, kUnchecked}},
+      {"scatter_value_multiply", {{kBool}, kUnchecked}},
+      {"scatter_reduce_sum", {{kBool}, kUnchecked}},
+      {"scatter_reduce_prod", {{kBool}, kUnchecked}},
+      {"scatter_reduce_mean", {{kBool}, kRefusedByTorch113}},
+      {"scatter_reduce_amax", {{kBool}, kUnchecked}},
+      {"scatter_reduce_amin", {{kBool}, kUnchecked}},
+      {"scatter_reduce_sum_exclude_self", {{kBool}, kUnchecked}},
+      {"scatter_reduce_prod_exclude_self", {{kBool}, kUnchecked}},
+      {"scatter_reduce_mean_exclude_self", {{kBool}, kRefusedByTorch113}},
+      {"scatter_reduce_amax_exclude_self", {{kBool}, kUnchecked}},
+      {"scatter_reduce_amin_exclude_self", {{kBool}, kUnchecked}},
+      {"index_add_alpha2", {{kBool}, kUnchecked}},
+      {"vector_norm_2",
+       {{kFloat16, kBFloat16}, "values checked in the ReductionStats norm_p* entries"}},
+      {"vector_norm_1",
+       {{kFloat16, kBFloat16}, "values checked in the ReductionStats norm_p* entries"}},
+      {"vector_norm_3",
+       {{kFloat16, kBFloat16}, "values checked in the ReductionStats norm_p* entries"}},
+      {"vector_norm_half",
+       {{kFloat16, kBFloat16}, "values checked in the ReductionStats norm_p* entries"}},
+      {"vector_norm_inf",
+       {{kFloat16, kBFloat16}, "values checked in the ReductionStats norm_p* entries"}},
+      {"vector_norm_minf",
+       {{kFloat16, kBFloat16}, "values checked in the ReductionStats norm_p* entries"}},
+      {"vector_norm_dim",
+       {{kFloat16, kBFloat16}, "values checked in the ReductionStats norm_p* entries"}},
+      {"cross", {{kUInt8, kInt8, kInt16, kInt32, kInt64, kFloat16, kBFloat16}, kUnchecked}},
+      {"vecdot",
+       {{kBool, kUInt8, kInt8, kInt16, kInt32, kInt64, kFloat16, kBFloat16}, kRefusedByTorch113}},
+      {"matrix_power_1",
+       {{kBool, kUInt8, kInt8, kInt16, kInt32, kInt64, kFloat16, kBFloat16}, kUnchecked}},
+      {"matrix_power_3",
+       {{kUInt8, kInt8, kInt16, kInt32, kInt64, kFloat16, kBFloat16}, kUnchecked}},
+      {"multi_dot", {{kUInt8, kInt8, kInt16, kInt32, kInt64, kFloat16, kBFloat16}, kUnchecked}},
+      {"diagonal_offset0_dims12",
+       {{kBool, kUInt8, kInt8, kInt16, kInt32, kInt64, kFloat16, kBFloat16}, kUnchecked}},
+      {"diagonal_offset1_dims12",
+       {{kBool, kUInt8, kInt8, kInt16, kInt32, kInt64, kFloat16, kBFloat16}, kUnchecked}},
+      {"diagonal_offsetm1_dims12",
+       {{kBool, kUInt8, kInt8, kInt16, kInt32, kInt64, kFloat16, kBFloat16}, kUnchecked}},
+      {"diagonal_offset0_dims02",
+       {{kBool, kUInt8, kInt8, kInt16, kInt32, kInt64, kFloat16, kBFloat16}, kUnchecked}},
+      {"diagonal_offset1_dims20",
+       {{kBool, kUInt8, kInt8, kInt16, kInt32, kInt64, kFloat16, kBFloat16}, kUnchecked}},
+      {"einsum_4_ii_to_i", {{kBool}, kUnchecked}},
+      {"einsum_5_ii", {{kBool}, kUnchecked}},
+      {"einsum_6_iij_to_j", {{kBool}, kUnchecked}},
+      {"einsum_12_iEEE_to_EEE", {{kBool}, kUnchecked}},
+      {"einsum_13_EEE_to_EEE", {{kBool}, kUnchecked}},
+      {"einsum_14_i_j_to_ij", {{kBool}, kUnchecked}},
+      {"einsum_15_ij_kl_to_ijkl", {{kBool}, kUnchecked}},
+      {"einsum_16_ij_to_", {{kBool}, kUnchecked}},
+      {"einsum_17_ij_to_", {{kBool}, kUnchecked}},
+      {"einsum_18_i_to_", {{kBool}, kUnchecked}},
+      {"einsum_19_ijk_to_kji", {{kBool}, kUnchecked}},
+      {"einsum_20_ijk_to_kji", {{kBool}, kUnchecked}},
+      {"einsum_21_ba", {{kBool}, kUnchecked}},
+      {"einsum_25_ij_ij_to_ij", {{kBool}, kUnchecked}},
+      {"einsum_27_ij_ij_to_i", {{kBool}, kUnchecked}},
+      {"einsum_29_ij_k_to_i", {{kBool}, kUnchecked}},
+      {"einsum_33__i_to_i", {{kBool}, kUnchecked}},
+      {"einsum_34_i_j_k_to_ijk", {{kBool}, kUnchecked}},
+      {"tensordot_broadcast", {{kInt64}, kUnchecked}},
+      {"relu6", {{kUInt8}, kUnchecked}},
+      {"softsign", {{kUInt8, kInt8, kInt16, kInt32, kInt64}, kUnchecked}},
+      {"tanhshrink", {{kUInt8, kInt8, kInt16, kInt32, kInt64}, kUnchecked}},
+      {"F_hardtanh", {{kInt8, kInt16, kInt32, kInt64}, kUnchecked}},
+      {"embedding", {{kBool, kUInt8, kInt8, kInt16, kInt32, kInt64}, kUnchecked}},
+      {"embedding_bag", {{kUInt8, kInt8, kInt16, kInt32, kInt64}, kRefusedByTorch113}},
+      {"linear_bilinear", {{kUInt8, kInt8, kInt16, kInt32, kInt64}, kUnchecked}},
+      {"pad_constant_1d", {{kBool, kInt8, kInt16}, kUnchecked}},
+      {"pad_constant_2d_value", {{kBool, kInt8, kInt16}, kUnchecked}},
+      {"pad_constant_negative", {{kBool, kInt8, kInt16}, kUnchecked}},
+      {"pad_constant_all_dims", {{kBool, kInt8, kInt16}, kUnchecked}},
+      {"pad_reflect_1d", {{kBool, kInt8, kInt16}, kRefusedByTorch113}},
+      {"pad_reflect_2d", {{kBool, kInt8, kInt16}, kRefusedByTorch113}},
+      {"pad_replicate_2d", {{kBool, kInt8, kInt16}, kRefusedByTorch113}},
+      {"pad_replicate_1d", {{kBool, kInt8, kInt16}, kRefusedByTorch113}},
+      {"pad_circular_2d", {{kBool, kInt8, kInt16}, kUnchecked}},
+      {"pad_circular_1d", {{kBool, kInt8, kInt16}, kUnchecked}},
+      {"sum_dtype_int32", {{kFloat16, kBFloat16, kFloat32, kFloat64}, kUnchecked}},
+      {"prod",
+       {{kBool, kUInt8, kInt8, kInt16, kInt32, kInt64}, "values checked in the prod_int entry"}},
+      {"prod_int", {{kFloat16, kBFloat16, kFloat32, kFloat64}, "values checked in the prod entry"}},
+      {"cumprod",
+       {{kBool, kUInt8, kInt8, kInt16, kInt32, kInt64}, "values checked in the cumprod_int entry"}},
+      {"cumprod_int",
+       {{kFloat16, kBFloat16, kFloat32, kFloat64}, "values checked in the cumprod entry"}},
+  };
+  return m;
+}
+
+std::vector<ScalarType> rejected_dtypes(const OpInfo& info) {
+  if (!info.rejected_dtypes.empty()) return info.rejected_dtypes;
+  std::vector<ScalarType> supported = info.dtypes;
+  supported.insert(supported.end(), info.shape_only_dtypes.begin(), info.shape_only_dtypes.end());
+  if (auto it = unchecked_dtypes().find(info.name); it != unchecked_dtypes().end()) {
+    supported.insert(supported.end(), it->second.first.begin(), it->second.first.end());
+  }
+  return dtypes_except(supported);
+}
+
 void PrintTo(const OpInfo& info, std::ostream* os) { *os << info.name; }
 
 std::string op_test_name(const ::testing::TestParamInfo<OpInfo>& info) {
@@ -266,10 +404,23 @@ std::vector<Sample> elementwise_samples(ScalarType dtype, int arity, double low,
   return out;
 }
 
+std::vector<Sample> without_large(std::vector<Sample> samples) {
+  std::erase_if(samples, [](const Sample& s) { return s.desc == "2-d-large"; });
+  return samples;
+}
+
+std::vector<Sample> elementwise_grad_samples(int arity, double low, double high) {
+  return without_large(elementwise_samples(kFloat64, arity, low, high));
+}
+
 // The generic forward test: every sample of every supported dtype against the reference.
 TEST_P(OpTest, MatchesReference) {
   const OpInfo& info = GetParam();
-  for (ScalarType dt : info.dtypes) {
+  std::vector<ScalarType> dtypes = info.dtypes;
+  dtypes.insert(dtypes.end(), info.shape_only_dtypes.begin(), info.shape_only_dtypes.end());
+  for (ScalarType dt : dtypes) {
+    const bool shape_only =
+        std::count(info.shape_only_dtypes.begin(), info.shape_only_dtypes.end(), dt) > 0;
     for (const Sample& s : info.samples(dt)) {
       SCOPED_TRACE(info.name + " " + dtype_name(dt) + " " + s.desc);
       Tensor got;
@@ -280,6 +431,10 @@ TEST_P(OpTest, MatchesReference) {
         continue;
       }
       Reference ref = info.reference(s.inputs);
+      if (shape_only) {
+        EXPECT_EQ(got.sizes(), ref.shape) << "values checked in " << info.values_checked_in;
+        continue;
+      }
       EXPECT_EQ(got.dtype(), ref.dtype) << "result dtype";
       auto [rtol, atol] = tolerances(got.dtype());
       EXPECT_TRUE(close(got, ref.shape, ref.values, rtol * info.tol_scale, atol * info.tol_scale));
@@ -287,16 +442,62 @@ TEST_P(OpTest, MatchesReference) {
   }
 }
 
-TEST_P(OpTest, RejectsUnsupportedDtypes) {
+// Every dtype is either supported (MatchesReference runs it) or rejected (checked here): no
+// dtype goes untested. One test per entry for both, to keep the number of
+// test processes down.
+TEST_P(OpTest, DtypeCoverage) {
   const OpInfo& info = GetParam();
-  for (ScalarType dt : info.rejected_dtypes) {
+  EXPECT_EQ(info.shape_only_dtypes.empty(), info.values_checked_in.empty())
+      << "shape_only_dtypes need values_checked_in (and only they)";
+  for (ScalarType dt : all_dtypes()) {
+    const auto count = [dt](const std::vector<ScalarType>& v) {
+      return static_cast<int>(std::count(v.begin(), v.end(), dt));
+    };
+    const auto gap = unchecked_dtypes().find(info.name);
+    const int unchecked = gap == unchecked_dtypes().end() ? 0 : count(gap->second.first);
+    if (unchecked) {
+      auto samples = info.samples(dt);
+      ASSERT_FALSE(samples.empty());
+      EXPECT_NO_THROW(info.op(samples.front().inputs)) << dtype_name(dt);
+      std::printf("[ dtypes   ] %s %s: %s\n", info.name.c_str(), dtype_name(dt),
+                  gap->second.second.c_str());
+      ::testing::Test::RecordProperty(std::string("unchecked_") + dtype_name(dt),
+                                      gap->second.second);
+    }
+    const int supported = count(info.dtypes) + count(info.shape_only_dtypes) + unchecked;
+    const int rejected = count(rejected_dtypes(info));
+    if (supported + rejected == 1) continue;
+    // Say what the op does with the dtype, to tell which list it belongs in.
+    std::string does = "no sample";
+    if (auto samples = info.samples(dt); !samples.empty()) {
+      try {
+        does = "accepts it (result " + std::string(dtype_name(info.op(samples[0].inputs).dtype())) +
+               ")";
+      } catch (const TypeError& e) {
+        does = std::string("raises TypeError: ") + e.what();
+      } catch (const std::exception& e) {
+        does = std::string("raises: ") + e.what();
+      }
+    }
+    ADD_FAILURE() << info.name << ": " << dtype_name(dt) << " is listed " << supported
+                  << " times in dtypes/shape_only_dtypes and " << rejected
+                  << " times in rejected_dtypes (want once in all); the op " << does;
+  }
+  for (ScalarType dt : rejected_dtypes(info)) {
     auto samples = info.samples(dt);
     ASSERT_FALSE(samples.empty());
+    // PyTorch raises TypeError or RuntimeError here ("not implemented for 'Int'", "result type
+    // Float can't be cast to ..."); a TypeError names the dtype.
     try {
       info.op(samples.front().inputs);
       ADD_FAILURE() << info.name << " accepted " << dtype_name(dt);
     } catch (const TypeError& e) {
-      EXPECT_NE(std::string(e.what()).find(dtype_name(dt)), std::string::npos) << e.what();
+      const std::string m = e.what();
+      EXPECT_TRUE(m.find(dtype_name(dt)) != std::string::npos ||
+                  m.find(scalar_type_name(dt)) != std::string::npos)
+          << m;
+    } catch (const Error& e) {
+      EXPECT_NE(std::string(e.what()).find("["), std::string::npos) << e.what();
     } catch (const std::exception& e) {
       ADD_FAILURE() << info.name << " " << dtype_name(dt) << ": wrong exception type: " << e.what();
     }
@@ -315,19 +516,83 @@ bool has_ties(const std::vector<Tensor>& inputs) {
   return false;
 }
 
-// Every differentiable op: its vjp against central finite differences in float64, on the same
-// samples (broadcast, non-contiguous, expanded, 0-d) that MatchesReference uses; then its double
-// backward the same way. Large samples are left out to keep the suite fast.
-TEST_P(OpTest, Gradcheck) {
-  const OpInfo& info = GetParam();
-  if (!info.no_gradcheck.empty()) GTEST_SKIP() << info.no_gradcheck;
-  if (std::find(info.dtypes.begin(), info.dtypes.end(), kFloat64) == info.dtypes.end()) {
-    GTEST_SKIP() << "no float64 support";
+namespace {
+
+// A declared non-differentiable op: with floating inputs that require grad, its output carries
+// no gradient (PyTorch's contract: boolean/integral outputs and outputs marked non-differentiable
+// do not require grad; an op whose derivative PyTorch leaves not_implemented raises in backward).
+void check_not_differentiable(const OpInfo& info) {
+  ScalarType dt = info.dtypes.empty() ? kFloat64 : info.dtypes.front();
+  for (ScalarType d : info.dtypes) {
+    if (is_floating_point(d)) dt = d;
   }
   int checked = 0;
-  std::string missing_vjp;
-  for (const Sample& s : info.samples(kFloat64)) {
+  for (const Sample& s : info.samples(dt)) {
+    SCOPED_TRACE(info.name + " " + dtype_name(dt) + " " + s.desc);
+    std::vector<Tensor> inputs = s.inputs;
+    for (auto& t : inputs) {
+      if (t.defined() && t.is_floating_point()) t = t.detach().requires_grad_();
+    }
+    Tensor out = info.grad_op ? info.grad_op(inputs) : info.op(inputs);
+    // Either no gradient path at all, or (PyTorch's not_implemented) backward raises.
+    if (out.requires_grad() && out.numel() > 0) {
+      EXPECT_THROW(out.sum().backward(), NotImplementedError)
+          << "declared not differentiable (" << info.not_differentiable
+          << "), but its output has a gradient";
+    }
+    ++checked;
+  }
+  EXPECT_GT(checked, 0) << "no sample";
+  ::testing::Test::RecordProperty("not_differentiable", info.not_differentiable);
+  std::printf("[ gradcheck] %s: not differentiable (%s); %d samples carry no gradient\n",
+              info.name.c_str(), info.not_differentiable.c_str(), checked);
+}
+
+// Gradients of an empty sample: backward must still give every input a gradient of its shape.
+void check_empty_backward(const autograd::DifferentiableFn& fn, const std::vector<Tensor>& in) {
+  std::vector<Tensor> inputs = in, wrt;
+  for (auto& t : inputs) {
+    if (t.defined() && t.is_floating_point()) wrt.push_back(t = t.detach().requires_grad_());
+  }
+  if (wrt.empty()) return;
+  Tensor out = fn(inputs)[0];
+  if (!out.requires_grad()) return;
+  auto g = autograd::grad({out}, wrt, {zeros_like(out)}, false, false, /*allow_unused=*/true);
+  for (size_t i = 0; i < wrt.size(); ++i) {
+    if (g[i].defined()) {
+      EXPECT_EQ(g[i].sizes(), wrt[i].sizes()) << "gradient " << i << " shape";
+    }
+  }
+}
+
+}  // namespace
+
+// Every differentiable op: its vjp against central finite differences in float64, on its
+// gradcheck samples (broadcast, non-contiguous, expanded, 0-d, small enough for finite
+// differences); then its double backward the same way on the smallest. Nothing is left out
+// silently: a sample that cannot be checked fails the test unless the entry declares why
+// (Sample::no_gradcheck), and a missing vjp fails unless the entry declares the op not
+// differentiable. The per-entry counts are printed and recorded as test properties.
+TEST_P(OpTest, Gradcheck) {
+  const OpInfo& info = GetParam();
+  if (!info.not_differentiable.empty()) {
+    check_not_differentiable(info);
+    return;
+  }
+  ASSERT_NE(std::find(info.dtypes.begin(), info.dtypes.end(), kFloat64), info.dtypes.end())
+      << info.name << " is differentiable but does not support float64, which gradcheck needs";
+  autograd::DifferentiableFn fn = [&](const std::vector<Tensor>& in) {
+    return std::vector<Tensor>{info.grad_op ? info.grad_op(in) : info.op(in)};
+  };
+  int checked = 0, gradgradchecked = 0, empty = 0;
+  std::string excluded;
+  int n_excluded = 0;
+  for (const Sample& s : info.grad_samples ? info.grad_samples() : info.samples(kFloat64)) {
     SCOPED_TRACE(info.name + " " + s.desc);
+    if (!s.no_gradcheck.empty()) {
+      excluded += (n_excluded++ ? "; " : "") + s.desc + ": " + s.no_gradcheck;
+      continue;
+    }
     std::vector<Tensor> inputs = s.inputs;
     int64_t total = 0;
     bool any = false;
@@ -335,52 +600,51 @@ TEST_P(OpTest, Gradcheck) {
       if (!t.defined()) continue;
       total += t.numel();
       if (t.is_floating_point() && t.numel() > 0) {
-        t.requires_grad_();
+        t = t.detach().requires_grad_();
         any = true;
       }
     }
-    if (!any || total > 48) continue;
-    autograd::DifferentiableFn fn = [&](const std::vector<Tensor>& in) {
-      return std::vector<Tensor>{info.op(in)};
-    };
-    // Ties (equal values, e.g. in an expanded input) are points where extreme-value and
-    // selection ops are not differentiable: PyTorch's gradcheck fails there too.
-    static const char* kTieOps[] = {"amax",   "amin",   "aminmax",   "max_dim",      "min_dim",
-                                    "cummax", "cummin", "norm_pinf", "norm_pneginf", "max",
-                                    "min",    "median", "nanmedian", "mode",         "kthvalue",
-                                    "topk",   "sort",   "msort",     "argsort"};
-    bool tie_op = false;
-    for (const char* t : kTieOps) tie_op |= info.name.rfind(t, 0) == 0;
-    if (tie_op && has_ties(inputs)) continue;
-    // A clamp at eps = 1e-12 is a kink far inside the finite-difference step.
-    if (s.desc.find("clamps at eps") != std::string::npos) continue;
+    ASSERT_LE(total, kGradcheckMaxNumel)
+        << "sample too large for finite differences: give the entry small grad_samples";
+    if (info.nondifferentiable_at_ties && has_ties(inputs)) {
+      excluded += (n_excluded++ ? "; " : "") + s.desc +
+                  ": an input repeats a value and the op is not differentiable at ties";
+      continue;
+    }
     Tensor out = fn(inputs)[0];
-    // Only float64 results are precise enough for finite differences.
-    if (out.dtype() != kFloat64 || out.numel() == 0 || out.numel() > 48) continue;
-    // Finite differences of a non-finite value say nothing.
-    if (!out.isfinite().all().item<bool>()) continue;
+    if (!any || out.numel() == 0) {
+      check_empty_backward(fn, s.inputs);
+      ++empty;
+      continue;
+    }
+    ASSERT_EQ(out.dtype(), kFloat64)
+        << "a differentiable op's float64 result must be float64 (or declare the entry "
+           "not_differentiable)";
+    ASSERT_LE(out.numel(), kGradcheckMaxNumel)
+        << "output too large for finite differences: give the entry small grad_samples";
+    ASSERT_TRUE(out.isfinite().all().item<bool>())
+        << "a non-finite output says nothing under finite differences: keep grad_samples "
+           "inside the op's domain";
     try {
       EXPECT_TRUE(autograd::gradcheck(fn, inputs, 1e-6, 1e-5, 1e-3 * info.tol_scale));
-      if (info.double_backward && total <= 16) {
+      if (info.double_backward && total <= kGradgradcheckMaxNumel) {
         EXPECT_TRUE(autograd::gradgradcheck(fn, inputs, 1e-6, 1e-5, 1e-3 * info.tol_scale));
+        ++gradgradchecked;
       }
-    } catch (const NotImplementedError& e) {
-      // Documented gaps raise, naming the op, instead of returning a wrong gradient: ops whose
-      // vjp is not written yet, and views of expanded (overlapping) tensors.
-      const std::string m = e.what();
-      const bool missing = m.find("the derivative for '") != std::string::npos;
-      const bool layout = m.find("memory layout") != std::string::npos &&
-                          s.desc.find("expanded") != std::string::npos;
-      if (!missing && !layout) ADD_FAILURE() << m;
-      if (missing) missing_vjp = m;
-      continue;
     } catch (const std::exception& e) {
       ADD_FAILURE() << e.what();
     }
     ++checked;
   }
-  if (!missing_vjp.empty()) GTEST_SKIP() << missing_vjp;
-  if (checked == 0) GTEST_SKIP() << "no differentiable float64 sample";
+  EXPECT_GT(checked + empty, 0) << "no gradcheck sample";
+  ::testing::Test::RecordProperty("gradchecked", checked);
+  ::testing::Test::RecordProperty("gradgradchecked", gradgradchecked);
+  ::testing::Test::RecordProperty("empty", empty);
+  ::testing::Test::RecordProperty("excluded", n_excluded);
+  std::printf(
+      "[ gradcheck] %s: %d samples gradchecked, %d gradgradchecked, %d empty, %d excluded%s%s\n",
+      info.name.c_str(), checked, gradgradchecked, empty, n_excluded, n_excluded ? " — " : "",
+      excluded.c_str());
 }
 
 GTEST_ALLOW_UNINSTANTIATED_PARAMETERIZED_TEST(OpTest);

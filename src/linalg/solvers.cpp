@@ -137,7 +137,8 @@ SlogdetResult slogdet(const Tensor& A) {
   Tensor s = ops::empty_tensor(batch_shape(A), A.dtype(), op);
   Tensor l = ops::empty_tensor(batch_shape(A), A.dtype(), op);
   dispatch(LinalgDet(true), {A}, {s, l});
-  return {s, l};
+  // As in PyTorch, the sign of a real matrix's determinant is not differentiable.
+  return {s.detach(), l};
 }
 
 }  // namespace ember::linalg

@@ -45,6 +45,7 @@ OpInfo info(std::string name, std::vector<ScalarType> dtypes,
   OpInfo i;
   i.name = std::move(name);
   i.dtypes = std::move(dtypes);
+  i.grad_samples = [samples] { return without_large(samples(kFloat64)); };
   i.samples = std::move(samples);
   i.op = std::move(op);
   // The data dtype is that of the last input (the first may be a bool condition).
@@ -52,6 +53,7 @@ OpInfo info(std::string name, std::vector<ScalarType> dtypes,
     return ref_map(in, dt_rule(in.back().dtype()), ref);
   };
   i.rejected_dtypes = std::move(rejected);
+  i.not_differentiable = nondifferentiable_reason(i.dtypes, dt_rule(kFloat64));
   return i;
 }
 
@@ -178,6 +180,8 @@ std::vector<OpInfo> ternary_ops() {
       [](auto& in) { return ember::isclose(in[0], in[1], 0.5, 0.5); },
       [](ScalarType) { return kBool; },
       [](const Args& x) { return double(std::abs(x[0] - x[1]) <= 0.5 + 0.5 * std::abs(x[1])); }));
+  v.back().shape_only_dtypes = {kFloat16, kBFloat16};
+  v.back().values_checked_in = "CompareOps.EqualIscloseAllclose";
   return v;
 }
 

@@ -415,10 +415,12 @@ OpInfo to_opinfo(const Spec& s) {
   OpInfo info;
   info.name = s.name;
   info.dtypes = s.dtypes;
-  info.rejected_dtypes = s.rejected;
+  info.rejected_dtypes = {};  // every dtype not supported (s.rejected among them) must raise
   info.tol_scale = s.tol_scale;
   const double lo = s.low, hi = s.high;
   info.samples = [lo, hi](ScalarType dt) { return elementwise_samples(dt, 1, lo, hi); };
+  info.grad_samples = [lo, hi] { return elementwise_grad_samples(1, lo, hi); };
+  info.not_differentiable = nondifferentiable_reason(s.dtypes, s.result(kFloat64));
   info.op = [fn = s.fn](const std::vector<Tensor>& in) { return fn(in[0]); };
   info.reference = [ref = s.ref, result = s.result](const std::vector<Tensor>& in) {
     Reference r{in[0].sizes(), {}, result(in[0].dtype())};
@@ -433,16 +435,28 @@ OpInfo to_opinfo(const Spec& s) {
 OpInfo to_inplace_opinfo(const Spec& s) {
   OpInfo info = to_opinfo(s);
   info.name = s.name + "_";
-  if (s.inplace_keeps_dtype) info.no_gradcheck = "not differentiable";
+  if (s.inplace_keeps_dtype) {
+    info.not_differentiable = "PyTorch marks " + s.name + " not differentiable";
+  }
   info.dtypes.clear();
   for (ScalarType dt : s.dtypes) {
     if (s.inplace_keeps_dtype || s.result(dt) == dt) info.dtypes.push_back(dt);
   }
+  // In place, a result that self's dtype cannot hold is refused ("result type Float can't be
+  // cast to the desired output type Long"), as are the op's own rejected dtypes.
+  info.rejected_dtypes = dtypes_except(info.dtypes);
   const double lo = s.low, hi = s.high;
   info.samples = [lo, hi](ScalarType dt) {
     std::vector<Sample> out;
     for (auto& smp : elementwise_samples(dt, 1, lo, hi)) {
       if (smp.desc != "expanded-stride0") out.push_back(smp);  // rejected in place: error table
+    }
+    return out;
+  };
+  info.grad_samples = [lo, hi] {
+    std::vector<Sample> out;
+    for (auto& smp : elementwise_grad_samples(1, lo, hi)) {
+      if (smp.desc != "expanded-stride0") out.push_back(smp);
     }
     return out;
   };

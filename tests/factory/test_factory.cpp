@@ -34,7 +34,7 @@ std::vector<test::OpInfo> like_ops() {
     };
   };
   auto samples = [](ScalarType dt) { return test::elementwise_samples(dt, 1); };
-  return {
+  std::vector<test::OpInfo> ops = {
       {"zeros_like", test::all_dtypes(), samples,
        [](const std::vector<Tensor>& in) { return zeros_like(in[0]); }, constant(0)},
       {"ones_like", test::all_dtypes(), samples,
@@ -42,6 +42,11 @@ std::vector<test::OpInfo> like_ops() {
       {"full_like", test::all_dtypes(), samples,
        [](const std::vector<Tensor>& in) { return full_like(in[0], 3); }, constant(3)},
   };
+  for (auto& op : ops) {
+    op.not_differentiable =
+        "a factory: its values do not depend on the input's (PyTorch's results require no grad)";
+  }
+  return ops;
 }
 
 }  // namespace

@@ -266,7 +266,7 @@ std::vector<OpInfo> gather_scatter_ops() {
        gather_ref});
   ops.push_back(
       {"Tensor_gather",
-       {kFloat32},
+       {kFloat32, kFloat64},
        gather_samples,
        [](const std::vector<Tensor>& in) { return in[0].gather(read_params(in[2])[0], in[1]); },
        gather_ref});
@@ -302,7 +302,7 @@ std::vector<OpInfo> gather_scatter_ops() {
                  },
                  [](const std::vector<Tensor>& in) { return scatter_ref(in, Red::Sum, true); }});
   ops.push_back({"scatter_add_inplace",
-                 {kFloat32, kInt64},
+                 {kFloat32, kInt64, kFloat64},
                  [](ScalarType dt) { return scatter_samples(dt, false); },
                  [](const std::vector<Tensor>& in) {
                    Tensor x = in[0].clone();
@@ -350,7 +350,7 @@ std::vector<OpInfo> gather_scatter_ops() {
                  },
                  [](const std::vector<Tensor>& in) { return index_fill_ref(in, 3); }});
   ops.push_back({"index_fill_tensor_value_inplace",
-                 {kFloat32, kInt16},
+                 {kFloat32, kInt16, kFloat64},
                  index_fill_samples,
                  [](const std::vector<Tensor>& in) {
                    Tensor x = in[0].clone();
@@ -358,6 +358,21 @@ std::vector<OpInfo> gather_scatter_ops() {
                    return x;
                  },
                  [](const std::vector<Tensor>& in) { return index_fill_ref(in, -2); }});
+  // Method and in-place variants run every dtype; their values are checked in the full entry.
+  for (OpInfo& op : ops) {
+    const std::string full = op.name == "Tensor_gather"                     ? "gather"
+                             : op.name == "scatter_add_inplace"             ? "scatter_add"
+                             : op.name == "index_add_inplace"               ? "index_add_alpha2"
+                             : op.name == "index_fill_tensor_value_inplace" ? "index_fill"
+                                                                            : "";
+    if (full.empty()) continue;
+    // index_fill_ refuses -2 into uint8 ("value cannot be converted ... without overflow").
+    if (op.name == "index_fill_tensor_value_inplace") op.rejected_dtypes = {kUInt8};
+    std::vector<ScalarType> known = op.dtypes;
+    known.insert(known.end(), op.rejected_dtypes.begin(), op.rejected_dtypes.end());
+    op.shape_only_dtypes = dtypes_except(known);
+    op.values_checked_in = "the " + full + " entry";
+  }
   return ops;
 }
 

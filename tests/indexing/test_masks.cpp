@@ -171,7 +171,7 @@ Reference nonzero_ref(const std::vector<Tensor>& in) {
 }
 
 std::vector<OpInfo> mask_ops() {
-  return {
+  std::vector<OpInfo> ops = {
       {"masked_select", all_dtypes(), masked_select_samples,
        [](const std::vector<Tensor>& in) { return masked_select(in[0], in[1]); },
        masked_select_ref},
@@ -179,7 +179,7 @@ std::vector<OpInfo> mask_ops() {
        [](const std::vector<Tensor>& in) { return masked_scatter(in[0], in[1], in[2]); },
        masked_scatter_ref},
       {"masked_scatter_inplace",
-       {kFloat32, kBool},
+       {kFloat32, kBool, kFloat64},
        masked_scatter_samples,
        [](const std::vector<Tensor>& in) {
          Tensor x = in[0].clone();
@@ -197,12 +197,19 @@ std::vector<OpInfo> mask_ops() {
        take_along_ref},
       {"nonzero", all_dtypes(), nonzero_samples,
        [](const std::vector<Tensor>& in) { return nonzero(in[0]); }, nonzero_ref},
-      {"argwhere",
-       {kFloat32, kInt8},
-       nonzero_samples,
-       [](const std::vector<Tensor>& in) { return in[0].argwhere(); },
-       nonzero_ref},
+      {"argwhere", all_dtypes(), nonzero_samples,
+       [](const std::vector<Tensor>& in) { return in[0].argwhere(); }, nonzero_ref},
   };
+  for (OpInfo& op : ops) {
+    if (op.name == "masked_scatter_inplace") {
+      op.shape_only_dtypes = dtypes_except(op.dtypes);
+      op.values_checked_in = "the masked_scatter entry";
+    }
+    if (op.name == "nonzero" || op.name == "argwhere") {
+      op.not_differentiable = "int64 indices: PyTorch's integral outputs carry no gradient";
+    }
+  }
+  return ops;
 }
 
 INSTANTIATE_TEST_SUITE_P(Masks, OpTest, ::testing::ValuesIn(mask_ops()), op_test_name);

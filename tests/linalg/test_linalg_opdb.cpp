@@ -436,9 +436,15 @@ OpInfo entry(std::string name, SampleFn samples, OpFn op, RefFn ref, double tol 
   OpInfo o{
       std::move(name), {kFloat32, kFloat64}, std::move(samples), std::move(op), std::move(ref)};
   o.tol_scale = tol;
-  if (rejects_int) o.rejected_dtypes = {kInt64, kInt32};
+  // PyTorch's linalg takes float32 and float64 (and complex) only: the 16-bit floats raise "Low
+  // precision dtypes not supported", the others "Expected a floating point or complex tensor".
+  if (rejects_int) {
+    o.rejected_dtypes = {kBool, kUInt8, kInt8, kInt16, kInt32, kInt64, kFloat16, kBFloat16};
+  }
   return o;
 }
+
+std::vector<ScalarType> integral_dtypes_with_bool() { return test::integral_dtypes(true); }
 
 SampleFn square(Tensor (*make)(const Shape&, ScalarType, uint64_t)) {
   return [make](ScalarType dt) { return square_samples(make, dt); };
@@ -494,7 +500,9 @@ std::vector<OpInfo> linalg_ops() {
           return Mat{d > 0 ? 1.0 : d < 0 ? -1.0 : 0.0};
         });
       }));
-  ops.back().no_gradcheck = "the sign is piecewise constant";
+  ops.back().not_differentiable =
+      "PyTorch marks slogdet's sign not differentiable for real input (output_differentiability: "
+      "[False, True])";
   ops.push_back(entry(
       "inv", dd_square, [](const auto& in) { return la::inv(in[0]); },
       [](const auto& in) {
@@ -630,9 +638,19 @@ std::vector<OpInfo> linalg_ops() {
       [](const auto& in) { return la::svdvals(in[0]); }, svdvals_ref));
   // float64 only, with atol 1e-10: the small singular values must be right to about 1e-4.
   ops.back().dtypes = {kFloat64};
+  ops.back().shape_only_dtypes = {kFloat32};
+  ops.back().values_checked_in = "the svdvals entry (float32 cannot resolve these values)";
   ops.back().tol_scale = 1e-3;
-  ops.back().no_gradcheck =
-      "singular values of order 1e-6 are not smooth on the scale of the finite-difference step";
+  // Singular values of order 1e-6 are not smooth on the scale of the finite-difference step:
+  // gradcheck the same construction with a gap of 1e-2.
+  ops.back().grad_samples = [] {
+    std::vector<Sample> s;
+    Mat u = uniform(4, 30), w = uniform(3, 31), e = uniform(12, 32), v(12);
+    for (int i = 0; i < 4; ++i)
+      for (int j = 0; j < 3; ++j) v[i * 3 + j] = u[i] * w[j] + 1e-2 * e[i * 3 + j];
+    s.push_back({{test::from_values({4, 3}, v, kFloat64)}, "nearly-rank-1 (1e-2)"});
+    return s;
+  };
 
   // ---- norms
   const std::vector<std::pair<std::string, double>> mords = {
@@ -695,6 +713,7 @@ std::vector<OpInfo> linalg_ops() {
         [ord](const std::vector<Tensor>& in) {
           return Reference{{}, {vector_norm_ref(test::values(in[0]), ord)}, in[0].dtype()};
         }));
+    ops.back().rejected_dtypes = integral_dtypes_with_bool();
   }
   for (const auto& [nm, ord] : std::vector<std::pair<std::string, double>>{
            {"fro", kFro}, {"nuc", kNuc}, {"2", 2}, {"m2", -2}, {"1", 1}, {"minf", -kInf}}) {
@@ -733,6 +752,7 @@ std::vector<OpInfo> linalg_ops() {
           }
         return r;
       }));
+  ops.back().rejected_dtypes = integral_dtypes_with_bool();
 
   // ---- products
   ops.push_back(entry(

@@ -30,7 +30,8 @@ const std::vector<ScalarType>& two_operand_dtypes() {
 }
 // Chains round intermediate results; the 16-bit floats get their own test below.
 const std::vector<ScalarType>& chain_dtypes() {
-  static const std::vector<ScalarType> v = {kFloat64, kFloat32, kUInt8, kInt8, kInt32, kInt64};
+  static const std::vector<ScalarType> v = {kFloat64, kFloat32, kUInt8, kInt8,
+                                            kInt16,   kInt32,   kInt64};
   return v;
 }
 
@@ -123,6 +124,10 @@ std::vector<OpInfo> einsum_ops() {
       return EinsumRef{c.ref_eq, dt}(in);
     };
     info.tol_scale = 6;
+    if (c.chain) {
+      info.shape_only_dtypes = {kFloat16, kBFloat16};
+      info.values_checked_in = "Einsum.SixteenBitChainsRoundIntermediates";
+    }
     ops.push_back(info);
   }
   return ops;
@@ -369,15 +374,12 @@ std::vector<Sample> kron_samples(ScalarType dt) {
   };
 }
 
-INSTANTIATE_TEST_SUITE_P(Kron, OpTest,
-                         ::testing::Values(OpInfo{"kron", test::all_dtypes(), kron_samples,
-                                                  [](const auto& in) { return kron(in[0], in[1]); },
-                                                  kron_ref},
-                                           OpInfo{"Tensor_kron",
-                                                  {kFloat32, kInt64, kBool},
-                                                  kron_samples,
-                                                  [](const auto& in) { return in[0].kron(in[1]); },
-                                                  kron_ref}),
-                         test::op_test_name);
+INSTANTIATE_TEST_SUITE_P(
+    Kron, OpTest,
+    ::testing::Values(OpInfo{"kron", test::all_dtypes(), kron_samples,
+                             [](const auto& in) { return kron(in[0], in[1]); }, kron_ref},
+                      OpInfo{"Tensor_kron", test::all_dtypes(), kron_samples,
+                             [](const auto& in) { return in[0].kron(in[1]); }, kron_ref}),
+    test::op_test_name);
 
 }  // namespace

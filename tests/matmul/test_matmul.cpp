@@ -39,16 +39,14 @@ Tensor transposed(std::vector<int64_t> shape, ScalarType dt, uint64_t seed) {
 // The longest sum in the samples below is 37 terms: tolerances scale with its square root.
 const double kTolScale = std::sqrt(37.0);
 
-std::vector<Sample> matrix_samples(ScalarType dt) {
-  return {
+// `large`: also the samples that exercise the GEMM providers and the parallel batch loop (too
+// large for gradcheck's finite differences).
+std::vector<Sample> matrix_samples(ScalarType dt, bool large) {
+  std::vector<Sample> s = {
       {{mk({3, 4}, dt, 1), mk({4, 5}, dt, 2)}, "2d.2d"},
-      {{mk({33, 37}, dt, 3), mk({37, 40}, dt, 4)}, "2d.2d-large"},
       {{mk({1, 1}, dt, 5), mk({1, 1}, dt, 6)}, "1x1"},
       {{transposed({3, 4}, dt, 7), transposed({4, 5}, dt, 8)}, "transposed"},
       {{mk({3, 4}, dt, 9), transposed({4, 5}, dt, 10)}, "b-transposed"},
-      // Products of >= 512 multiply-adds go to the providers (smaller ones to a plain loop).
-      {{transposed({20, 30}, dt, 21), transposed({30, 25}, dt, 22)}, "transposed-large"},
-      {{test::make_noncontiguous(mk({20, 30}, dt, 23)), mk({30, 25}, dt, 24)}, "strided-large"},
       {{test::make_noncontiguous(mk({3, 4}, dt, 11)), test::make_noncontiguous(mk({4, 5}, dt, 12))},
        "strided"},
       {{test::make_expanded(mk({1, 4}, dt, 13), {3, 4}), mk({4, 2}, dt, 14)}, "expanded-stride0"},
@@ -56,14 +54,19 @@ std::vector<Sample> matrix_samples(ScalarType dt) {
       {{mk({0, 3}, dt, 17), mk({3, 4}, dt, 18)}, "m=0"},
       {{mk({3, 4}, dt, 19), mk({4, 0}, dt, 20)}, "n=0"},
   };
+  if (large) {
+    s.push_back({{mk({33, 37}, dt, 3), mk({37, 40}, dt, 4)}, "2d.2d-large"});
+    // Products of >= 512 multiply-adds go to the providers (smaller ones to a plain loop).
+    s.push_back({{transposed({20, 30}, dt, 21), transposed({30, 25}, dt, 22)}, "transposed-large"});
+    s.push_back(
+        {{test::make_noncontiguous(mk({20, 30}, dt, 23)), mk({30, 25}, dt, 24)}, "strided-large"});
+  }
+  return s;
 }
 
-std::vector<Sample> batch_samples(ScalarType dt) {
-  return {
+std::vector<Sample> batch_samples(ScalarType dt, bool large) {
+  std::vector<Sample> s = {
       {{mk({2, 3, 4}, dt, 1), mk({2, 4, 5}, dt, 2)}, "3d.3d"},
-      {{mk({64, 4, 5}, dt, 3), mk({64, 5, 3}, dt, 4)}, "many-small-batches"},
-      {{transposed({3, 10, 12}, dt, 15), mk({3, 12, 9}, dt, 16)}, "batched-large"},
-      {{mk({40, 10, 12}, dt, 17), transposed({40, 12, 9}, dt, 18)}, "many-large-batches"},
       {{transposed({2, 3, 4}, dt, 5), transposed({2, 4, 5}, dt, 6)}, "transposed"},
       {{test::make_noncontiguous(mk({2, 3, 4}, dt, 7)), mk({2, 4, 2}, dt, 8)}, "strided"},
       {{mk({0, 2, 3}, dt, 9), mk({0, 3, 2}, dt, 10)}, "batch=0"},
@@ -71,9 +74,16 @@ std::vector<Sample> batch_samples(ScalarType dt) {
       {{mk({3, 2, 4, 5}, dt, 13).transpose(0, 1).select(0, 1), mk({3, 5, 2}, dt, 14)},
        "permuted-batch"},
   };
+  if (large) {
+    s.push_back({{mk({64, 4, 5}, dt, 3), mk({64, 5, 3}, dt, 4)}, "many-small-batches"});
+    s.push_back({{transposed({3, 10, 12}, dt, 15), mk({3, 12, 9}, dt, 16)}, "batched-large"});
+    s.push_back(
+        {{mk({40, 10, 12}, dt, 17), transposed({40, 12, 9}, dt, 18)}, "many-large-batches"});
+  }
+  return s;
 }
 
-std::vector<Sample> matmul_samples(ScalarType dt) {
+std::vector<Sample> matmul_samples(ScalarType dt, bool large) {
   std::vector<Sample> s = {
       {{mk({5}, dt, 1), mk({5}, dt, 2)}, "1d.1d"},
       {{mk({0}, dt, 1), mk({0}, dt, 2)}, "1d.1d-empty"},
@@ -87,29 +97,31 @@ std::vector<Sample> matmul_samples(ScalarType dt) {
       {{mk({1, 3, 4}, dt, 17), mk({5, 4, 2}, dt, 18)}, "batch-1-broadcast"},
       {{mk({2, 2, 3, 4}, dt, 19), mk({4}, dt, 20)}, "4d.1d"},
       {{mk({4}, dt, 21), mk({2, 2, 4, 3}, dt, 22)}, "1d.4d"},
-      {{mk({3, 2, 4, 5}, dt, 23).transpose(0, 1), mk({5, 3}, dt, 24)}, "4d.2d-unfoldable"},
+      {{mk({large ? 3 : 2, 2, large ? 4 : 2, 5}, dt, 23).transpose(0, 1), mk({5, 3}, dt, 24)},
+       "4d.2d-unfoldable"},
       {{test::make_noncontiguous(mk({2, 3, 4}, dt, 25)), mk({4, 2}, dt, 26)}, "3d-strided.2d"},
       {{mk({2, 0, 4}, dt, 27), mk({4, 3}, dt, 28)}, "3d-empty.2d"},
       {{mk({2, 3, 0}, dt, 29), mk({0}, dt, 30)}, "3d-k0.1d"},
   };
-  for (auto& m : matrix_samples(dt)) s.push_back(m);
-  for (auto& b : batch_samples(dt)) s.push_back(b);
+  for (auto& m : matrix_samples(dt, large)) s.push_back(m);
+  for (auto& b : batch_samples(dt, large)) s.push_back(b);
   return s;
 }
 
-std::vector<Sample> mv_samples(ScalarType dt) {
-  return {
+std::vector<Sample> mv_samples(ScalarType dt, bool large) {
+  std::vector<Sample> s = {
       {{mk({3, 4}, dt, 1), mk({4}, dt, 2)}, "2d.1d"},
-      {{mk({40, 37}, dt, 3), mk({37}, dt, 4)}, "large"},
       {{transposed({3, 4}, dt, 5), mk({4}, dt, 6)}, "transposed-mat"},
       {{mk({3, 4}, dt, 7), test::make_noncontiguous(mk({4}, dt, 8))}, "strided-vec"},
       {{test::make_expanded(mk({1, 4}, dt, 9), {3, 4}), mk({4}, dt, 10)}, "expanded"},
       {{mk({3, 0}, dt, 11), mk({0}, dt, 12)}, "k=0"},
       {{mk({0, 4}, dt, 13), mk({4}, dt, 14)}, "m=0"},
   };
+  if (large) s.push_back({{mk({40, 37}, dt, 3), mk({37}, dt, 4)}, "large"});
+  return s;
 }
 
-std::vector<Sample> dot_samples(ScalarType dt) {
+std::vector<Sample> dot_samples(ScalarType dt, bool /*large*/) {
   return {
       {{mk({7}, dt, 1), mk({7}, dt, 2)}, "1d"},
       {{mk({37}, dt, 3), mk({37}, dt, 4)}, "long"},
@@ -134,19 +146,21 @@ std::pair<double, double> scales(ScalarType dt) {
   return is_floating_point(dt) ? std::pair{0.5, 2.0} : std::pair{2.0, 3.0};  // {beta, alpha}
 }
 
-std::vector<Sample> addmm_samples(ScalarType dt) {
-  return {
+std::vector<Sample> addmm_samples(ScalarType dt, bool large) {
+  std::vector<Sample> s = {
       {{mk({3, 5}, dt, 1), mk({3, 4}, dt, 2), mk({4, 5}, dt, 3)}, "full-self"},
       {{mk({5}, dt, 4), mk({3, 4}, dt, 5), mk({4, 5}, dt, 6)}, "row-self"},
       {{mk({3, 1}, dt, 7), transposed({3, 4}, dt, 8), mk({4, 5}, dt, 9)}, "column-self"},
       {{mk({}, dt, 10), mk({3, 4}, dt, 11), transposed({4, 5}, dt, 12)}, "0d-self"},
       {{test::make_noncontiguous(mk({3, 5}, dt, 13)), mk({3, 0}, dt, 14), mk({0, 5}, dt, 15)},
        "k=0"},
-      {{mk({33, 40}, dt, 16), mk({33, 37}, dt, 17), mk({37, 40}, dt, 18)}, "large"},
   };
+  if (large)
+    s.push_back({{mk({33, 40}, dt, 16), mk({33, 37}, dt, 17), mk({37, 40}, dt, 18)}, "large"});
+  return s;
 }
 
-std::vector<Sample> addmv_samples(ScalarType dt) {
+std::vector<Sample> addmv_samples(ScalarType dt, bool /*large*/) {
   return {
       {{mk({3}, dt, 1), mk({3, 4}, dt, 2), mk({4}, dt, 3)}, "full-self"},
       {{mk({1}, dt, 4), transposed({3, 4}, dt, 5), mk({4}, dt, 6)}, "one-element-self"},
@@ -155,20 +169,26 @@ std::vector<Sample> addmv_samples(ScalarType dt) {
   };
 }
 
-std::vector<Sample> baddbmm_samples(ScalarType dt) {
-  return {
+std::vector<Sample> baddbmm_samples(ScalarType dt, bool large) {
+  std::vector<Sample> s = {
       {{mk({2, 3, 5}, dt, 1), mk({2, 3, 4}, dt, 2), mk({2, 4, 5}, dt, 3)}, "full-self"},
       {{mk({3, 5}, dt, 4), transposed({2, 3, 4}, dt, 5), mk({2, 4, 5}, dt, 6)}, "broadcast-self"},
       {{mk({}, dt, 7), mk({2, 3, 4}, dt, 8), mk({2, 4, 5}, dt, 9)}, "0d-self"},
       {{mk({2, 3, 5}, dt, 10), mk({2, 3, 0}, dt, 11), mk({2, 0, 5}, dt, 12)}, "k=0"},
-      {{mk({40, 2, 2}, dt, 13), mk({40, 2, 3}, dt, 14), mk({40, 3, 2}, dt, 15)}, "many-batches"},
   };
+  if (large) {
+    s.push_back(
+        {{mk({40, 2, 2}, dt, 13), mk({40, 2, 3}, dt, 14), mk({40, 3, 2}, dt, 15)}, "many-batches"});
+  }
+  return s;
 }
 
-OpInfo product_op(std::string name, std::function<std::vector<Sample>(ScalarType)> samples,
+OpInfo product_op(std::string name, std::vector<Sample> (*samples)(ScalarType, bool),
                   std::function<Tensor(const std::vector<Tensor>&)> op,
                   std::function<Reference(const std::vector<Tensor>&)> ref) {
-  OpInfo info{name, product_dtypes(), std::move(samples), std::move(op), std::move(ref)};
+  OpInfo info{name, product_dtypes(), [samples](ScalarType dt) { return samples(dt, true); },
+              std::move(op), std::move(ref)};
+  info.grad_samples = [samples] { return samples(kFloat64, false); };
   info.tol_scale = kTolScale;
   info.rejected_dtypes = {kBool};
   return info;

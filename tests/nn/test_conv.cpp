@@ -20,7 +20,7 @@ using test::Sample;
 namespace {
 
 const std::vector<ScalarType> kFloats = {kFloat64, kFloat32, kFloat16, kBFloat16};
-const std::vector<ScalarType> kRejected = {kInt64, kInt32, kUInt8, kBool};
+const std::vector<ScalarType> kRejected = {kInt64, kInt32, kInt16, kInt8, kUInt8, kBool};
 
 // A convolution configuration; D = 1 uses only the *_w fields (H = 1).
 struct ConvCase {
@@ -232,6 +232,22 @@ std::vector<ConvCase> transpose_cases() {
   return v;
 }
 
+// The case's strides, paddings, dilations and groups on the smallest shapes that still exercise
+// them: one sample, one channel per group, a kernel's extent (plus one column) of input.
+ConvCase small_case(ConvCase c, bool transposed) {
+  c.N = 1;
+  c.C = c.groups;
+  c.O = c.groups;
+  if (transposed) {
+    c.H = c.D == 1 ? 1 : 2;
+    c.W = 2;
+  } else {
+    c.H = c.D == 1 ? 1 : std::max<int64_t>(1, c.dh * (c.kh - 1) + 1 - 2 * c.ph);
+    c.W = std::max<int64_t>(1, c.dw * (c.kw - 1) + 2 - 2 * c.pw);
+  }
+  return c;
+}
+
 double tol_for(const ConvCase& c) { return std::sqrt(static_cast<double>(c.C * c.kh * c.kw + 1)); }
 
 std::vector<OpInfo> conv_ops() {
@@ -241,6 +257,7 @@ std::vector<OpInfo> conv_ops() {
     info.name = c.name;
     info.dtypes = kFloats;
     info.samples = [c](ScalarType dt) { return conv_samples(c, dt, false); };
+    info.grad_samples = [c] { return conv_samples(small_case(c, false), kFloat64, false); };
     info.op = [c](const std::vector<Tensor>& in) { return run_conv(in, c); };
     info.reference = [c](const std::vector<Tensor>& in) {
       int64_t pt = c.ph, pb = c.ph, pl = c.pw, pr = c.pw;
@@ -260,6 +277,18 @@ std::vector<OpInfo> conv_ops() {
     info.name = c.name;
     info.dtypes = kFloats;
     info.samples = [c](ScalarType dt) { return conv_samples(c, dt, true); };
+    info.grad_samples = [c] {
+      auto s = conv_samples(small_case(c, true), kFloat64, true);
+      // Known Ember bug, found by this gradcheck: with stride 1, an output_padding (allowed
+      // below the dilation) gives the input gradient output_padding extra rows.
+      if (c.oph >= c.sh || c.opw >= c.sw) {
+        for (Sample& smp : s) {
+          if (smp.inputs[0].numel() == 0) continue;  // the empty batch is still checked
+          smp.no_gradcheck = "Ember bug: input gradient shape with output_padding >= stride";
+        }
+      }
+      return s;
+    };
     info.op = [c](const std::vector<Tensor>& in) { return run_conv_transpose(in, c); };
     info.reference = [c](const std::vector<Tensor>& in) { return conv_transpose_ref(in, c); };
     info.tol_scale = tol_for(c);
@@ -344,6 +373,13 @@ std::vector<OpInfo> fold_ops() {
           {{mk({3, 5, 5}, dt, 3)}, "unbatched"},
           {{mk({0, 3, 5, 5}, dt, 4)}, "empty-batch"}};
     };
+    info.grad_samples = [] {
+      return std::vector<Sample>{
+          {{mk({1, 1, 3, 4}, kFloat64, 1)}, "batched"},
+          {{test::make_noncontiguous(mk({1, 2, 3, 4}, kFloat64, 2))}, "non-contiguous"},
+          {{mk({1, 3, 5}, kFloat64, 3)}, "unbatched"},
+          {{mk({0, 1, 3, 4}, kFloat64, 4)}, "empty-batch"}};
+    };
     info.op = [w](const std::vector<Tensor>& in) {
       return F::unfold(in[0], F::UnfoldFuncOptions({w.kh, w.kw})
                                   .dilation({w.dh, w.dw})
@@ -365,6 +401,13 @@ std::vector<OpInfo> fold_ops() {
           {{test::make_noncontiguous(mk({2, 12, 10}, dt, 2))}, "non-contiguous"},
           {{mk({6, 10}, dt, 3)}, "unbatched"},
           {{mk({0, 6, 10}, dt, 4)}, "empty-batch"}};
+    };
+    info.grad_samples = [] {
+      return std::vector<Sample>{
+          {{mk({1, 6, 10}, kFloat64, 1)}, "batched"},
+          {{test::make_noncontiguous(mk({1, 6, 10}, kFloat64, 2))}, "non-contiguous"},
+          {{mk({6, 10}, kFloat64, 3)}, "unbatched"},
+          {{mk({0, 6, 10}, kFloat64, 4)}, "empty-batch"}};
     };
     info.op = [w](const std::vector<Tensor>& in) {
       return F::fold(in[0], F::FoldFuncOptions({5, 6}, {w.kh, w.kw})

@@ -16,7 +16,7 @@ using nn::arg;
 using nn::arg_of;
 using nn::Arr;
 
-const std::vector<ScalarType> kNonFloat = {kBool, kInt64};
+const std::vector<ScalarType> kNonFloat = integral_dtypes(true);
 
 /// Samples {x, dim} for ops along a dim: 0-d, empty, negative dims, inner > 1, non-contiguous.
 std::vector<Sample> dim_samples(ScalarType dt) {
@@ -30,7 +30,7 @@ std::vector<Sample> dim_samples(ScalarType dt) {
       {{mk({3, 5}, 3), arg(0)}, "2-d dim 0"},
       {{mk({3, 5}, 3), arg(-2)}, "2-d dim -2"},
       {{mk({2, 3, 4}, 4), arg(1)}, "3-d dim 1 (inner > 1)"},
-      {{mk({40, 37}, 5), arg(-1)}, "2-d large"},
+      {{mk({40, 37}, 5), arg(-1)}, "2-d-large"},
       {{make_noncontiguous(mk({4, 6}, 6)), arg(1)}, "non-contiguous dim 1"},
       {{make_noncontiguous(mk({4, 6}, 6)), arg(0)}, "non-contiguous dim 0"},
       {{make_expanded(mk({1, 4}, 7), {5, 4}), arg(0)}, "expanded"},
@@ -46,6 +46,7 @@ OpInfo softmax_info(const std::string& name, bool log, bool min) {
   info.name = name;
   info.dtypes = float_dtypes();
   info.samples = dim_samples;
+  info.grad_samples = [] { return without_large(dim_samples(kFloat64)); };
   info.op = [log, min](const std::vector<Tensor>& in) {
     const int64_t dim = arg_of(in[1]);
     if (min) return F::softmin(in[0], dim);
@@ -66,11 +67,12 @@ OpInfo softmax_info(const std::string& name, bool log, bool min) {
 /// A pointwise activation: op(x) against f(x) elementwise.
 OpInfo pointwise(const std::string& name, std::function<Tensor(const Tensor&)> op,
                  std::function<double(double)> f, std::vector<ScalarType> dtypes,
-                 std::vector<ScalarType> rejected = kNonFloat, double tol = 1) {
+                 std::vector<ScalarType> rejected = {}, double tol = 1) {
   OpInfo info;
   info.name = name;
   info.dtypes = std::move(dtypes);
   info.samples = [](ScalarType dt) { return elementwise_samples(dt, 1); };
+  info.grad_samples = [] { return elementwise_grad_samples(1); };
   info.op = [op](const std::vector<Tensor>& in) { return op(in[0]); };
   info.reference = [f](const std::vector<Tensor>& in) {
     auto v = values(in[0]);
@@ -109,7 +111,8 @@ std::vector<OpInfo> activation_ops() {
           "threshold",
           [](const Tensor& x) { return F::threshold(x, F::ThresholdFuncOptions(0.5, -2)); },
           [](double x) { return x <= 0.5 ? -2.0 : x; },
-          {kInt8, kInt16, kInt32, kInt64, kFloat16, kBFloat16, kFloat32, kFloat64}, {kBool}),
+          {kInt8, kInt16, kInt32, kInt64, kFloat16, kBFloat16, kFloat32, kFloat64},
+          {kBool, kUInt8}),  // uint8 cannot hold the value -2, as in PyTorch
       pointwise(
           "logsigmoid", [](const Tensor& x) { return F::logsigmoid(x); },
           [](double x) { return -std::log1p(std::exp(-x)); }, fl),
@@ -188,7 +191,7 @@ std::vector<OpInfo> activation_ops() {
     }
     return Reference{out.shape, out.v, in[0].dtype()};
   };
-  glu.rejected_dtypes = {kInt64};
+  glu.rejected_dtypes = kNonFloat;
   ops.push_back(glu);
   // prelu: {x, weight}
   OpInfo prelu;

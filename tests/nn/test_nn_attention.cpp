@@ -149,17 +149,52 @@ std::vector<Sample> sdpa_samples(ScalarType dt) {
   return out;
 }
 
+// The gradcheck set: sdpa_samples' configurations (scale, causal with L = S, L < S, L > S, masks,
+// GQA, 3-d and 2-d, broadcast batch, empty, non-contiguous) on L, S <= 4 and one or two heads.
+std::vector<Sample> sdpa_grad_samples() {
+  auto mk = [](std::vector<int64_t> s, uint64_t seed) {
+    return make_tensor(s, kFloat64, -2, 2, seed);
+  };
+  auto S3 = [&](std::vector<int64_t> q, std::vector<int64_t> k, std::vector<int64_t> v,
+                int64_t flags, const std::string& desc, Tensor mask = {}) {
+    Sample s{{mk(q, 1), mk(k, 2), mk(v, 3), nn::arg(flags)}, desc};
+    if (mask.defined()) s.inputs.push_back(mask);
+    return s;
+  };
+  // No fully masked row: its output is NaN, where finite differences say nothing.
+  Tensor bool_mask = from_values({3, 4}, {1, 0, 1, 1, 0, 1, 1, 0, 1, 1, 0, 1}, kBool);
+  return {
+      S3({1, 1, 3, 2}, {1, 1, 4, 2}, {1, 1, 4, 2}, 0, "basic"),
+      S3({1, 1, 3, 2}, {1, 1, 4, 2}, {1, 1, 4, 2}, kScale, "custom scale"),
+      S3({1, 1, 3, 2}, {1, 1, 3, 2}, {1, 1, 3, 2}, kCausal, "causal square"),
+      S3({1, 1, 2, 2}, {1, 1, 4, 2}, {1, 1, 4, 2}, kCausal, "causal L < S"),
+      S3({1, 1, 4, 2}, {1, 1, 2, 2}, {1, 1, 2, 2}, kCausal, "causal L > S"),
+      S3({1, 2, 3, 2}, {1, 2, 4, 2}, {1, 2, 4, 1}, kMask, "bool mask broadcast", bool_mask),
+      S3({1, 1, 3, 2}, {1, 1, 4, 2}, {1, 1, 4, 2}, kMask, "float mask", mk({1, 1, 3, 4}, 9)),
+      S3({1, 2, 3, 2}, {1, 1, 4, 2}, {1, 1, 4, 2}, kGqa, "gqa"),
+      S3({1, 2, 3, 2}, {1, 1, 4, 2}, {1, 1, 4, 2}, kGqa | kCausal, "gqa causal"),
+      S3({2, 3, 2}, {2, 4, 2}, {2, 4, 1}, 0, "3-d"),
+      S3({3, 2}, {4, 2}, {4, 2}, kCausal, "2-d causal"),
+      S3({2, 1, 2, 2}, {1, 2, 3, 2}, {1, 2, 3, 1}, 0, "broadcast batch"),
+      S3({1, 1, 0, 2}, {1, 1, 4, 2}, {1, 1, 4, 2}, 0, "empty L"),
+      {{make_noncontiguous(mk({1, 1, 3, 2}, 5)), make_noncontiguous(mk({1, 1, 4, 2}, 6)),
+        make_noncontiguous(mk({1, 1, 4, 2}, 7)), nn::arg(0)},
+       "non-contiguous"},
+  };
+}
+
 std::vector<OpInfo> attention_ops() {
   OpInfo info;
   info.name = "scaled_dot_product_attention";
   info.dtypes = float_dtypes();
   info.samples = sdpa_samples;
+  info.grad_samples = sdpa_grad_samples;
   info.op = run_sdpa;
   info.reference = [](const std::vector<Tensor>& in) {
     return sdpa_ref(in[0], in[1], in[2], in.size() > 4 ? in[4] : Tensor(), nn::arg_of(in[3]));
   };
   info.tol_scale = 4;
-  info.rejected_dtypes = {kInt64, kBool};
+  info.rejected_dtypes = integral_dtypes(true);
   return {info};
 }
 

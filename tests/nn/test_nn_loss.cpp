@@ -132,7 +132,7 @@ OpInfo class_loss(const std::string& name, bool smoothing, bool nll) {
   };
   info.reference = [nll](const std::vector<Tensor>& in) { return class_ref(in, !nll); };
   info.tol_scale = 4;
-  info.rejected_dtypes = {kInt64};
+  info.rejected_dtypes = integral_dtypes(true);
   return info;
 }
 
@@ -170,7 +170,7 @@ OpInfo pointwise_loss(const std::string& name,
     return reduce_ref(l, in[0].sizes(), arg_of(in[2]), in[0].dtype());
   };
   info.tol_scale = 4;
-  info.rejected_dtypes = {kInt64};
+  info.rejected_dtypes = integral_dtypes(true);
   return info;
 }
 

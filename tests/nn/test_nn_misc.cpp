@@ -182,7 +182,8 @@ std::vector<OpInfo> misc_ops() {
     OpInfo info;
     info.name = "distances";
     info.dtypes = float_dtypes();
-    info.samples = [](ScalarType dt) {
+    // `large`: also a batched cdist on the mm path (too large for finite differences).
+    auto samples = [](ScalarType dt, bool large) {
       auto m = [&](std::vector<int64_t> s, uint64_t seed) {
         return make_tensor(s, dt, -2, 2, seed);
       };
@@ -193,9 +194,13 @@ std::vector<OpInfo> misc_ops() {
       for (int64_t p : {0, 1, 2, 3, 4}) {  // p: 0, 1, 2, 3, inf (4)
         out.push_back({{m({4, 3}, 3), m({5, 3}, 4), arg(2 + p)}, "cdist p " + std::to_string(p)});
       }
-      out.push_back({{m({2, 30, 3}, 5), m({2, 27, 3}, 6), arg(4)}, "cdist batched mm path"});
+      if (large) {
+        out.push_back({{m({2, 30, 3}, 5), m({2, 27, 3}, 6), arg(4)}, "cdist batched mm path"});
+      }
       return out;
     };
+    info.samples = [samples](ScalarType dt) { return samples(dt, true); };
+    info.grad_samples = [samples] { return samples(kFloat64, false); };
     info.op = [](const std::vector<Tensor>& in) {
       const int64_t k = arg_of(in[2]);
       if (k == 0) return F::cosine_similarity(in[0], in[1]);

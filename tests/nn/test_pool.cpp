@@ -128,6 +128,13 @@ std::vector<Sample> pool_samples(const PoolCase& c, ScalarType dt) {
           {{mk(empty, dt, 4)}, "empty-batch"}};
 }
 
+// The gradcheck set: pool_samples with one sample of one channel (the windows stay as they are).
+std::vector<Sample> pool_grad_samples(PoolCase c) {
+  c.shape[0] = 1;
+  c.shape[1] = 1;
+  return pool_samples(c, kFloat64);
+}
+
 Tensor run_max(const Tensor& x, const PoolCase& c, bool indices) {
   if (c.D == 1) {
     auto o =
@@ -214,8 +221,11 @@ std::vector<OpInfo> pool_ops() {
       OpInfo info;
       info.name = c.name + (indices ? "_indices" : "");
       info.dtypes = kFloats;
-      if (!indices) info.dtypes.insert(info.dtypes.end(), {kInt64, kInt32, kUInt8});
+      info.dtypes.insert(info.dtypes.end(), {kInt64, kInt32, kInt16, kInt8, kUInt8});
       info.samples = [c](ScalarType dt) { return pool_samples(c, dt); };
+      info.grad_samples = [c] { return pool_grad_samples(c); };
+      if (indices)
+        info.not_differentiable = "int64 indices: PyTorch's integral outputs carry no gradient";
       info.op = [c, indices](const std::vector<Tensor>& in) { return run_max(in[0], c, indices); };
       info.reference = [c, indices](const std::vector<Tensor>& in) {
         return max_ref(in[0], c, indices);
@@ -229,11 +239,12 @@ std::vector<OpInfo> pool_ops() {
     info.name = c.name;
     info.dtypes = kFloats;
     info.samples = [c](ScalarType dt) { return pool_samples(c, dt); };
+    info.grad_samples = [c] { return pool_grad_samples(c); };
     info.dtypes.push_back(kInt64);
     info.op = [c](const std::vector<Tensor>& in) { return run_avg(in[0], c); };
     info.reference = [c](const std::vector<Tensor>& in) { return avg_ref(in[0], c); };
     info.tol_scale = 3;
-    info.rejected_dtypes = {kBool, kInt32};
+    info.rejected_dtypes = {kBool, kInt32, kInt16, kInt8, kUInt8};
     ops.push_back(info);
   }
   struct Adaptive {
@@ -260,6 +271,9 @@ std::vector<OpInfo> pool_ops() {
       PoolCase c{a.name, a.D, a.shape, 1, 1, 1, 1};
       return pool_samples(c, dt);
     };
+    info.grad_samples = [a] { return pool_grad_samples({a.name, a.D, a.shape, 1, 1, 1, 1}); };
+    if (a.kind == 2)
+      info.not_differentiable = "int64 indices: PyTorch's integral outputs carry no gradient";
     info.op = [a](const std::vector<Tensor>& in) -> Tensor {
       if (a.kind == 0) {
         return a.D == 1
@@ -275,7 +289,7 @@ std::vector<OpInfo> pool_ops() {
       return adaptive_ref(in[0], a.D, a.Ho, a.Wo, a.kind);
     };
     info.tol_scale = 3;
-    info.rejected_dtypes = {kBool};
+    info.rejected_dtypes = {kBool, kUInt8, kInt8, kInt16, kInt32, kInt64};
     ops.push_back(info);
   }
   return ops;

@@ -29,6 +29,12 @@ std::vector<Sample> image_samples(const std::vector<int64_t>& shape, ScalarType 
           {{mk(empty, dt, 4)}, "empty-batch"}};
 }
 
+/// The gradcheck set: image_samples of one sample of one channel (the spatial sizes as they are).
+std::vector<Sample> image_grad_samples(std::vector<int64_t> shape) {
+  shape[0] = shape[1] = 1;
+  return image_samples(shape, kFloat64);
+}
+
 // ---- interpolate
 
 struct Interp {
@@ -129,10 +135,14 @@ std::vector<OpInfo> interp_ops() {
     info.dtypes = kFloats;
     if (c.mode == 0) info.dtypes.push_back(kUInt8);
     info.samples = [c](ScalarType dt) { return image_samples(c.shape, dt); };
+    info.grad_samples = [c] { return image_grad_samples(c.shape); };
     info.op = [c](const std::vector<Tensor>& in) { return run_interp(in[0], c); };
     info.reference = [c](const std::vector<Tensor>& in) { return interp_ref(in[0], c); };
     info.tol_scale = 2;
-    info.rejected_dtypes = {kInt64, kBool};
+    // As PyTorch's CPU kernels: nearest also takes uint8, the others floats only.
+    for (ScalarType t : test::integral_dtypes(true)) {
+      if (!(c.mode == 0 && t == kUInt8)) info.rejected_dtypes.push_back(t);
+    }
     ops.push_back(info);
   }
   return ops;
@@ -226,6 +236,14 @@ std::vector<OpInfo> pad_ops() {
       }
       return s;
     };
+    info.grad_samples = [c] {
+      // The unpadded leading dims shrink to 1.
+      std::vector<int64_t> shape = c.shape;
+      for (size_t d = 0; d + c.pad.size() / 2 < shape.size(); ++d) shape[d] = 1;
+      return std::vector<Sample>{
+          {{mk(shape, kFloat64, 1)}, "contiguous"},
+          {{test::make_noncontiguous(mk(shape, kFloat64, 2))}, "non-contiguous"}};
+    };
     info.op = [c](const std::vector<Tensor>& in) { return F::pad(in[0], pad_options(c)); };
     info.reference = [c](const std::vector<Tensor>& in) { return pad_ref(in[0], c); };
     ops.push_back(info);
@@ -282,6 +300,16 @@ std::vector<OpInfo> shuffle_ops() {
                                  {{test::make_noncontiguous(mk(s4, dt, 2))}, "non-contiguous"},
                                  {{mk(s5, dt, 3)}, "5-d"},
                                  {{mk({0, s4[1], s4[2], s4[3]}, dt, 4)}, "empty-batch"}};
+    };
+    info.grad_samples = [inverse] {
+      const std::vector<int64_t> s4 =
+          inverse ? std::vector<int64_t>{1, 1, 4, 6} : std::vector<int64_t>{1, 4, 3, 2};
+      const std::vector<int64_t> s5 =
+          inverse ? std::vector<int64_t>{1, 1, 1, 2, 4} : std::vector<int64_t>{1, 1, 4, 2, 3};
+      return std::vector<Sample>{
+          {{mk(s4, kFloat64, 1)}, "4-d"},
+          {{test::make_noncontiguous(mk(s4, kFloat64, 2))}, "non-contiguous"},
+          {{mk(s5, kFloat64, 3)}, "5-d"}};
     };
     info.op = [inverse](const std::vector<Tensor>& in) {
       return inverse ? F::pixel_unshuffle(in[0], 2) : F::pixel_shuffle(in[0], 2);

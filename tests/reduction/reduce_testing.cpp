@@ -58,7 +58,8 @@ std::vector<Sample> reduce_samples(ScalarType dt, const ReduceSampleOptions& o) 
   auto add_all = [&](const Tensor& x, const char* desc) {
     if (o.no_dim) s.push_back(reduce_sample(x, {}, false, false, desc));
   };
-  Tensor x0 = mk({}, 1), x1 = mk({7}, 2), x3 = mk({3, 4, 5}, 3), xs = mk({2, 1, 5}, 4);
+  Tensor x0 = mk({}, 1), x1 = mk({7}, 2), xs = mk({2, 1, 5}, 4);
+  Tensor x3 = o.small ? mk({2, 3, 4}, 3) : mk({3, 4, 5}, 3);
   add_all(x0, "0-d");
   add(x0, {0}, true, "0-d");
   add(x0, {-1}, false, "0-d");
@@ -73,10 +74,12 @@ std::vector<Sample> reduce_samples(ScalarType dt, const ReduceSampleOptions& o) 
   add(x3, {0, 1, 2}, false, "3-d");
   add(xs, {1}, false, "3-d-single-dim");
   add(xs, {0, 1}, true, "3-d-single-dim");
-  Tensor big = mk({40, 37}, 5);
-  add(big, {1}, false, "2-d-large");
-  add(big, {0}, false, "2-d-large");
-  add_all(big, "2-d-large");
+  if (!o.small) {
+    Tensor big = mk({40, 37}, 5);
+    add(big, {1}, false, "2-d-large");
+    add(big, {0}, false, "2-d-large");
+    add_all(big, "2-d-large");
+  }
   Tensor nc = make_noncontiguous(mk({4, 6}, 6));
   add(nc, {0}, false, "non-contiguous");
   add(nc, {1}, true, "non-contiguous");
@@ -96,7 +99,7 @@ std::vector<Sample> reduce_samples(ScalarType dt, const ReduceSampleOptions& o) 
     add(mk({2, 0, 3}, 9), {0, 1}, false, "empty-reduced");
     add_all(mk({0, 3}, 9), "empty");
   }
-  if (o.large) {
+  if (o.large && !o.small) {
     add_all(mk({70000}, 10), "long");
     add(mk({50000, 8}, 11), {0}, false, "long-vertical");
     add(mk({3, 30000}, 12), {1}, false, "long-rows");
@@ -115,6 +118,24 @@ std::vector<Sample> reduce_samples(ScalarType dt, const ReduceSampleOptions& o) 
     add(nan2, {1}, false, "nan-ties");
   }
   return s;
+}
+
+std::vector<Sample> reduce_grad_samples(ReduceSampleOptions opts) {
+  opts.small = true;
+  opts.nan_inf = false;
+  std::vector<Sample> samples = reduce_samples(kFloat64, opts);
+  for (Sample& s : samples) {
+    const ReduceArgs a = reduce_args(s.inputs);
+    if (s.inputs[0].numel() == 0) continue;
+    const Groups g = group_by_output(s.inputs[0], a.has_dims ? a.dims : std::vector<int64_t>{},
+                                     a.has_dims && a.keepdim);
+    const auto n = static_cast<int64_t>(g.groups.at(0).size());
+    if (n < opts.gradcheck_min_group) {
+      s.no_gradcheck = "reduces " + std::to_string(n) +
+                       " element(s), fewer than the correction needs: the result is inf/NaN";
+    }
+  }
+  return samples;
 }
 
 Groups group_by_output(const Tensor& x, const std::vector<int64_t>& dims_in, bool keepdim) {
@@ -157,6 +178,7 @@ OpInfo reduction_op(std::string name, std::vector<ScalarType> dtypes, ReduceSamp
   info.name = std::move(name);
   info.dtypes = std::move(dtypes);
   info.samples = [opts](ScalarType dt) { return reduce_samples(dt, opts); };
+  info.grad_samples = [opts] { return reduce_grad_samples(opts); };
   info.op = [call](const std::vector<Tensor>& in) { return call(in[0], reduce_args(in)); };
   info.reference = [ref, out_dtype](const std::vector<Tensor>& in) {
     ReduceArgs a = reduce_args(in);
@@ -168,6 +190,7 @@ OpInfo reduction_op(std::string name, std::vector<ScalarType> dtypes, ReduceSamp
   };
   info.tol_scale = tol_scale;
   info.rejected_dtypes = std::move(rejected);
+  info.not_differentiable = nondifferentiable_reason(info.dtypes, out_dtype(kFloat64));
   return info;
 }
 
@@ -175,7 +198,7 @@ int64_t scan_dim(const std::vector<Tensor>& inputs) {
   return static_cast<int64_t>(values(inputs.at(1)).at(0));
 }
 
-std::vector<Sample> scan_samples(ScalarType dt, double low, double high, bool nan_inf) {
+std::vector<Sample> scan_samples(ScalarType dt, double low, double high, bool nan_inf, bool small) {
   std::vector<Sample> s;
   auto mk = [&](std::vector<int64_t> shape, uint64_t seed) {
     return make_tensor(shape, dt, low, high, seed);
@@ -187,18 +210,23 @@ std::vector<Sample> scan_samples(ScalarType dt, double low, double high, bool na
   add(mk({}, 1), 0, "0-d");
   add(mk({}, 1), -1, "0-d");
   add(mk({9}, 2), 0, "1-d");
-  add(mk({3, 4, 5}, 3), 1, "3-d");
-  add(mk({3, 4, 5}, 3), -1, "3-d");
-  add(mk({3, 4, 5}, 3), 0, "3-d");
+  const std::vector<int64_t> s3 =
+      small ? std::vector<int64_t>{2, 3, 4} : std::vector<int64_t>{3, 4, 5};
+  add(mk(s3, 3), 1, "3-d");
+  add(mk(s3, 3), -1, "3-d");
+  add(mk(s3, 3), 0, "3-d");
   add(mk({2, 1, 5}, 4), 1, "3-d-single-dim");
-  add(mk({40, 37}, 5), 0, "2-d-large");
-  add(mk({40, 37}, 5), 1, "2-d-large");
+  if (!small) {
+    add(mk({40, 37}, 5), 0, "2-d-large");
+    add(mk({40, 37}, 5), 1, "2-d-large");
+  }
   add(make_noncontiguous(mk({4, 6}, 6)), 1, "non-contiguous");
   add(make_noncontiguous(mk({4, 6}, 6)), 0, "non-contiguous");
   add(make_expanded(mk({1, 4}, 7), {5, 4}), 0, "expanded");
   add(make_expanded(mk({1, 4}, 7), {5, 4}), 1, "expanded");
   add(mk({0, 3}, 8), 0, "empty");
   add(mk({0, 3}, 8), 1, "empty");
+  if (small) return s;
   add(mk({3000, 12}, 9), 0, "long-vertical");
   if (nan_inf && is_floating_point(dt)) {
     Tensor sp = from_values(

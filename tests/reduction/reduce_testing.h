@@ -27,10 +27,16 @@ struct ReduceSampleOptions {
   bool large = true;         // long reductions that exercise the parallel split
   bool keepdim = true;       // samples with keepdim=true (count_nonzero has no keepdim)
   bool no_dim = true;        // samples calling the overload without dims
+  bool small = false;        // gradcheck sizes: a [2, 3, 4] 3-d sample, none of 40x37 or longer
+  // reduce_grad_samples declines (and says why) samples that reduce fewer elements: var and std
+  // with a correction >= the count are inf/NaN there.
+  int64_t gradcheck_min_group = 1;
 };
 /// 0-d, 1-d, 3-d, single dims, negative dims, keepdim both ways, multiple dims, empty,
 /// non-contiguous, expanded, large, and NaN/inf values where asked.
 std::vector<Sample> reduce_samples(ScalarType dtype, const ReduceSampleOptions& opts);
+/// The float64 gradcheck set: reduce_samples with `small` set, without NaN/inf and long samples.
+std::vector<Sample> reduce_grad_samples(ReduceSampleOptions opts);
 
 /// The elements of x grouped by output element (reduced elements in row-major order), and the
 /// output shape. dims as given by the user: may be negative; empty means every dim.
@@ -50,7 +56,8 @@ OpInfo reduction_op(std::string name, std::vector<ScalarType> dtypes, ReduceSamp
 
 /// Scans: inputs {x, dim (int64 0-d)}.
 int64_t scan_dim(const std::vector<Tensor>& inputs);
-std::vector<Sample> scan_samples(ScalarType dtype, double low, double high, bool nan_inf);
+std::vector<Sample> scan_samples(ScalarType dtype, double low, double high, bool nan_inf,
+                                 bool small = false);
 /// Applies `line` to every line of x along `dim` (wrapped): line(values) returns the outputs.
 std::vector<double> scan_reference(
     const Tensor& x, int64_t dim,

@@ -44,6 +44,7 @@ std::vector<OpInfo> minmax_ops() {
           return is_max ? x.amax(IntList(a.dims), a.keepdim) : x.amin(IntList(a.dims), a.keepdim);
         },
         ref, same));
+    ops.back().nondifferentiable_at_ties = true;
     ops.push_back(reduction_op(
         n + "_dim_values", all, single,
         [is_max](const Tensor& x, const ReduceArgs& a) {
@@ -52,6 +53,7 @@ std::vector<OpInfo> minmax_ops() {
           return std::get<0>(r);
         },
         ref, same));
+    ops.back().nondifferentiable_at_ties = true;
     ops.push_back(reduction_op(
         n + "_dim_indices", all, single_dim_only,
         [is_max](const Tensor& x, const ReduceArgs& a) {
@@ -75,6 +77,7 @@ std::vector<OpInfo> minmax_ops() {
           return is_max ? std::get<1>(r) : std::get<0>(r);
         },
         ref, same));
+    ops.back().nondifferentiable_at_ties = true;
   }
   return ops;
 }

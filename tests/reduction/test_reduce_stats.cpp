@@ -63,6 +63,7 @@ std::vector<OpInfo> stats_ops() {
   std::vector<OpInfo> ops;
   for (double c : {1.0, 0.0, 2.5}) {
     const std::string suffix = "_correction" + std::to_string(static_cast<int>(c * 10));
+    special.gradcheck_min_group = static_cast<int64_t>(std::floor(c)) + 1;
     ops.push_back(reduction_op(
         "var" + suffix, fl, special,
         [c](const Tensor& x, const ReduceArgs& a) {
@@ -76,6 +77,7 @@ std::vector<OpInfo> stats_ops() {
         },
         [c](const std::vector<double>& v) { return std::sqrt(ref_var(v, c)); }, same, ints, 4));
   }
+  special.gradcheck_min_group = 1;
   for (bool take_sqrt : {false, true}) {
     const std::string n = take_sqrt ? "std_mean" : "var_mean";
     auto call = [take_sqrt](const Tensor& x, const ReduceArgs& a) {
@@ -83,8 +85,10 @@ std::vector<OpInfo> stats_ops() {
       return take_sqrt ? ember::std_mean(x, dims, 1, a.keepdim)
                        : ember::var_mean(x, dims, 1, a.keepdim);
     };
+    ReduceSampleOptions corrected = opts;
+    corrected.gradcheck_min_group = 2;
     ops.push_back(reduction_op(
-        n + "_first", fl, opts,
+        n + "_first", fl, corrected,
         [call](const Tensor& x, const ReduceArgs& a) { return std::get<0>(call(x, a)); },
         [take_sqrt](const std::vector<double>& v) {
           return take_sqrt ? std::sqrt(ref_var(v, 1)) : ref_var(v, 1);
@@ -107,6 +111,7 @@ std::vector<OpInfo> stats_ops() {
           return a.has_dims ? x.norm(p, IntList(a.dims), a.keepdim) : ember::norm(x, p);
         },
         [p](const std::vector<double>& v) { return ref_norm(v, p); }, same, ints, 4));
+    ops.back().nondifferentiable_at_ties = std::isinf(p);
   }
   ops.push_back(reduction_op(
       "norm_dtype_float64", fl, opts,

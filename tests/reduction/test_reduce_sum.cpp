@@ -88,6 +88,11 @@ std::vector<OpInfo> sum_ops() {
         return a.has_dims ? ember::mean(x, dims_of(a), a.keepdim, kFloat32) : x.mean(kFloat32);
       },
       ref_mean, [](ScalarType) { return kFloat32; }));
+  // Finite differences need a float64 result: the same call with dtype=float64.
+  ops.back().grad_op = [](const std::vector<Tensor>& in) {
+    const ReduceArgs a = reduce_args(in);
+    return a.has_dims ? ember::mean(in[0], dims_of(a), a.keepdim, kFloat64) : in[0].mean(kFloat64);
+  };
   ops.push_back(reduction_op(
       "nanmean", fl, special,
       [](const Tensor& x, const ReduceArgs& a) {

@@ -20,6 +20,7 @@ OpInfo scan_op(std::string name, std::vector<ScalarType> dtypes, double low, dou
   info.name = std::move(name);
   info.dtypes = std::move(dtypes);
   info.samples = [=](ScalarType dt) { return scan_samples(dt, low, high, nan_inf); };
+  info.grad_samples = [=] { return scan_samples(kFloat64, low, high, false, /*small=*/true); };
   info.op = [call](const std::vector<Tensor>& in) { return call(in[0], scan_dim(in)); };
   info.reference = [line, out_dtype](const std::vector<Tensor>& in) {
     Reference r{in[0].sizes(), scan_reference(in[0], scan_dim(in), line), out_dtype(in[0].dtype())};
@@ -28,6 +29,7 @@ OpInfo scan_op(std::string name, std::vector<ScalarType> dtypes, double low, dou
   };
   info.rejected_dtypes = std::move(rejected);
   info.tol_scale = tol_scale;
+  info.not_differentiable = nondifferentiable_reason(info.dtypes, out_dtype(kFloat64));
   return info;
 }
 
@@ -118,6 +120,7 @@ std::vector<OpInfo> scan_ops() {
         },
         [is_max](const std::vector<double>& v) { return ref_cum_extreme(v, is_max, false); },
         same));
+    ops.back().nondifferentiable_at_ties = true;
     ops.push_back(scan_op(
         n + "_indices", all, -5, 5, true,
         [is_max](const Tensor& x, int64_t d) {

@@ -151,6 +151,23 @@ Tensor pack(const std::vector<Tensor>& pieces, const Tensor& input) {
   return from_values({static_cast<int64_t>(v.size())}, v, kFloat64);
 }
 
+// An entry for an op that returns several views (chunk, split, unbind): `op` packs the pieces
+// with raw reads (checking that they alias the input); `grad_op` joins them with cat, which
+// keeps the gradient path.
+OpInfo pieces_entry(std::string name, std::function<std::vector<Sample>(ScalarType)> samples,
+                    std::function<std::vector<Tensor>(const Tensor&)> pieces,
+                    std::function<Reference(const std::vector<Tensor>&)> ref) {
+  OpInfo info{std::move(name), all_dtypes(), std::move(samples),
+              [pieces](const std::vector<Tensor>& in) { return pack(pieces(in[0]), in[0]); },
+              std::move(ref)};
+  info.grad_op = [pieces](const std::vector<Tensor>& in) {
+    std::vector<Tensor> flat{zeros({0}, TensorOptions().dtype(in[0].dtype()))};
+    for (const Tensor& p : pieces(in[0])) flat.push_back(p.reshape({-1}));
+    return cat(flat);
+  };
+  return info;
+}
+
 // Pieces of x along dim d with the given lengths, packed like pack().
 Reference pack_ref(const Tensor& x, int64_t dim, const std::vector<int64_t>& lengths,
                    bool keep_dim = true) {
@@ -214,55 +231,61 @@ std::vector<OpInfo> shape_ops() {
                    [dim](const std::vector<Tensor>& in) { return stack(in, dim); },
                    [dim](const std::vector<Tensor>& in) { return stack_ref(in, dim); }});
   }
-  ops.push_back({"chunk_3_dim1", all, [](ScalarType dt) { return nd_samples(dt, 2); },
-                 [](const std::vector<Tensor>& in) { return pack(in[0].chunk(3, 1), in[0]); },
-                 [](const std::vector<Tensor>& in) {
-                   return pack_ref(in[0], 1, chunk_lengths(in[0].size(1), 3));
-                 }});
-  ops.push_back({"chunk_2_dim0", all, [](ScalarType dt) { return nd_samples(dt, 1); },
-                 [](const std::vector<Tensor>& in) { return pack(chunk(in[0], 2), in[0]); },
-                 [](const std::vector<Tensor>& in) {
-                   return pack_ref(in[0], 0, chunk_lengths(in[0].size(0), 2));
-                 }});
-  ops.push_back({"split_2_dim-1", all, [](ScalarType dt) { return nd_samples(dt, 1); },
-                 [](const std::vector<Tensor>& in) { return pack(in[0].split(2, -1), in[0]); },
-                 [](const std::vector<Tensor>& in) {
-                   return pack_ref(in[0], -1, split_lengths(in[0].size(-1), 2));
-                 }});
-  ops.push_back({"split_with_sizes_dim-2", all,
-                 [](ScalarType dt) {
-                   return std::vector<Sample>{
-                       {{mk({3, 5}, dt)}, "2-d"},
-                       {{make_noncontiguous(mk({3, 4}, dt))}, "non-contiguous"},
-                       {{make_expanded(mk({3, 1}, dt), {3, 4})}, "expanded"},
-                       {{mk({2, 3, 0}, dt)}, "empty"}};
-                 },
-                 [](const std::vector<Tensor>& in) {
-                   return pack(in[0].split_with_sizes({1, 0, 2}, -2), in[0]);
-                 },
-                 [](const std::vector<Tensor>& in) {
-                   return pack_ref(in[0], -2, {1, 0, 2});
-                 }});
-  ops.push_back({"split_sizes_list", all,
-                 [](ScalarType dt) {
-                   return std::vector<Sample>{{{mk({5, 2}, dt)}, "2-d"}};
-                 },
-                 [](const std::vector<Tensor>& in) {
-                   return pack(split(in[0], {3, 2}), in[0]);
-                 },
-                 [](const std::vector<Tensor>& in) {
-                   return pack_ref(in[0], 0, {3, 2});
-                 }});
-  ops.push_back({"unbind_dim1", all, [](ScalarType dt) { return nd_samples(dt, 2); },
-                 [](const std::vector<Tensor>& in) { return pack(in[0].unbind(1), in[0]); },
-                 [](const std::vector<Tensor>& in) {
-                   return pack_ref(in[0], 1, std::vector<int64_t>(in[0].size(1), 1), false);
-                 }});
-  ops.push_back({"unbind_dim-1", all, [](ScalarType dt) { return nd_samples(dt, 1); },
-                 [](const std::vector<Tensor>& in) { return pack(unbind(in[0], -1), in[0]); },
-                 [](const std::vector<Tensor>& in) {
-                   return pack_ref(in[0], -1, std::vector<int64_t>(in[0].size(-1), 1), false);
-                 }});
+  ops.push_back(pieces_entry(
+      "chunk_3_dim1", [](ScalarType dt) { return nd_samples(dt, 2); },
+      [](const Tensor& x) { return x.chunk(3, 1); },
+      [](const std::vector<Tensor>& in) {
+        return pack_ref(in[0], 1, chunk_lengths(in[0].size(1), 3));
+      }));
+  ops.push_back(pieces_entry(
+      "chunk_2_dim0", [](ScalarType dt) { return nd_samples(dt, 1); },
+      [](const Tensor& x) { return chunk(x, 2); },
+      [](const std::vector<Tensor>& in) {
+        return pack_ref(in[0], 0, chunk_lengths(in[0].size(0), 2));
+      }));
+  ops.push_back(pieces_entry(
+      "split_2_dim-1", [](ScalarType dt) { return nd_samples(dt, 1); },
+      [](const Tensor& x) { return x.split(2, -1); },
+      [](const std::vector<Tensor>& in) {
+        return pack_ref(in[0], -1, split_lengths(in[0].size(-1), 2));
+      }));
+  ops.push_back(pieces_entry(
+      "split_with_sizes_dim-2",
+      [](ScalarType dt) {
+        return std::vector<Sample>{{{mk({3, 5}, dt)}, "2-d"},
+                                   {{make_noncontiguous(mk({3, 4}, dt))}, "non-contiguous"},
+                                   {{make_expanded(mk({3, 1}, dt), {3, 4})}, "expanded"},
+                                   {{mk({2, 3, 0}, dt)}, "empty"}};
+      },
+      [](const Tensor& x) {
+        return x.split_with_sizes({1, 0, 2}, -2);
+      },
+      [](const std::vector<Tensor>& in) {
+        return pack_ref(in[0], -2, {1, 0, 2});
+      }));
+  ops.push_back(pieces_entry(
+      "split_sizes_list",
+      [](ScalarType dt) {
+        return std::vector<Sample>{{{mk({5, 2}, dt)}, "2-d"}};
+      },
+      [](const Tensor& x) {
+        return split(x, {3, 2});
+      },
+      [](const std::vector<Tensor>& in) {
+        return pack_ref(in[0], 0, {3, 2});
+      }));
+  ops.push_back(pieces_entry(
+      "unbind_dim1", [](ScalarType dt) { return nd_samples(dt, 2); },
+      [](const Tensor& x) { return x.unbind(1); },
+      [](const std::vector<Tensor>& in) {
+        return pack_ref(in[0], 1, std::vector<int64_t>(in[0].size(1), 1), false);
+      }));
+  ops.push_back(pieces_entry(
+      "unbind_dim-1", [](ScalarType dt) { return nd_samples(dt, 1); },
+      [](const Tensor& x) { return unbind(x, -1); },
+      [](const std::vector<Tensor>& in) {
+        return pack_ref(in[0], -1, std::vector<int64_t>(in[0].size(-1), 1), false);
+      }));
   ops.push_back({"unflatten_dim-1", all,
                  [](ScalarType dt) {
                    return std::vector<Sample>{
@@ -479,6 +502,8 @@ std::vector<OpInfo> shape_ops() {
                  [](const std::vector<Tensor>& in) {
                    return Reference{in[0].sizes(), values(in[0]), in[0].dtype()};
                  }});
+  ops.back().not_differentiable =
+      "PyTorch marks view(dtype) not differentiable (output_differentiability: [False])";
   // advanced indexing
   ops.push_back(
       {"index_int_and_slice", all, [](ScalarType dt) { return nonempty_dim1(nd_samples(dt, 2)); },
@@ -579,13 +604,6 @@ std::vector<OpInfo> shape_ops() {
                      return nd.at(src);
                    });
                  }});
-  // These entries pack several views' values with raw reads (pack()) or reinterpret bits:
-  // their results have no gradient path by construction.
-  for (auto& op : ops) {
-    for (const char* p : {"chunk_", "split_", "unbind_", "view_dtype_"}) {
-      if (op.name.rfind(p, 0) == 0) op.no_gradcheck = "the test packs raw values";
-    }
-  }
   return ops;
 }
 

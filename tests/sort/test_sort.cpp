@@ -35,7 +35,8 @@ std::vector<int64_t> stable_order(const std::vector<double>& row, bool descendin
 }
 
 // Samples: {x, params{dim, flag, k}}; k is computed per sample from the size along dim.
-std::vector<Sample> sort_samples_all(ScalarType dt, bool nonempty_dim, int64_t flag) {
+std::vector<Sample> sort_samples_all(ScalarType dt, bool nonempty_dim, int64_t flag,
+                                     bool nan_inf = true) {
   auto mk = [&](std::vector<int64_t> s, uint64_t seed) { return make_tensor(s, dt, -5, 5, seed); };
   std::vector<Sample> s;
   auto add = [&](const Tensor& x, int64_t dim, const std::string& desc) {
@@ -58,7 +59,7 @@ std::vector<Sample> sort_samples_all(ScalarType dt, bool nonempty_dim, int64_t f
   add(make_expanded(mk({1, 5}, 7), {3, 5}), 0, "expanded");
   add(mk({40, 900}, 8), 1, "large");
   add(mk({1, 1, 1}, 9), 1, "single");
-  if (is_floating_point(dt)) {
+  if (nan_inf && is_floating_point(dt)) {
     add(from_values({2, 6}, {3, kNan, 1, 3, -kInf, 1, kNan, 2, 2, kNan, 0, kInf}, dt), 1,
         "nan ties inf");
     add(from_values({2, 3}, {kNan, kNan, kNan, 1, kNan, 1}, dt), 1, "all nan");
@@ -153,6 +154,8 @@ std::pair<std::vector<double>, std::vector<double>> mode_row(const std::vector<d
   return one(row[order[best_at]], order[best_at]);
 }
 
+const char* const kIndices = "int64 indices: PyTorch's integral outputs carry no gradient";
+
 OpInfo sel_op(std::string name, std::vector<ScalarType> dtypes, bool nonempty, int64_t flag,
               std::function<Tensor(const Tensor&, const Args&)> call,
               std::function<Reference(const Tensor&, const Args&)> ref,
@@ -161,6 +164,10 @@ OpInfo sel_op(std::string name, std::vector<ScalarType> dtypes, bool nonempty, i
   o.name = std::move(name);
   o.dtypes = std::move(dtypes);
   o.samples = [nonempty, flag](ScalarType dt) { return sort_samples(dt, nonempty, flag); };
+  o.grad_samples = [nonempty, flag] {
+    return trim_large(sort_samples_all(kFloat64, nonempty, flag, /*nan_inf=*/false), kFloat64);
+  };
+  o.nondifferentiable_at_ties = true;
   o.op = [call](const std::vector<Tensor>& in) { return call(in[0], args(in)); };
   o.reference = [ref](const std::vector<Tensor>& in) { return ref(in[0], args(in)); };
   o.rejected_dtypes = std::move(rejected);
@@ -186,6 +193,7 @@ std::vector<OpInfo> sort_ops() {
                                return pick(r, stable_order(r, a.flag != 0), r.size());
                              });
           }));
+      if (want_idx) ops.back().not_differentiable = kIndices;
       ops.push_back(sel_op(
           std::string("topk") + (want_idx ? "_indices" : "_values") +
               (desc ? "_largest" : "_smallest"),
@@ -201,6 +209,7 @@ std::vector<OpInfo> sort_ops() {
                              });
           },
           {kBool}));
+      if (want_idx) ops.back().not_differentiable = kIndices;
     }
   }
   ops.push_back(sel_op(
@@ -212,6 +221,7 @@ std::vector<OpInfo> sort_ops() {
           return pick(r, stable_order(r, true), r.size());
         });
       }));
+  ops.back().not_differentiable = kIndices;
   ops.push_back(sel_op(
       "msort", all_dtypes(), false, 0, [](const Tensor& x, const Args&) { return msort(x); },
       [](const Tensor& x, const Args&) {
@@ -269,6 +279,7 @@ std::vector<OpInfo> sort_ops() {
                                [&](const std::vector<double>& r) { return row(r, a); });
             },
             rd.rejected));
+        if (want_idx) ops.back().not_differentiable = kIndices;
       }
     }
   }

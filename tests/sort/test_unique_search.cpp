@@ -130,6 +130,10 @@ OpInfo unique_info(const std::string& name, bool consecutive, bool by_dim, int w
   o.name = name;
   o.dtypes = all_dtypes();
   o.samples = [by_dim](ScalarType dt) { return unique_samples(dt, by_dim); };
+  // PyTorch: _unique2, unique_consecutive and unique_dim have self: not_implemented(...), and
+  // their inverse and counts are int64.
+  o.not_differentiable = which == 0 ? "PyTorch does not implement the derivative of unique's values"
+                                    : "int64 result: PyTorch's integral outputs carry no gradient";
   o.op = [consecutive, which](const std::vector<Tensor>& in) {
     const int64_t d = read_params(in[1])[0];
     std::optional<int64_t> dim = d == kNoDim ? std::nullopt : std::optional<int64_t>(d);
@@ -293,8 +297,9 @@ std::vector<OpInfo> unique_search_ops() {
                                         : weighted == 1 ? "_f32_weights"
                                                         : "_int_weights");
     o.dtypes = integral_dtypes(false);
-    o.rejected_dtypes = {kBool, kFloat32, kFloat16};
+    o.rejected_dtypes = {kBool, kFloat16, kBFloat16, kFloat32, kFloat64};
     o.samples = [wdt](ScalarType dt) { return bincount_samples(dt, wdt); };
+    o.not_differentiable = "PyTorch does not implement bincount's derivative (weights included)";
     o.op = [weighted](const std::vector<Tensor>& in) {
       const int64_t minlength = read_params(in[2])[0];
       return weighted ? bincount(in[0], in[1], minlength) : in[0].bincount(std::nullopt, minlength);
@@ -308,8 +313,9 @@ std::vector<OpInfo> unique_search_ops() {
     OpInfo o;
     o.name = "histc";
     o.dtypes = float_dtypes();
-    o.rejected_dtypes = {kInt64, kInt32, kBool};
+    o.rejected_dtypes = {kBool, kUInt8, kInt8, kInt16, kInt32, kInt64};
     o.samples = histc_samples;
+    o.not_differentiable = "PyTorch does not implement histc's derivative";
     o.op = [](const std::vector<Tensor>& in) {
       auto p = read_params(in[1]);
       return histc(in[0], p[0], p[1], p[2]);
@@ -324,6 +330,7 @@ std::vector<OpInfo> unique_search_ops() {
       o.dtypes = without_bool();
       o.rejected_dtypes = {kBool};
       o.samples = [right, i32](ScalarType dt) { return search_samples(dt, right, i32); };
+      o.not_differentiable = "integral result: PyTorch's integral outputs carry no gradient";
       o.op = [](const std::vector<Tensor>& in) {
         auto p = read_params(in[2]);
         std::optional<Tensor> sorter;
@@ -340,6 +347,8 @@ std::vector<OpInfo> unique_search_ops() {
     OpInfo o;
     o.name = "bucketize_right";
     o.dtypes = without_bool();
+    o.rejected_dtypes = {kBool};
+    o.not_differentiable = "int64 result: PyTorch's integral outputs carry no gradient";
     o.samples = [](ScalarType dt) {
       std::vector<Sample> s;
       for (auto& smp : search_samples(dt, 1, 0)) {

@@ -170,7 +170,7 @@ std::tuple<Tensor, Tensor> adaptive_max(const Tensor& input, int64_t D,
                                         const char* op) {
   std::vector<int64_t> out;
   Tensor x = adaptive_input(input, D, os, op, out);
-  check_dtype(x, op, "adaptive_max_pool2d", 2);
+  check_dtype(x, op, "adaptive_max_pool2d", 0);  // floating only, as PyTorch's CPU kernel
   const std::vector<int64_t> shape{x.size(0), x.size(1), D == 1 ? 1 : out[0], out.back()};
   Tensor y = ops::empty_tensor(shape, x.dtype(), op);
   Tensor idx = ops::empty_tensor(shape, kInt64, op);
