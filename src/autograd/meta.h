@@ -2,6 +2,7 @@
 // Autograd's per-tensor state (Note [Autograd graph] in ember/autograd/node.h).
 #include <functional>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <vector>
 
@@ -25,6 +26,9 @@ struct AutogradMeta {
   std::shared_ptr<autograd::Node> grad_fn;
   /// A leaf's AccumulateGrad node, shared by every op that uses the leaf while it lives.
   std::weak_ptr<autograd::Node> grad_accumulator;
+  /// Guards grad_accumulator and the accumulation into grad: threads running backward through
+  /// one shared leaf (as PyTorch's AutogradMeta mutex does).
+  std::mutex mutex;
   uint32_t output_nr = 0;
   bool retains_grad = false;
   /// Hooks on a leaf's gradient, run before accumulation.

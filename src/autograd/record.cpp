@@ -25,7 +25,7 @@ namespace {
 // A new handle on t's memory and version counter, without autograd state.
 Tensor alias_of(const Tensor& t) {
   auto impl = std::make_shared<TensorImpl>(t.impl()->storage(), t.dtype(), t.sizes(), t.strides(),
-                                           t.storage_offset(), t.device());
+                                           t.storage_offset());
   impl->share_version_counter(t.impl()->version_counter());
   return Tensor(std::move(impl));
 }
@@ -343,6 +343,7 @@ std::vector<Tensor> AccumulateGrad::apply(std::vector<Tensor>&& grads) {
     if (r.defined()) g = r;
   }
   if (!g.defined()) return {};
+  std::unique_lock<std::mutex> lock(m.mutex);
   if (!m.grad.defined()) {
     if (is_grad_enabled()) {
       m.grad = g;  // create_graph: keep the gradient's own history
@@ -357,6 +358,7 @@ std::vector<Tensor> AccumulateGrad::apply(std::vector<Tensor>&& grads) {
   } else {
     m.grad.add_(g);
   }
+  lock.unlock();  // hooks may run autograd themselves
   for (const auto& [id, hook] : m.post_accumulate_hooks) hook(variable_);
   return {};
 }
@@ -366,6 +368,7 @@ Edge gradient_edge(const Tensor& t) {
   if (!m) return {};
   if (const auto& fn = grad_fn_of(t)) return {fn, m->output_nr};
   if (!m->requires_grad) return {};
+  std::lock_guard<std::mutex> lock(m->mutex);
   auto acc = m->grad_accumulator.lock();
   if (!acc) {
     acc = std::make_shared<AccumulateGrad>(t);

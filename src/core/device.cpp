@@ -8,8 +8,8 @@ namespace ember {
 
 Device::Device(DeviceType type, int index) : type_(type), index_(index) {
   EMBER_CHECK_VALUE(index >= -1, "[device] device index must be -1 or non-negative, got ", index);
-  EMBER_CHECK_VALUE(type != kCPU || index <= 0, "[device] CPU device index must be -1 or zero, got ",
-                    index);
+  EMBER_CHECK_VALUE(type != kCPU || index <= 0,
+                    "[device] CPU device index must be -1 or zero, got ", index);
 }
 
 Device::Device(const std::string& spec) {
@@ -23,9 +23,13 @@ Device::Device(const std::string& spec) {
     type_ = kCPU;
   } else if (kind == "cuda") {
     type_ = kCUDA;
+  } else if (kind == "meta") {
+    type_ = kMeta;
   } else {
-    EMBER_THROW(RuntimeError, "[device] Expected one of cpu, cuda device type at start of device "
-                "string: ", spec);
+    EMBER_THROW(RuntimeError,
+                "[device] Expected one of cpu, cuda, meta device type at start of "
+                "device string: ",
+                spec);
   }
   index_ = -1;
   if (colon != std::string::npos) {
@@ -39,7 +43,7 @@ Device::Device(const std::string& spec) {
 }
 
 std::string Device::str() const {
-  std::string s = type_ == kCPU ? "cpu" : "cuda";
+  std::string s = type_ == kCPU ? "cpu" : type_ == kCUDA ? "cuda" : "meta";
   if (index_ >= 0) {
     s += ':';  // two appends: GCC 12 warns (-Wrestrict, a false positive) on ":" + std::string
     s += std::to_string(index_);
@@ -50,7 +54,7 @@ std::string Device::str() const {
 std::ostream& operator<<(std::ostream& os, const Device& d) { return os << d.str(); }
 
 void check_device_available(const Device& d, const char* op) {
-  EMBER_CHECK_NOT_IMPL(d.is_cpu(), "[", op, "] device '", d.str(),
+  EMBER_CHECK_NOT_IMPL(!d.is_cuda(), "[", op, "] device '", d.str(),
                        "' is not available: this build of Ember has no CUDA backend");
 }
 

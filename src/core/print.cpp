@@ -283,7 +283,12 @@ std::ostream& operator<<(std::ostream& os, const Tensor& t) {
   std::vector<std::string> suffixes;
   const std::string dtype_suffix = std::string("dtype=torch.") + dtype_name(t.dtype());
   std::string body;
-  if (t.numel() == 0) {
+  if (t.device().is_meta()) {  // no data: the shape and any non-default dtype (as PyTorch)
+    suffixes.push_back("device='meta'");
+    suffixes.push_back(concat("size=", tuple_str(t.sizes())));
+    if (t.dtype() != get_default_dtype()) suffixes.push_back(dtype_suffix);
+    body = "...";
+  } else if (t.numel() == 0) {
     // Empty tensors show their shape unless it is (0,), and any non-default dtype (int64 too:
     // there are no elements to tell it from).
     if (t.dim() != 1) suffixes.push_back(concat("size=", tuple_str(t.sizes())));

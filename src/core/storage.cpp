@@ -4,8 +4,13 @@
 
 namespace ember {
 
-StorageImpl::StorageImpl(size_t nbytes)
-    : data_(detail::cpu_alloc(nbytes)), nbytes_(nbytes), owned_(true) {}
+StorageImpl::StorageImpl(size_t nbytes, Device device)
+    : data_(device.is_meta() ? nullptr : detail::cpu_alloc(nbytes)),
+      nbytes_(nbytes),
+      owned_(!device.is_meta()),
+      device_(device) {
+  check_device_available(device, "storage");
+}
 
 StorageImpl::StorageImpl(void* data, size_t nbytes, Deleter deleter)
     : data_(data), nbytes_(nbytes), owned_(false), deleter_(std::move(deleter)) {}

@@ -14,6 +14,25 @@ const TensorImpl& checked(const std::shared_ptr<TensorImpl>& impl) {
   EMBER_CHECK(impl != nullptr, "[Tensor] the tensor is undefined (default-constructed)");
   return *impl;
 }
+
+// The data of a tensor that has some (Note [Meta device]: a meta tensor has none).
+void* checked_data(const std::shared_ptr<TensorImpl>& impl) {
+  EMBER_CHECK(!checked(impl).device().is_meta(),
+              "[data_ptr] Cannot access data pointer of Tensor that doesn't have storage (a meta "
+              "tensor)");
+  return impl->data();
+}
+
+// `t` as `dt` on `d`, always a new tensor (Note [Meta device]: to meta moves no data).
+Tensor converted(const Tensor& t, ScalarType dt, Device d) {
+  ops::check_implemented(dt, "to");
+  check_device_available(d, "to");
+  EMBER_CHECK_NOT_IMPL(!t.device().is_meta() || d.is_meta(),
+                       "[to] Cannot copy out of meta tensor; no data!");
+  Tensor out = ops::empty_tensor(t.sizes(), dt, "to", d);
+  if (t.device().type() == d.type()) dispatch(Copy(), {t}, {out});  // else to meta: no values
+  return out;
+}
 }  // namespace
 
 const std::vector<int64_t>& Tensor::sizes() const { return checked(impl_).sizes(); }
@@ -39,7 +58,7 @@ bool Tensor::is_alias_of(const Tensor& o) const {
   return defined() && o.defined() && impl_->storage() == o.impl_->storage();
 }
 uint32_t Tensor::_version() const { return checked(impl_).version(); }
-void* Tensor::data_ptr() const { return checked(impl_).data(); }
+void* Tensor::data_ptr() const { return checked_data(impl_); }
 
 std::string Tensor::toString() const {
   std::ostringstream ss;
@@ -64,7 +83,7 @@ template <typename T>
 T* Tensor::data_ptr() const {
   EMBER_CHECK_TYPE(dtype() == dtype_of<T>, "[data_ptr] expected scalar type ",
                    dtype_name(dtype_of<T>), " but found ", dtype_name(dtype()));
-  return static_cast<T*>(impl_->data());
+  return static_cast<T*>(checked_data(impl_));
 }
 
 template <typename T>
@@ -74,7 +93,7 @@ T Tensor::item() const {
   T out{};
   visit_dtype(dtype(), "item", [&](auto* tag) {
     using S = std::remove_pointer_t<decltype(tag)>;
-    S v = *static_cast<const S*>(impl_->data());
+    S v = *static_cast<const S*>(checked_data(impl_));
     if constexpr (std::is_same_v<S, Half> || std::is_same_v<S, BFloat16>) {
       out = static_cast<T>(static_cast<float>(v));
     } else {
@@ -107,19 +126,17 @@ EMBER_FORALL_CPP_TYPES(EMBER_INSTANTIATE)
 Tensor Tensor::to(ScalarType dt, bool, bool copy) const {
   ops::check_implemented(dt, "to");
   if (dt == dtype() && !copy) return *this;
-  Tensor out = ops::empty_tensor(sizes(), dt, "to");
-  dispatch(Copy(), {*this}, {out});
-  return out;
+  return converted(*this, dt, device());
 }
 
-Tensor Tensor::to(Device d, std::optional<ScalarType> dt, bool non_blocking, bool copy) const {
-  check_device_available(d, "to");
-  return to(dt.value_or(dtype()), non_blocking, copy);
+Tensor Tensor::to(Device d, std::optional<ScalarType> dt, bool, bool copy) const {
+  const ScalarType target = dt.value_or(dtype());
+  if (target == dtype() && d.type() == device().type() && !copy) return *this;
+  return converted(*this, target, d);
 }
 
 Tensor Tensor::to(const TensorOptions& o, bool non_blocking, bool copy) const {
-  check_device_available(o.device(), "to");
-  return to(o.dtype_opt().value_or(dtype()), non_blocking, copy);
+  return to(o.has_device() ? o.device() : device(), o.dtype_opt(), non_blocking, copy);
 }
 
 Tensor Tensor::clone() const { return to(dtype(), false, true); }

@@ -17,10 +17,10 @@ void TensorImpl::set_data(const TensorImpl& other) {
 }
 
 TensorImpl::TensorImpl(Storage storage, ScalarType dtype, std::vector<int64_t> sizes,
-                       std::vector<int64_t> strides, int64_t storage_offset, Device device)
+                       std::vector<int64_t> strides, int64_t storage_offset)
     : storage_(std::move(storage)),
       dtype_(dtype),
-      device_(device),
+      device_(storage_->device()),
       storage_offset_(storage_offset),
       inference_(detail::inference_mode_tls()),
       version_(std::make_shared<VersionCounter>()) {
@@ -37,8 +37,7 @@ void TensorImpl::set_geometry(std::vector<int64_t> sizes, std::vector<int64_t> s
 }
 
 void TensorImpl::refresh() {
-  numel_ = 1;
-  for (int64_t s : sizes_) numel_ *= s;
+  numel_ = checked_numel(sizes_, "tensor");  // ops check first, naming themselves
   is_contiguous_ = true;
   if (numel_ == 0) return;
   int64_t expected = 1;
@@ -52,16 +51,6 @@ void TensorImpl::refresh() {
   }
 }
 
-std::vector<int64_t> contiguous_strides(const std::vector<int64_t>& sizes) {
-  std::vector<int64_t> st(sizes.size());
-  int64_t acc = 1;
-  for (int64_t d = static_cast<int64_t>(sizes.size()) - 1; d >= 0; --d) {
-    st[d] = acc;
-    acc *= std::max<int64_t>(sizes[d], 1);
-  }
-  return st;
-}
-
 namespace {
 // "[2, 3]"
 std::string list_str(const std::vector<int64_t>& v) {
@@ -70,6 +59,20 @@ std::string list_str(const std::vector<int64_t>& v) {
   return r + "]";
 }
 }  // namespace
+
+std::vector<int64_t> contiguous_strides(const std::vector<int64_t>& sizes) {
+  std::vector<int64_t> st(sizes.size());
+  int64_t acc = 1;
+  for (size_t d = sizes.size(); d-- > 0;) {
+    st[d] = acc;
+    // Checked: with a size-0 dim the product of the others may exceed int64 while numel is 0.
+    if (d > 0 && __builtin_mul_overflow(acc, std::max<int64_t>(sizes[d], 1), &acc)) {
+      EMBER_THROW(RuntimeError, "[contiguous_strides] the strides of sizes ", list_str(sizes),
+                  " overflow int64");
+    }
+  }
+  return st;
+}
 
 int64_t checked_numel(const std::vector<int64_t>& sizes, const char* op) {
   int64_t n = 1;

@@ -3,6 +3,7 @@
 #include <mutex>
 
 #include "autograd/functions.h"
+#include "dispatch/backend.h"
 
 namespace ember {
 
@@ -65,22 +66,28 @@ std::vector<Tensor> allocate_outputs(const Primitive& prim, const std::vector<Te
   std::vector<Tensor> outs;
   outs.reserve(metas.size());
   for (const TensorMeta& m : metas) {
-    check_device_available(m.device, op);
     std::vector<int64_t> sizes(m.sizes.size()), strides(m.strides.size());
     for (size_t d = 0; d < sizes.size(); ++d) sizes[d] = m.sizes[d].guard_int(op);
     for (size_t d = 0; d < strides.size(); ++d) strides[d] = m.strides[d].guard_int(op);
-    auto storage = std::make_shared<StorageImpl>(strided_nbytes(sizes, strides, m.dtype, op));
+    auto storage =
+        std::make_shared<StorageImpl>(strided_nbytes(sizes, strides, m.dtype, op), m.device);
     outs.emplace_back(std::make_shared<TensorImpl>(std::move(storage), m.dtype, std::move(sizes),
-                                                   std::move(strides), 0, m.device));
+                                                   std::move(strides), 0));
   }
   return outs;
 }
 
 void run_backend(OpCall& call) {
-  for (const auto& t : call.inputs) {
-    if (t.defined() && !t.device().is_cpu()) check_device_available(t.device(), call.prim.name());
+  const char* op = call.prim.name();
+  const Device device = call_device(call.inputs, call.outputs, op);
+  if (device.is_cpu()) [[likely]] {
+    call.prim.eval_cpu(call.inputs, call.outputs);
+  } else {
+    const Backend& backend = backend_for(device, op);
+    EMBER_CHECK_NOT_IMPL(backend.supports(call.prim), "[", op, "] is not implemented on ",
+                         device.str());
+    backend.run(call.prim, call.inputs, call.outputs);
   }
-  call.prim.eval_cpu(call.inputs, call.outputs);
   if (call.inplace) call.outputs[0].unsafeGetTensorImpl()->bump_version();
 }
 

@@ -147,7 +147,21 @@ void Module::to(ScalarType dtype, bool) {
   for (const auto& child : children_) child.value()->to(dtype);
 }
 
-void Module::to(Device device, bool) { check_device_available(device, "Module.to"); }
+void Module::to(Device device, bool) {
+  check_device_available(device, "Module.to");
+  NoGradGuard g;
+  auto move = [&](Tensor& t) {
+    if (t.defined() && t.device().type() != device.type()) {
+      t.unsafeGetTensorImpl()->set_data(*t.to(device).unsafeGetTensorImpl());
+    }
+  };
+  for (auto& item : parameters_) {
+    move(item.value());
+    if (item.value().grad().defined()) move(item.value().mutable_grad());
+  }
+  for (auto& item : buffers_) move(item.value());
+  for (const auto& child : children_) child.value()->to(device);
+}
 
 void Module::apply(const std::function<void(Module&)>& fn) {
   fn(*this);

@@ -27,9 +27,9 @@ ScalarType dtype_or(const TensorOptions& options, ScalarType fallback) {
 }
 
 Tensor make_strided(const std::vector<int64_t>& sizes, const std::vector<int64_t>& strides,
-                    ScalarType dtype, const char* op) {
+                    ScalarType dtype, const char* op, Device device) {
   const size_t nbytes = strided_nbytes(sizes, strides, dtype, op);
-  auto storage = std::make_shared<StorageImpl>(nbytes);
+  auto storage = std::make_shared<StorageImpl>(nbytes, device);
   return Tensor(std::make_shared<TensorImpl>(std::move(storage), dtype, sizes, strides, 0));
 }
 
@@ -101,7 +101,7 @@ Tensor sequence(RangeOp op, const Scalar& start, const Scalar& end, int64_t step
   EMBER_CHECK(steps >= 0, "[", name, "] number of steps must be non-negative");
   const ScalarType dtype = checked_dtype(options, options.dtype(), name);
   EMBER_CHECK_TYPE(dtype != kBool, "[", name, "] \"", name, "_cpu\" not implemented for 'bool'");
-  Tensor out = ops::empty_tensor({steps}, dtype, name);
+  Tensor out = ops::empty_tensor({steps}, dtype, name, options.device());
   dispatch(Range(op, start, end, base), {}, {out});
   return ops::with_grad(out, options);
 }
@@ -110,24 +110,25 @@ Tensor sequence(RangeOp op, const Scalar& start, const Scalar& end, int64_t step
 
 Tensor empty(SymIntList size, const TensorOptions& options) {
   const ScalarType dtype = checked_dtype(options, options.dtype(), "empty");
-  return ops::with_grad(ops::empty_tensor(size.concrete("empty"), dtype, "empty"), options);
+  return ops::with_grad(ops::empty_tensor(size.concrete("empty"), dtype, "empty", options.device()),
+                        options);
 }
 
 Tensor empty_strided(SymIntList size, SymIntList stride, const TensorOptions& options) {
   const ScalarType dtype = checked_dtype(options, options.dtype(), "empty_strided");
   return make_strided(size.concrete("empty_strided"), stride.concrete("empty_strided"), dtype,
-                      "empty_strided");
+                      "empty_strided", options.device());
 }
 
 Tensor zeros(SymIntList size, const TensorOptions& options) {
   const ScalarType dtype = checked_dtype(options, options.dtype(), "zeros");
-  return ops::with_grad(filled(ops::empty_tensor(size.concrete("zeros"), dtype, "zeros"), 0),
+  return ops::with_grad(filled(ops::empty_tensor(size.concrete("zeros"), dtype, "zeros", options.device()), 0),
                         options);
 }
 
 Tensor ones(SymIntList size, const TensorOptions& options) {
   const ScalarType dtype = checked_dtype(options, options.dtype(), "ones");
-  return ops::with_grad(filled(ops::empty_tensor(size.concrete("ones"), dtype, "ones"), 1),
+  return ops::with_grad(filled(ops::empty_tensor(size.concrete("ones"), dtype, "ones", options.device()), 1),
                         options);
 }
 
@@ -137,7 +138,7 @@ Tensor full(SymIntList size, const Scalar& fill_value, const TensorOptions& opti
                         : fill_value.isIntegral(false) ? kInt64
                                                        : get_default_dtype();
   const ScalarType dtype = checked_dtype(options, dtype_or(options, inferred), "full");
-  return ops::with_grad(filled(ops::empty_tensor(size.concrete("full"), dtype, "full"), fill_value),
+  return ops::with_grad(filled(ops::empty_tensor(size.concrete("full"), dtype, "full", options.device()), fill_value),
                         options);
 }
 
@@ -153,7 +154,7 @@ Tensor arange(const Scalar& start, const Scalar& end, const Scalar& step,
       options, dtype_or(options, all_integral ? kInt64 : get_default_dtype()), "arange");
   EMBER_CHECK_TYPE(dtype != kBool, "[arange] \"arange_cpu\" not implemented for 'bool'");
   const int64_t size = arange_size(start, end, step, dtype);
-  Tensor out = ops::empty_tensor({size}, dtype, "arange");
+  Tensor out = ops::empty_tensor({size}, dtype, "arange", options.device());
   dispatch(Range(RangeOp::Arange, start, step), {}, {out});
   return ops::with_grad(out, options);
 }
@@ -174,7 +175,7 @@ Tensor eye(int64_t n, int64_t m, const TensorOptions& options) {
   EMBER_CHECK(n >= 0, "[eye] n must be greater or equal to 0, got ", n);
   EMBER_CHECK(m >= 0, "[eye] m must be greater or equal to 0, got ", m);
   const ScalarType dtype = checked_dtype(options, options.dtype(), "eye");
-  Tensor out = filled(ops::empty_tensor({n, m}, dtype, "eye"), 0);
+  Tensor out = filled(ops::empty_tensor({n, m}, dtype, "eye", options.device()), 0);
   // The diagonal is a strided view; filling it writes the ones.
   const int64_t k = std::min(n, m);
   if (k > 0) dispatch(View("diagonal", {k}, {m + 1}, 0), {out})[0].fill_(1);
@@ -184,11 +185,13 @@ Tensor eye(int64_t n, int64_t m, const TensorOptions& options) {
 Tensor empty_like(const Tensor& t, const TensorOptions& options) {
   EMBER_CHECK(t.defined(), "[empty_like] the input tensor is undefined");
   const ScalarType dtype = checked_dtype(options, dtype_or(options, t.dtype()), "empty_like");
+  const Device device = options.has_device() ? options.device() : t.device();
   // torch.preserve_format: a dense layout (such as a transpose) keeps its strides.
   if (!t.is_contiguous() && non_overlapping_and_dense(t)) {
-    return ops::with_grad(make_strided(t.sizes(), t.strides(), dtype, "empty_like"), options);
+    return ops::with_grad(make_strided(t.sizes(), t.strides(), dtype, "empty_like", device),
+                          options);
   }
-  return ops::with_grad(ops::empty_tensor(t.sizes(), dtype, "empty_like"), options);
+  return ops::with_grad(ops::empty_tensor(t.sizes(), dtype, "empty_like", device), options);
 }
 
 Tensor zeros_like(const Tensor& t, const TensorOptions& options) {
@@ -207,6 +210,8 @@ namespace {
 Tensor wrap_blob(void* data, const std::vector<int64_t>& sizes, const std::vector<int64_t>& strides,
                  std::function<void(void*)> deleter, const TensorOptions& options) {
   const ScalarType dtype = checked_dtype(options, options.dtype(), "from_blob");
+  EMBER_CHECK_VALUE(options.device().is_cpu(), "[from_blob] the memory of a blob is on the cpu, got device ",
+                    options.device().str());
   const size_t nbytes = strided_nbytes(sizes, strides, dtype, "from_blob");
   EMBER_CHECK(data != nullptr || nbytes == 0, "[from_blob] data pointer is null");
   auto storage = std::make_shared<StorageImpl>(data, nbytes, std::move(deleter));
@@ -243,8 +248,8 @@ Tensor tensor_from_data(const void* data, ScalarType src, std::vector<int64_t> s
                         const TensorOptions& options) {
   const ScalarType dtype = checked_dtype(options, options.dtype(), "tensor");
   Tensor view = from_blob(const_cast<void*>(data), sizes, TensorOptions(src));
-  Tensor out = ops::empty_tensor(sizes, dtype, "tensor");
-  if (out.numel() > 0) dispatch(Copy(), {view}, {out});
+  Tensor out = ops::empty_tensor(sizes, dtype, "tensor", options.device());
+  if (out.numel() > 0 && !out.device().is_meta()) dispatch(Copy(), {view}, {out});
   return ops::with_grad(out, options);
 }
 }  // namespace detail

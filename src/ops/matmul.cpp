@@ -6,6 +6,7 @@
 
 #include "ember/ops/shape.h"
 #include "ops/matmul_internal.h"
+#include "ops/promotion.h"
 #include "ops/util.h"
 #include "primitives/matmul.h"
 
@@ -55,12 +56,9 @@ Tensor batched_product(const char* name, const Tensor& a, const Tensor& b, const
 
 namespace {
 
+using ops::check_defined;
 using ops::shape_str;
 using ops::type_meta_name;
-
-void check_defined(const Tensor& t, const char* op, const char* arg) {
-  EMBER_CHECK(t.defined(), "[", op, "] argument '", arg, "' is an undefined tensor");
-}
 
 // PyTorch's CPU product kernels cover every type but bool ("addmm_impl_cpu_", "bmm", ...).
 void check_not_bool(const Tensor& t, const char* op, const char* kernel) {

@@ -124,10 +124,7 @@ void check_index_vector(const Tensor& index, const char* op, const char* what) {
 
 void check_source_shape(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& source,
                         const char* op) {
-  EMBER_CHECK(index.numel() == nonempty_size(source, source.dim() == 0 ? 0 : dim), "[", op, "] ",
-              op, "(): Number of indices (", index.numel(),
-              ") should be equal to source.size(dim) (",
-              source.dim() == 0 ? 1 : (dim < source.dim() ? source.sizes()[dim] : -1), ")");
+  // The ranks first: `dim` was wrapped for self, and a source of another rank has no such dim.
   bool ok = nonempty_dim(self) == nonempty_dim(source);
   for (int64_t d = 0; ok && d < nonempty_dim(self); ++d) {
     if (d != dim) ok = nonempty_size(self, d) == nonempty_size(source, d);
@@ -136,6 +133,9 @@ void check_source_shape(const Tensor& self, int64_t dim, const Tensor& index, co
               "] source tensor shape must match self tensor shape, excluding the specified "
               "dimension. Got self.shape = ",
               shape_str(self.sizes()), " source.shape = ", shape_str(source.sizes()));
+  const int64_t source_size = nonempty_size(source, source.dim() == 0 ? 0 : dim);
+  EMBER_CHECK(index.numel() == source_size, "[", op, "] ", op, "(): Number of indices (",
+              index.numel(), ") should be equal to source.size(dim) (", source_size, ")");
 }
 
 Tensor& index_add_impl(Tensor& self, int64_t dim_in, const Tensor& index, const Tensor& source,

@@ -175,6 +175,8 @@ std::vector<Tensor> split(const Tensor& x, SymIntList split_sizes, int64_t dim) 
   return split_with_sizes(x, split_sizes, dim);
 }
 
+constexpr int64_t kMaxEmptyChunks = int64_t{1} << 24;
+
 std::vector<Tensor> chunk(const Tensor& x, int64_t chunks, int64_t dim) {
   EMBER_CHECK(x.dim() > 0, "[chunk] chunk expects at least a 1-dimensional tensor");
   EMBER_CHECK(chunks > 0, "[chunk] chunk expects `chunks` to be greater than 0, got: ", chunks);
@@ -183,6 +185,9 @@ std::vector<Tensor> chunk(const Tensor& x, int64_t chunks, int64_t dim) {
   const int64_t split_size = size / chunks + (size % chunks != 0);
   // A zero-size dim still yields `chunks` empty pieces (PyTorch's special case).
   if (split_size == 0 && size == 0) {
+    // One tensor per chunk: a count beyond any memory would escape as std::bad_alloc.
+    EMBER_CHECK(chunks <= kMaxEmptyChunks, "[chunk] ", chunks,
+                " empty chunks of a size-0 dim exceed the supported ", kMaxEmptyChunks);
     return split_with_sizes(x, SymIntList(std::vector<int64_t>(chunks, 0)), d);
   }
   return split(x, split_size, d);

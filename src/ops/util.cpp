@@ -30,13 +30,14 @@ Tensor with_grad(Tensor t, const TensorOptions& options) {
   return t;
 }
 
-Tensor empty_tensor(const std::vector<int64_t>& sizes, ScalarType dtype, const char* op) {
+Tensor empty_tensor(const std::vector<int64_t>& sizes, ScalarType dtype, const char* op,
+                    Device device) {
   check_implemented(dtype, op);
   int64_t n = checked_numel(sizes, op);
   int64_t nbytes = 0;
   EMBER_CHECK(!__builtin_mul_overflow(n, element_size(dtype), &nbytes), "[", op,
               "] the requested size in bytes overflows int64");
-  auto storage = std::make_shared<StorageImpl>(static_cast<size_t>(nbytes));
+  auto storage = std::make_shared<StorageImpl>(static_cast<size_t>(nbytes), device);
   return Tensor(
       std::make_shared<TensorImpl>(std::move(storage), dtype, sizes, contiguous_strides(sizes), 0));
 }

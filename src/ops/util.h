@@ -15,7 +15,8 @@ int64_t wrap_dim(int64_t dim, int64_t ndim, const char* op);
 std::vector<int64_t> wrap_dims(const IntList& dims, int64_t ndim, const char* op);
 
 /// A new contiguous CPU tensor (uninitialised). Validates sizes (negative, overflow).
-Tensor empty_tensor(const std::vector<int64_t>& sizes, ScalarType dtype, const char* op = "empty");
+Tensor empty_tensor(const std::vector<int64_t>& sizes, ScalarType dtype, const char* op = "empty",
+                    Device device = kCPU);
 /// A 0-d tensor holding `s` in `dtype`.
 Tensor scalar_tensor(const Scalar& s, ScalarType dtype);
 /// A C++ number as a 0-d "wrapped number" tensor: int64, float64 or bool by its kind.

@@ -4,6 +4,7 @@
 
 #include "ember/autograd.h"
 #include "ember/ops/shape.h"
+#include "ops/promotion.h"
 #include "ops/util.h"
 #include "primitives/copy.h"
 
@@ -12,6 +13,7 @@ namespace {
 
 Tensor make_view(const Tensor& x, const char* name, std::vector<int64_t> sizes,
                  std::vector<int64_t> strides, int64_t offset, View::Replay replay = nullptr) {
+  checked_numel(sizes, name);  // an expand to 2^32 x 2^32 must not wrap numel
   return dispatch(
       View(name, std::move(sizes), std::move(strides), offset, std::nullopt, std::move(replay)),
       {x})[0];
@@ -258,13 +260,12 @@ Tensor select(const Tensor& x, int64_t dim, SymInt index_s) {
 
 Tensor as_strided(const Tensor& x, SymIntList size_s, SymIntList stride_s,
                   std::optional<SymInt> storage_offset) {
+  ops::check_defined(x, "as_strided", "self");
   auto size = size_s.concrete("as_strided");
   auto stride = stride_s.concrete("as_strided");
   EMBER_CHECK(size.size() == stride.size(), "[as_strided] mismatch in length of strides and shape");
   int64_t offset = storage_offset ? storage_offset->guard_int("as_strided") : x.storage_offset();
   EMBER_CHECK(offset >= 0, "[as_strided] Tensor: invalid storage offset ", offset);
-  int64_t max_elem = offset;
-  bool empty = false;
   for (size_t i = 0; i < size.size(); ++i) {
     EMBER_CHECK(size[i] >= 0, "[as_strided] Trying to create tensor with negative dimension ",
                 size[i], ": ", ops::shape_str(size));
@@ -272,10 +273,14 @@ Tensor as_strided(const Tensor& x, SymIntList size_s, SymIntList stride_s,
                 "[as_strided] as_strided: Negative strides are not supported at "
                 "the moment, got strides: ",
                 ops::shape_str(stride));
-    empty = empty || size[i] == 0;
-    if (size[i] > 0) max_elem += (size[i] - 1) * stride[i];
   }
-  int64_t needed = empty ? 0 : (max_elem + 1) * x.element_size();
+  // The bytes the view reaches, with overflow checks (a wrapped product once accepted views
+  // outside the storage). An empty view reaches none, whatever its offset (as PyTorch).
+  const auto span = static_cast<int64_t>(strided_nbytes(size, stride, x.dtype(), "as_strided"));
+  int64_t needed = 0, offset_bytes = 0;
+  EMBER_CHECK(span == 0 || (!__builtin_mul_overflow(offset, x.element_size(), &offset_bytes) &&
+                            !__builtin_add_overflow(offset_bytes, span, &needed)),
+              "[as_strided] the requested storage size overflows int64");
   EMBER_CHECK(needed <= static_cast<int64_t>(x.impl()->storage()->nbytes()),
               "[as_strided] setStorage: sizes ", ops::shape_str(size), ", strides ",
               ops::shape_str(stride), ", storage offset ", offset, ", and itemsize ",
@@ -320,9 +325,11 @@ Tensor movedim(const Tensor& x, IntList source, IntList destination) {
               ops::shape_str(destination.vec()), " dims)");
   auto src = ops::wrap_dims(source, x.dim(), "movedim");
   auto dst = ops::wrap_dims(destination, x.dim(), "movedim");
-  int64_t n = x.dim();
-  std::vector<int64_t> order(std::max<int64_t>(n, 0), -1);
-  std::vector<bool> used(std::max<int64_t>(n, 0), false);
+  const int64_t n = x.dim();
+  // A 0-d tensor accepts dim 0 (or -1) and stays as it is.
+  if (n == 0) return make_view(x, "movedim", x.sizes(), x.strides());
+  std::vector<int64_t> order(n, -1);
+  std::vector<bool> used(n, false);
   for (size_t i = 0; i < src.size(); ++i) {
     order[dst[i]] = src[i];
     used[src[i]] = true;
@@ -333,7 +340,7 @@ Tensor movedim(const Tensor& x, IntList source, IntList destination) {
     while (used[next]) ++next;
     order[d] = next++;
   }
-  return n == 0 ? make_view(x, "movedim", x.sizes(), x.strides()) : permute(x, IntList(order));
+  return permute(x, IntList(order));
 }
 
 Tensor moveaxis(const Tensor& x, IntList source, IntList destination) {

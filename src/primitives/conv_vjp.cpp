@@ -11,6 +11,13 @@ namespace ember {
 namespace {
 Tensor bias_grad(const Tensor& g) { return g.sum({0, 2, 3}); }
 
+// conv2d of a transposed convolution's output: with an output_padding of at least the stride
+// (allowed below the dilation) it has trailing rows or columns beyond `like`'s, which no input
+// position produced; they are cut off.
+Tensor cropped_to(const Tensor& t, const Tensor& like) {
+  return t.narrow(2, 0, like.size(2)).narrow(3, 0, like.size(3));
+}
+
 // The forward primitive `fwd` applied to gg, giving a tensor of `sizes` (a backward kernel's
 // grad_output shape).
 Tensor adjoint(const Primitive& fwd, const Tensor& gg, const std::vector<int64_t>& sizes) {
@@ -31,12 +38,14 @@ std::vector<Tensor> Convolution::vjp(const VjpContext& ctx) const {
       if (ctx.needs_grad[1]) out[1] = nn::detail::conv2d_backward_weight(g, a, w.sizes(), p_.conv);
       break;
     case ConvOp::BackwardInput:  // conv_transpose2d(a, w): its adjoint is conv2d
-      if (ctx.needs_grad[0]) out[0] = nn::detail::conv2d_forward(g, w, Tensor(), p_.conv);
+      if (ctx.needs_grad[0])
+        out[0] = cropped_to(nn::detail::conv2d_forward(g, w, Tensor(), p_.conv), a);
       if (ctx.needs_grad[1]) out[1] = nn::detail::conv2d_backward_weight(a, g, w.sizes(), p_.conv);
       break;
     case ConvOp::BackwardWeight: {  // inputs {dy, x}; g is weight-shaped
       const Tensor &dy = a, &x = w;
-      if (ctx.needs_grad[0]) out[0] = nn::detail::conv2d_forward(x, g, Tensor(), p_.conv);
+      if (ctx.needs_grad[0])
+        out[0] = cropped_to(nn::detail::conv2d_forward(x, g, Tensor(), p_.conv), dy);
       if (ctx.needs_grad[1]) out[1] = nn::detail::conv2d_backward_input(dy, g, x.sizes(), p_.conv);
       break;
     }

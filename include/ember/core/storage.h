@@ -3,6 +3,8 @@
 #include <functional>
 #include <memory>
 
+#include "ember/core/device.h"
+
 namespace ember {
 
 /// A flat buffer shared by a tensor and its views. Owned memory comes from the caching allocator;
@@ -10,8 +12,9 @@ namespace ember {
 class StorageImpl {
  public:
   using Deleter = std::function<void(void*)>;
-  /// Allocates nbytes from the caching allocator.
-  explicit StorageImpl(size_t nbytes);
+  /// Allocates nbytes from the caching allocator; on the meta device nothing is allocated and
+  /// data() is null (Note [Meta device]).
+  explicit StorageImpl(size_t nbytes, Device device = kCPU);
   /// Wraps external memory; the deleter (if any) runs when the last user releases it.
   StorageImpl(void* data, size_t nbytes, Deleter deleter);
   ~StorageImpl();
@@ -21,11 +24,13 @@ class StorageImpl {
   void* data() const { return data_; }
   size_t nbytes() const { return nbytes_; }
   bool owned() const { return owned_; }
+  Device device() const { return device_; }
 
  private:
   void* data_;
   size_t nbytes_;
   bool owned_;
+  Device device_ = kCPU;
   Deleter deleter_;
 };
 using Storage = std::shared_ptr<StorageImpl>;

@@ -11,6 +11,7 @@
 #include <memory>
 #include <ostream>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "ember/core/error.h"
@@ -43,57 +44,83 @@ class SymNode {
   virtual std::string str() const = 0;
 };
 
+/// Note [SymInt representation]: one int64_t, so that a list of concrete sizes costs what a list
+/// of int64_t costs (shapes are built on every op). A concrete value is stored as itself. A
+/// symbolic one owns a heap-held SymNodePtr whose address is tagged into the reserved range
+/// [-2^62, -2^62 + 2^61): no size, stride or index an op produces lies there, and constructing a
+/// concrete SymInt from such a value raises ValueError. Copying a concrete SymInt is one branch.
 class SymInt {
  public:
-  constexpr SymInt() = default;
-  constexpr SymInt(int64_t v) : value_(v) {}  // NOLINT: converts implicitly, as c10::SymInt
-  SymInt(int v) : value_(v) {}                // NOLINT
-  SymInt(long long v) : value_(static_cast<int64_t>(v)) {}      // NOLINT
-  SymInt(unsigned long v) : value_(static_cast<int64_t>(v)) {}  // NOLINT
-  SymInt(unsigned v) : value_(v) {}                             // NOLINT
-  explicit SymInt(SymNodePtr node) : node_(std::move(node)) {}
+  SymInt() = default;
+  SymInt(int64_t v) : data_(v) {  // NOLINT: converts implicitly, as c10::SymInt
+    if (is_tagged(v)) [[unlikely]]
+      unrepresentable(v);
+  }
+  SymInt(int v) : data_(v) {}                                   // NOLINT
+  SymInt(long long v) : SymInt(static_cast<int64_t>(v)) {}      // NOLINT
+  SymInt(unsigned long v) : SymInt(static_cast<int64_t>(v)) {}  // NOLINT
+  SymInt(unsigned v) : data_(v) {}                              // NOLINT
+  explicit SymInt(SymNodePtr node);
+  SymInt(const SymInt& o) : data_(o.data_) {
+    if (is_tagged(data_)) [[unlikely]]
+      data_ = box(*o.node_box());
+  }
+  SymInt(SymInt&& o) noexcept : data_(o.data_) { o.data_ = 0; }
+  SymInt& operator=(const SymInt& o) {
+    if (this != &o) *this = SymInt(o);
+    return *this;
+  }
+  SymInt& operator=(SymInt&& o) noexcept {
+    std::swap(data_, o.data_);
+    return *this;
+  }
+  ~SymInt() {
+    if (is_tagged(data_)) [[unlikely]]
+      release();
+  }
 
-  bool is_symbolic() const { return node_ != nullptr; }
+  bool is_symbolic() const { return is_tagged(data_); }
   /// The concrete value; for a symbolic one this is a guard.
   int64_t guard_int(const char* op = "SymInt") const {
-    return node_ ? node_->guard_int(op) : value_;
+    return is_symbolic() ? node()->guard_int(op) : data_;
   }
   int64_t expect_int() const { return guard_int(); }
   operator int64_t() const { return guard_int(); }  // NOLINT
-  const SymNodePtr& node() const { return node_; }
-  std::string str() const { return node_ ? node_->str() : std::to_string(value_); }
+  /// The expression of a symbolic value (null for a concrete one).
+  SymNodePtr node() const { return is_symbolic() ? *node_box() : nullptr; }
+  std::string str() const { return is_symbolic() ? node()->str() : std::to_string(data_); }
 
   friend SymInt operator+(const SymInt& a, const SymInt& b) {
-    if (!a.node_ && !b.node_) return a.value_ + b.value_;
+    if (both_concrete(a, b)) return a.data_ + b.data_;
     return SymInt(a.as_node(b)->add(b.as_node(a)));
   }
   friend SymInt operator-(const SymInt& a, const SymInt& b) {
-    if (!a.node_ && !b.node_) return a.value_ - b.value_;
+    if (both_concrete(a, b)) return a.data_ - b.data_;
     return SymInt(a.as_node(b)->sub(b.as_node(a)));
   }
   friend SymInt operator*(const SymInt& a, const SymInt& b) {
-    if (!a.node_ && !b.node_) return a.value_ * b.value_;
+    if (both_concrete(a, b)) return a.data_ * b.data_;
     return SymInt(a.as_node(b)->mul(b.as_node(a)));
   }
   /// Python's floor division (sizes are non-negative, where it equals C++'s).
   friend SymInt floordiv(const SymInt& a, const SymInt& b) {
-    if (!a.node_ && !b.node_) {
-      EMBER_CHECK(b.value_ != 0, "[SymInt] integer division by zero");
-      const int64_t q = a.value_ / b.value_;
-      return (a.value_ % b.value_ != 0 && ((a.value_ < 0) != (b.value_ < 0))) ? q - 1 : q;
+    if (both_concrete(a, b)) {
+      EMBER_CHECK(b.data_ != 0, "[SymInt] integer division by zero");
+      const int64_t q = a.data_ / b.data_;
+      return (a.data_ % b.data_ != 0 && ((a.data_ < 0) != (b.data_ < 0))) ? q - 1 : q;
     }
     return SymInt(a.as_node(b)->floordiv(b.as_node(a)));
   }
   friend SymInt mod(const SymInt& a, const SymInt& b) {
-    if (!a.node_ && !b.node_) return a.value_ - floordiv(a, b).value_ * b.value_;
+    if (both_concrete(a, b)) return a.data_ - floordiv(a, b).data_ * b.data_;
     return SymInt(a.as_node(b)->mod(b.as_node(a)));
   }
   friend SymInt sym_min(const SymInt& a, const SymInt& b) {
-    if (!a.node_ && !b.node_) return a.value_ < b.value_ ? a.value_ : b.value_;
+    if (both_concrete(a, b)) return a.data_ < b.data_ ? a.data_ : b.data_;
     return SymInt(a.as_node(b)->min(b.as_node(a)));
   }
   friend SymInt sym_max(const SymInt& a, const SymInt& b) {
-    if (!a.node_ && !b.node_) return a.value_ > b.value_ ? a.value_ : b.value_;
+    if (both_concrete(a, b)) return a.data_ > b.data_ ? a.data_ : b.data_;
     return SymInt(a.as_node(b)->max(b.as_node(a)));
   }
   SymInt& operator+=(const SymInt& b) { return *this = *this + b; }
@@ -102,7 +129,7 @@ class SymInt {
 
 #define EMBER_SYMINT_COMPARE(OP)                                          \
   friend bool operator OP(const SymInt& a, const SymInt& b) {             \
-    if (!a.node_ && !b.node_) return a.value_ OP b.value_;                \
+    if (both_concrete(a, b)) return a.data_ OP b.data_;                   \
     return a.as_node(b)->guard_compare(#OP, b.as_node(a), "SymInt " #OP); \
   }
   EMBER_SYMINT_COMPARE(==)
@@ -114,14 +141,28 @@ class SymInt {
 #undef EMBER_SYMINT_COMPARE
 
  private:
+  static constexpr uint64_t kTagMask = uint64_t{0b111} << 61;
+  static constexpr uint64_t kTag = uint64_t{0b110} << 61;
+  static constexpr bool is_tagged(int64_t v) {
+    return (static_cast<uint64_t>(v) & kTagMask) == kTag;
+  }
+  static bool both_concrete(const SymInt& a, const SymInt& b) {
+    return !is_tagged(a.data_) && !is_tagged(b.data_);
+  }
+  [[noreturn]] static void unrepresentable(int64_t v);
+  static int64_t box(SymNodePtr node);  // a tagged pointer to a new heap-held SymNodePtr
+  const SymNodePtr* node_box() const {
+    return reinterpret_cast<const SymNodePtr*>(static_cast<uintptr_t>(data_) & ~kTagMask);
+  }
+  void release();
   // This value as a node of `other`'s expression system (one of the two is symbolic).
   SymNodePtr as_node(const SymInt& other) const {
-    return node_ ? node_ : other.node_->wrap(value_);
+    return is_symbolic() ? *node_box() : other.node()->wrap(data_);
   }
 
-  int64_t value_ = 0;
-  SymNodePtr node_;
+  int64_t data_ = 0;
 };
+static_assert(sizeof(SymInt) == sizeof(int64_t));
 
 // Mixed forms with plain integers resolve through SymInt's implicit conversion; these keep
 // `size + 1` and `2 * size` from being ambiguous with the int64_t conversion.

@@ -101,6 +101,9 @@ class Tensor {
   Tensor to(Device device, std::optional<ScalarType> dtype = std::nullopt,
             bool non_blocking = false, bool copy = false) const;
   Tensor to(const TensorOptions& options, bool non_blocking = false, bool copy = false) const;
+  Tensor to(DeviceType type, bool non_blocking = false, bool copy = false) const {  // x.to(kMeta)
+    return to(Device(type), std::nullopt, non_blocking, copy);
+  }
   Tensor cpu() const { return to(Device(kCPU)); }
   Tensor clone() const;
   Tensor contiguous() const;

@@ -27,8 +27,9 @@ struct VersionCounter {
 /// elements; storage_offset too.
 class TensorImpl {
  public:
+  /// The tensor is on its storage's device.
   TensorImpl(Storage storage, ScalarType dtype, std::vector<int64_t> sizes,
-             std::vector<int64_t> strides, int64_t storage_offset, Device device = kCPU);
+             std::vector<int64_t> strides, int64_t storage_offset);
 
   const std::vector<int64_t>& sizes() const { return sizes_; }
   const std::vector<int64_t>& strides() const { return strides_; }
@@ -39,9 +40,11 @@ class TensorImpl {
   int64_t storage_offset() const { return storage_offset_; }
   const Storage& storage() const { return storage_; }
   bool is_contiguous() const { return is_contiguous_; }
-  /// Address of the first element.
+  /// Address of the first element. A tensor without elements gets its storage's start (its
+  /// offset may lie anywhere, as PyTorch allows, and is never read); a meta tensor null.
   void* data() const {
-    return static_cast<char*>(storage_->data()) + storage_offset_ * element_size(dtype_);
+    char* base = static_cast<char*>(storage_->data());
+    return base && numel_ > 0 ? base + storage_offset_ * element_size(dtype_) : base;
   }
 
   /// Makes this impl hold `other`'s storage, dtype, device and geometry, keeping its identity

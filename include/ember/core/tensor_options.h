@@ -12,6 +12,7 @@ class TensorOptions {
   TensorOptions() = default;
   TensorOptions(ScalarType d) : dtype_(d) {}  // NOLINT: ember::zeros({2}, kInt64)
   TensorOptions(Device d) : device_(d) {}     // NOLINT
+  TensorOptions(DeviceType t) : device_(Device(t)) {}  // NOLINT: ember::empty({2}, kMeta)
   TensorOptions dtype(ScalarType d) const { auto o = *this; o.dtype_ = d; return o; }
   TensorOptions device(Device d) const { auto o = *this; o.device_ = d; return o; }
   TensorOptions requires_grad(bool r) const { auto o = *this; o.requires_grad_ = r; return o; }
@@ -20,12 +21,14 @@ class TensorOptions {
   /// The dtype, or the default float dtype when none was given.
   ScalarType dtype() const { return dtype_.value_or(get_default_dtype()); }
   const std::optional<ScalarType>& dtype_opt() const { return dtype_; }
-  Device device() const { return device_; }
+  bool has_device() const { return device_.has_value(); }
+  /// The device, or the CPU when none was given.
+  Device device() const { return device_.value_or(Device(kCPU)); }
   bool requires_grad() const { return requires_grad_; }
 
  private:
   std::optional<ScalarType> dtype_;
-  Device device_{kCPU};
+  std::optional<Device> device_;
   bool requires_grad_ = false;
 };
 

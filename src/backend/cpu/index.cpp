@@ -3,6 +3,7 @@
 
 #include <limits>
 
+#include "backend/cpu/binary_functors.h"
 #include "backend/cpu/loop.h"
 #include "backend/cpu/view_util.h"
 
@@ -109,6 +110,8 @@ void IndexPut::eval_cpu(const std::vector<Tensor>& inputs, std::vector<Tensor>& 
       T& d = reinterpret_cast<T*>(dst)[o];
       if constexpr (std::is_same_v<T, bool>) {
         d = d || *reinterpret_cast<const bool*>(src);
+      } else if constexpr (std::is_integral_v<T>) {
+        d = cpu::bin::wrap_add(d, *reinterpret_cast<const T*>(src));  // wraps, as PyTorch's integers
       } else {
         d = static_cast<T>(d + *reinterpret_cast<const T*>(src));
       }

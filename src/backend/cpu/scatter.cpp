@@ -390,9 +390,11 @@ void Bincount::eval_cpu(const std::vector<Tensor>& inputs, std::vector<Tensor>& 
         EMBER_CHECK(v >= 0, "[bincount] bincount only supports 1-d non-negative integral inputs.");
         hi = std::max(hi, v);
       }
+      EMBER_CHECK(hi < std::numeric_limits<int64_t>::max(), "[bincount] the input value ", hi,
+                  " needs more bins than int64 can count: the result size overflows int64");
       const int64_t len = std::max(hi + 1, p_.minlength);
       const ScalarType odt = weighted ? inputs[1].dtype() : kInt64;
-      Tensor out = cpu::scratch_tensor({len}, odt);
+      Tensor out = cpu::scratch_tensor({len}, odt, "bincount");
       visit_dtype(odt, "bincount", [&](auto* otag) {
         using O = std::remove_pointer_t<decltype(otag)>;
         if constexpr (std::is_same_v<O, int64_t> || std::is_same_v<O, float> ||

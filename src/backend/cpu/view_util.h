@@ -15,15 +15,16 @@ namespace ember::cpu {
 inline Tensor strided_view(const Tensor& base, std::vector<int64_t> sizes,
                            std::vector<int64_t> strides, int64_t offset) {
   return Tensor(std::make_shared<TensorImpl>(base.impl()->storage(), base.dtype(), std::move(sizes),
-                                             std::move(strides), offset, base.device()));
+                                             std::move(strides), offset));
 }
 
 /// A new contiguous tensor owned by the kernel (scratch space).
-inline Tensor scratch_tensor(const std::vector<int64_t>& sizes, ScalarType dtype) {
-  int64_t n = checked_numel(sizes, "scratch");
-  auto storage = std::make_shared<StorageImpl>(static_cast<size_t>(n * element_size(dtype)));
+inline Tensor scratch_tensor(const std::vector<int64_t>& sizes, ScalarType dtype,
+                             const char* op = "scratch") {
+  std::vector<int64_t> strides = contiguous_strides(sizes);
+  auto storage = std::make_shared<StorageImpl>(strided_nbytes(sizes, strides, dtype, op));
   return Tensor(
-      std::make_shared<TensorImpl>(std::move(storage), dtype, sizes, contiguous_strides(sizes), 0));
+      std::make_shared<TensorImpl>(std::move(storage), dtype, sizes, std::move(strides), 0));
 }
 
 /// Calls f with a null pointer to an unsigned integer type of `bytes` bytes (1, 2, 4 or 8).

@@ -32,11 +32,14 @@ Tensor pixel_shuffle(const Tensor& input, const PixelShuffleFuncOptions& o) {
   EMBER_CHECK(r > 0, "[pixel_shuffle] pixel_shuffle expects a positive upscale_factor, but got ",
               r);
   const int64_t c = input.size(-3), h = input.size(-2), w = input.size(-1);
-  EMBER_CHECK(c % (r * r) == 0,
+  int64_t rr = 0;  // checked: a factor of 2^32 once wrapped
+  EMBER_CHECK(!__builtin_mul_overflow(r, r, &rr), "[pixel_shuffle] the square of upscale_factor ",
+              r, " overflows int64");
+  EMBER_CHECK(c % rr == 0,
               "[pixel_shuffle] pixel_shuffle expects its input's 'channel' "
               "dimension to be divisible by the square of upscale_factor, but input.size(-3)=",
-              c, " is not divisible by ", r * r);
-  const int64_t oc = c / (r * r);
+              c, " is not divisible by ", rr);
+  const int64_t oc = c / rr;
   std::vector<int64_t> b = batch_dims(input), s1 = b, s2 = b;
   s1.insert(s1.end(), {oc, r, r, h, w});
   s2.insert(s2.end(), {oc, h * r, w * r});

@@ -1,0 +1,108 @@
+// Issue "Hardening": the fuzzer's reproducers as regression tests. Each hostile call raises a typed
+// ember::Error naming the op, or gives PyTorch's result where the call is legal.
+#include <gtest/gtest.h>
+
+#include <limits>
+#include <thread>
+
+#include "ember/ember.h"
+#include "opdb.h"
+
+namespace ember::test {
+namespace {
+
+constexpr int64_t kBig = int64_t{1} << 62;
+const int64_t kInt64Max = std::numeric_limits<int64_t>::max();
+
+Tensor int64s(std::vector<int64_t> v) { return ember::tensor(v); }
+
+TEST(Hardening, SizeArithmeticRaises) {
+  expect_errors<RuntimeError>({
+      // A source of lower rank than self once read and wrote out of bounds.
+      {"index_add low-rank source",
+       [] {
+         zeros({5, 1, 3}).index_add(-1, int64s({0}), zeros({1}));
+       },
+       "[index_add_] source tensor shape must match self tensor shape"},
+      {"index_copy low-rank source",
+       [] {
+         zeros({5, 1, 3}).index_copy(-1, int64s({0}), zeros({1}));
+       },
+       "[index_copy_] source tensor shape must match self tensor shape"},
+      // as_strided's bounds check once wrapped and accepted views outside the storage.
+      {"as_strided wrapped bound",
+       [] {
+         zeros({2, 2}).as_strided({2, 2}, {100, kBig - 99}).fill_(1);
+       },
+       "[as_strided] the requested storage size overflows int64"},
+      {"as_strided huge offset", [] { zeros({4}).as_strided({1}, {1}, kBig); }, "[as_strided]"},
+      {"as_strided undefined", [] { Tensor().as_strided({0}, {1}, 0); }, "[as_strided]"},
+      // max + 1 once overflowed and sized the result wrongly.
+      {"bincount INT64_MAX", [] { int64s({kInt64Max}).bincount(); },
+       "[bincount] the input value 9223372036854775807"},
+      {"bincount minlength INT64_MAX", [] { int64s({1}).bincount(std::nullopt, kInt64Max); },
+       "[bincount]"},
+      {"expand numel",
+       [] {
+         ones({1, 1}).expand({int64_t{1} << 32, int64_t{1} << 32});
+       },
+       "[expand] numel of the requested size overflows int64"},
+      {"pixel_shuffle factor 2^32",
+       [] {
+         nn::functional::pixel_shuffle(ones({1, 4, 1, 1}), int64_t{1} << 32);
+       },
+       "[pixel_shuffle] the square of upscale_factor"},
+      {"contiguous strides of an empty tensor",
+       [] {
+         empty({0, int64_t{1} << 40, int64_t{1} << 40});
+       },
+       "overflow int64"},
+  });
+}
+
+TEST(Hardening, LegalEdgeCasesGivePyTorchsResult) {
+  // PyTorch accepts any offset for an empty view: it reaches no memory.
+  const Tensor e = zeros({4}).as_strided({0}, {1}, kBig).clone();
+  EXPECT_EQ(e.numel(), 0);
+  EXPECT_EQ(e.sizes(), std::vector<int64_t>{0});
+  // movedim on a 0-d tensor once indexed past a vector; PyTorch returns the tensor.
+  const Tensor s = ember::tensor(1.5).movedim({0}, {-1});
+  EXPECT_EQ(s.dim(), 0);
+  EXPECT_EQ(s.item<float>(), 1.5f);
+  EXPECT_THROW(ember::tensor(1.5).movedim({1}, {0}), IndexError);
+  // Accumulating index_put_ on integers wraps as PyTorch's integer arithmetic does (it was
+  // signed overflow, undefined in C++): INT32_MAX + 1 == INT32_MIN.
+  Tensor i32 = ember::tensor(std::vector<int32_t>{std::numeric_limits<int32_t>::max(), 5});
+  ember::index_put_(i32, {int64s({0, 1})}, ember::tensor(std::vector<int32_t>{1, 2}), true);
+  EXPECT_EQ(i32.tolist<int32_t>(), (std::vector<int32_t>{std::numeric_limits<int32_t>::min(), 7}));
+  Tensor i64 = int64s({kInt64Max});
+  ember::index_put_(i64, {int64s({0})}, int64s({kInt64Max}), true);
+  EXPECT_EQ(i64.item<int64_t>(), -2);  // (2^63 - 1) * 2 mod 2^64
+  // chunk of a size-0 dim gives `chunks` empty pieces; beyond any memory it raises.
+  EXPECT_EQ(empty({0, 2}).chunk(3).size(), 3u);
+  EXPECT_THROW(empty({0, 2}).chunk(int64_t{1} << 40), RuntimeError);
+}
+
+// Threads running backward through one shared leaf: the leaf's accumulator and .grad were read
+// and written without a lock (heap-use-after-free under ASan, lost updates otherwise).
+TEST(Hardening, ConcurrentBackwardIntoSharedLeaf) {
+  constexpr int kThreads = 4, kRounds = 25;
+  Tensor w = ones({3, 2}, kFloat64).requires_grad_();
+  std::vector<Tensor> xs;
+  for (int t = 0; t < kThreads; ++t) xs.push_back(full({5, 3}, t + 1.0, kFloat64));
+  std::vector<std::thread> threads;
+  for (int t = 0; t < kThreads; ++t) {
+    threads.emplace_back([&, t] {
+      for (int r = 0; r < kRounds; ++r) xs[t].matmul(w).sum().backward();
+    });
+  }
+  for (auto& th : threads) th.join();
+  // d/dW sum(X W) = X^T 1: every entry of row i is sum_k X[k, i] = 5 (t + 1) for thread t.
+  double expected = 0;
+  for (int t = 0; t < kThreads; ++t) expected += kRounds * 5.0 * (t + 1);
+  ASSERT_TRUE(w.grad().defined());
+  for (double g : w.grad().tolist<double>()) EXPECT_DOUBLE_EQ(g, expected);
+}
+
+}  // namespace
+}  // namespace ember::test
