@@ -2,6 +2,7 @@
 // copying shape families: each primitive's outputs from its inputs' metadata, on SymInts. The op
 // builders have validated the arguments; these rules only compute.
 #include "primitives/binary.h"
+#include "primitives/infer_util.h"
 #include "primitives/matmul.h"
 #include "primitives/reduction.h"
 #include "primitives/shape.h"
@@ -10,10 +11,8 @@
 #include "primitives/unary.h"
 
 namespace ember {
-namespace {
 
-// NumPy broadcasting of every input's sizes (undefined inputs have none and do not count).
-SymShape broadcast(std::span<const TensorMeta> in) {
+SymShape broadcast_sizes(std::span<const TensorMeta> in) {
   SymShape out;
   for (const TensorMeta& m : in) {
     if (m.sizes.size() > out.size()) {
@@ -27,9 +26,11 @@ SymShape broadcast(std::span<const TensorMeta> in) {
   return out;
 }
 
+namespace {
+
 // An elementwise result: the broadcast shape, contiguous, on the first input's device.
 MetaList elementwise(std::span<const TensorMeta> in, ScalarType dtype) {
-  return {TensorMeta::contiguous(broadcast(in), dtype, in[0].device)};
+  return {TensorMeta::contiguous(broadcast_sizes(in), dtype, in[0].device)};
 }
 
 MetaList same_shape(const TensorMeta& x, std::initializer_list<ScalarType> dtypes) {
@@ -54,7 +55,7 @@ MetaList Binary::infer(std::span<const TensorMeta> in) const {
 }
 
 MetaList Where::infer(std::span<const TensorMeta> in) const {
-  return {TensorMeta::contiguous(broadcast(in), in[1].dtype, in[1].device)};
+  return {TensorMeta::contiguous(broadcast_sizes(in), in[1].dtype, in[1].device)};
 }
 
 MetaList Clamp::infer(std::span<const TensorMeta> in) const { return elementwise(in, in[0].dtype); }
