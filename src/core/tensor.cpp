@@ -107,9 +107,7 @@ EMBER_FORALL_CPP_TYPES(EMBER_INSTANTIATE)
 Tensor Tensor::to(ScalarType dt, bool, bool copy) const {
   ops::check_implemented(dt, "to");
   if (dt == dtype() && !copy) return *this;
-  Tensor out = ops::empty_tensor(sizes(), dt, "to");
-  dispatch(Copy(), {*this}, {out});
-  return out;
+  return dispatch(Copy(dt), {*this})[0];
 }
 
 Tensor Tensor::to(Device d, std::optional<ScalarType> dt, bool non_blocking, bool copy) const {
@@ -135,8 +133,10 @@ const Tensor& Tensor::copy_(const Tensor& src, bool) const {
   // Partially overlapping memory would be read after being written: copy through a temporary.
   Tensor s =
       ops::may_overlap(mutable_self(), src) && !(src.is_same(mutable_self())) ? src.clone() : src;
+  // Copy's inference states the input's sizes: a broadcast source arrives expanded.
+  if (s.sizes() != sizes()) s = s.expand(SymIntList(sizes()));
   Tensor self = *this;
-  dispatch(Copy(), {s}, {self}, /*inplace=*/true);
+  dispatch(Copy(dtype()), {s}, {self}, /*inplace=*/true);
   return *this;
 }
 

@@ -101,9 +101,7 @@ Tensor sequence(RangeOp op, const Scalar& start, const Scalar& end, int64_t step
   EMBER_CHECK(steps >= 0, "[", name, "] number of steps must be non-negative");
   const ScalarType dtype = checked_dtype(options, options.dtype(), name);
   EMBER_CHECK_TYPE(dtype != kBool, "[", name, "] \"", name, "_cpu\" not implemented for 'bool'");
-  Tensor out = ops::empty_tensor({steps}, dtype, name);
-  dispatch(Range(op, start, end, base), {}, {out});
-  return ops::with_grad(out, options);
+  return ops::with_grad(dispatch(Range(op, start, end, base, steps, dtype), {})[0], options);
 }
 
 }  // namespace
@@ -153,9 +151,8 @@ Tensor arange(const Scalar& start, const Scalar& end, const Scalar& step,
       options, dtype_or(options, all_integral ? kInt64 : get_default_dtype()), "arange");
   EMBER_CHECK_TYPE(dtype != kBool, "[arange] \"arange_cpu\" not implemented for 'bool'");
   const int64_t size = arange_size(start, end, step, dtype);
-  Tensor out = ops::empty_tensor({size}, dtype, "arange");
-  dispatch(Range(RangeOp::Arange, start, step), {}, {out});
-  return ops::with_grad(out, options);
+  return ops::with_grad(dispatch(Range(RangeOp::Arange, start, step, 10.0, size, dtype), {})[0],
+                        options);
 }
 
 Tensor linspace(const Scalar& start, const Scalar& end, int64_t steps,
@@ -243,9 +240,8 @@ Tensor tensor_from_data(const void* data, ScalarType src, std::vector<int64_t> s
                         const TensorOptions& options) {
   const ScalarType dtype = checked_dtype(options, options.dtype(), "tensor");
   Tensor view = from_blob(const_cast<void*>(data), sizes, TensorOptions(src));
-  Tensor out = ops::empty_tensor(sizes, dtype, "tensor");
-  if (out.numel() > 0) dispatch(Copy(), {view}, {out});
-  return ops::with_grad(out, options);
+  if (view.numel() == 0) return ops::with_grad(ops::empty_tensor(sizes, dtype, "tensor"), options);
+  return ops::with_grad(dispatch(Copy(dtype), {view})[0], options);
 }
 }  // namespace detail
 

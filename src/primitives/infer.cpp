@@ -1,7 +1,9 @@
-// Shape inference (Note [Inference]) of the elementwise, reduction, softmax, matmul and
-// copying shape families: each primitive's outputs from its inputs' metadata, on SymInts. The op
-// builders have validated the arguments; these rules only compute.
+// Shape inference (Note [Inference]) of the elementwise, reduction, softmax, matmul, copy, range
+// and copying shape families: each primitive's outputs from its inputs' metadata, on SymInts. The
+// op builders have validated the arguments; these rules only compute.
 #include "primitives/binary.h"
+#include "primitives/copy.h"
+#include "primitives/factory.h"
 #include "primitives/infer_util.h"
 #include "primitives/matmul.h"
 #include "primitives/reduction.h"
@@ -152,6 +154,15 @@ MetaList Repeat::infer(std::span<const TensorMeta> in) const {
     shape.push_back((i < pad ? SymInt(1) : x[i - pad]) * p_.repeats[i]);
   }
   return {TensorMeta::contiguous(std::move(shape), in[0].dtype, in[0].device)};
+}
+
+MetaList Copy::infer(std::span<const TensorMeta> in) const {
+  return same_shape(in[0], {p_.dtype.value_or(in[0].dtype)});
+}
+
+MetaList Range::infer(std::span<const TensorMeta>) const {
+  // No input to take a device from, and Device is not yet a parameter type: CPU.
+  return {TensorMeta::contiguous({p_.size}, p_.dtype, kCPU)};
 }
 
 }  // namespace ember
