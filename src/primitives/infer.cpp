@@ -1,11 +1,12 @@
-// Shape inference (Note [Inference]) of the elementwise, reduction, softmax, matmul, copy, range
-// and copying shape families: each primitive's outputs from its inputs' metadata, on SymInts. The
-// op builders have validated the arguments; these rules only compute.
+// Shape inference (Note [Inference]) of the elementwise, reduction, softmax, matmul, copy,
+// factory (range, random) and copying shape families: each primitive's outputs from its inputs'
+// metadata, on SymInts. The op builders have validated the arguments; these rules only compute.
 #include "primitives/binary.h"
 #include "primitives/copy.h"
 #include "primitives/factory.h"
 #include "primitives/infer_util.h"
 #include "primitives/matmul.h"
+#include "primitives/random.h"
 #include "primitives/reduction.h"
 #include "primitives/shape.h"
 #include "primitives/softmax.h"
@@ -160,9 +161,15 @@ MetaList Copy::infer(std::span<const TensorMeta> in) const {
   return same_shape(in[0], {p_.dtype.value_or(in[0].dtype)});
 }
 
+// Factories have no input to take a device from, and Device is not yet a parameter type
+// (dispatch/params.h): their outputs are on the CPU.
 MetaList Range::infer(std::span<const TensorMeta>) const {
-  // No input to take a device from, and Device is not yet a parameter type: CPU.
   return {TensorMeta::contiguous({p_.size}, p_.dtype, kCPU)};
+}
+
+MetaList Random::infer(std::span<const TensorMeta> in) const {
+  SymShape sizes(p_.sizes.begin(), p_.sizes.end());
+  return {TensorMeta::contiguous(std::move(sizes), p_.dtype, in.empty() ? kCPU : in[0].device)};
 }
 
 }  // namespace ember
