@@ -15,9 +15,19 @@ TensorMeta nchw(const TensorMeta& like, SymInt n, SymInt c, SymInt h, SymInt w, 
                                 like.device);
 }
 
+// A primitive's output_hw, which must state two sizes (a default-made or hand-written primitive
+// may lack them).
+const std::vector<int64_t>& output_hw(const std::vector<int64_t>& hw, const char* op) {
+  EMBER_CHECK(hw.size() == 2, "[", op, "] output_hw must hold the output's 2 spatial sizes, got ",
+              hw.size());
+  return hw;
+}
+
 // [N, C] of `like` and the spatial size a parameter states.
-TensorMeta nchw_hw(const TensorMeta& like, const std::vector<int64_t>& hw, ScalarType dtype) {
-  return nchw(like, like.sizes[0], like.sizes[1], hw[0], hw[1], dtype);
+TensorMeta nchw_hw(const TensorMeta& like, const std::vector<int64_t>& hw, ScalarType dtype,
+                   const char* op) {
+  const auto& s = output_hw(hw, op);
+  return nchw(like, like.sizes[0], like.sizes[1], s[0], s[1], dtype);
 }
 
 // Windows of extent dilation * (kernel - 1) + 1 sliding by `stride` over the padded `in`.
@@ -46,12 +56,14 @@ MetaList Convolution::infer(std::span<const TensorMeta> in) const {
       return {nchw(a, a.sizes[0], b.sizes[0],
                    windows(a.sizes[2], b.sizes[2], c.pad_h, c.stride_h, c.dilation_h),
                    windows(a.sizes[3], b.sizes[3], c.pad_w, c.stride_w, c.dilation_w), a.dtype)};
-    case ConvOp::BackwardInput:  // {grad_y, w}
-      return {
-          nchw(a, a.sizes[0], b.sizes[1] * c.groups, p_.output_hw[0], p_.output_hw[1], a.dtype)};
-    case ConvOp::BackwardWeight:  // {grad_y, x}
-      return {nchw(a, a.sizes[1], floordiv(b.sizes[1], SymInt(c.groups)), p_.output_hw[0],
-                   p_.output_hw[1], a.dtype)};
+    case ConvOp::BackwardInput: {  // {grad_y, w}
+      const auto& hw = output_hw(p_.output_hw, name());
+      return {nchw(a, a.sizes[0], b.sizes[1] * c.groups, hw[0], hw[1], a.dtype)};
+    }
+    case ConvOp::BackwardWeight: {  // {grad_y, x}
+      const auto& hw = output_hw(p_.output_hw, name());
+      return {nchw(a, a.sizes[1], floordiv(b.sizes[1], SymInt(c.groups)), hw[0], hw[1], a.dtype)};
+    }
   }
   return {};
 }
@@ -61,8 +73,8 @@ MetaList SlidingWindow::infer(std::span<const TensorMeta> in) const {
   const Conv2dParams& c = p_.conv;
   const int64_t taps = p_.kernel_h * p_.kernel_w;
   if (!p_.to_columns) {  // cols [N, C * kH * kW, L] -> [N, C, H, W]
-    return {nchw(x, x.sizes[0], floordiv(x.sizes[1], SymInt(taps)), p_.output_hw[0],
-                 p_.output_hw[1], x.dtype)};
+    const auto& hw = output_hw(p_.output_hw, name());
+    return {nchw(x, x.sizes[0], floordiv(x.sizes[1], SymInt(taps)), hw[0], hw[1], x.dtype)};
   }
   const SymInt ho = windows(x.sizes[2], p_.kernel_h, c.pad_h, c.stride_h, c.dilation_h);
   const SymInt wo = windows(x.sizes[3], p_.kernel_w, c.pad_w, c.stride_w, c.dilation_w);
@@ -85,18 +97,18 @@ MetaList Pooling::infer(std::span<const TensorMeta> in) const {
       return {y, idx};
     }
     case PoolOp::AdaptiveMaxForward:
-      return {nchw_hw(x, p_.output_hw, x.dtype), nchw_hw(x, p_.output_hw, kInt64)};
+      return {nchw_hw(x, p_.output_hw, x.dtype, name()), nchw_hw(x, p_.output_hw, kInt64, name())};
     case PoolOp::AdaptiveAvgForward:
     case PoolOp::AvgBackward:
     case PoolOp::AdaptiveAvgBackward:
     case PoolOp::MaxBackward:
-      return {nchw_hw(x, p_.output_hw, x.dtype)};
+      return {nchw_hw(x, p_.output_hw, x.dtype, name())};
   }
   return {};
 }
 
 MetaList Upsample::infer(std::span<const TensorMeta> in) const {
-  return {nchw_hw(in[0], p_.output_hw, in[0].dtype)};
+  return {nchw_hw(in[0], p_.output_hw, in[0].dtype, name())};
 }
 
 MetaList Pad::infer(std::span<const TensorMeta> in) const {
