@@ -144,7 +144,7 @@ const Tensor& Tensor::fill_(const Scalar& value) const {
   ops::check_no_internal_overlap(mutable_self(), "fill_");
   ops::check_scalar_fits(value, dtype(), "fill_");
   Tensor self = *this;
-  dispatch(Fill(value, sizes(), dtype()), {}, {self}, /*inplace=*/true);
+  dispatch(Fill(value), {}, {self}, /*inplace=*/true);
   return *this;
 }
 

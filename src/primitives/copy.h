@@ -1,9 +1,9 @@
 #pragma once
 #include <functional>
 #include <optional>
-#include <vector>
 
 #include "dispatch/primitive.h"
+#include "primitives/ternary.h"  // FillValue
 
 namespace ember {
 
@@ -27,23 +27,12 @@ class Copy : public PrimitiveOf<Copy, CopyParams, PrimitiveKind::Copy> {
   void eval_cpu(const std::vector<Tensor>& inputs, std::vector<Tensor>& outputs) const override;
 };
 
-/// outputs[0] filled with a value. sizes and dtype: the output's (the target's, in place).
-struct FillParams {
-  Scalar value = 0;
-  std::vector<int64_t> sizes;
-  ScalarType dtype = kFloat32;
-  EMBER_FIELDS(value, sizes, dtype)
-};
-
-class Fill : public PrimitiveOf<Fill, FillParams, PrimitiveKind::Fill> {
+/// outputs[0] filled with a value.
+class Fill : public PrimitiveOf<Fill, FillValue, PrimitiveKind::Fill> {
  public:
   using PrimitiveOf::PrimitiveOf;
-  Fill(Scalar value, std::vector<int64_t> sizes, ScalarType dtype)
-      : PrimitiveOf({value, std::move(sizes), dtype}) {}
-  /// For kernels that run eval_cpu on a tensor they hold (no dispatch, so no inference).
-  explicit Fill(Scalar value) : PrimitiveOf({value, {}, kFloat32}) {}
+  explicit Fill(Scalar value) : PrimitiveOf({value}) {}
   bool overwrites_target() const override { return true; }
-  EMBER_INFER
   const char* default_name() const override { return "fill_"; }
   void eval_cpu(const std::vector<Tensor>& inputs, std::vector<Tensor>& outputs) const override;
   const Scalar& value() const { return p_.value; }

@@ -1,7 +1,6 @@
 // Shape inference (Note [Inference]) of the elementwise, reduction, softmax, matmul, copy,
-// factory (range, fill, random) and copying shape families: each primitive's outputs from its
-// inputs' metadata, on SymInts. The op builders have validated the arguments; these rules only
-// compute.
+// factory (range, random) and copying shape families: each primitive's outputs from its inputs'
+// metadata, on SymInts. The op builders have validated the arguments; these rules only compute.
 #include "primitives/binary.h"
 #include "primitives/copy.h"
 #include "primitives/factory.h"
@@ -166,10 +165,6 @@ MetaList Copy::infer(std::span<const TensorMeta> in) const {
 // (dispatch/params.h): their outputs are on the CPU.
 MetaList Range::infer(std::span<const TensorMeta>) const {
   return {TensorMeta::contiguous({p_.size}, p_.dtype, kCPU)};
-}
-
-MetaList Fill::infer(std::span<const TensorMeta>) const {
-  return {TensorMeta::contiguous(SymShape(p_.sizes.begin(), p_.sizes.end()), p_.dtype, kCPU)};
 }
 
 MetaList Random::infer(std::span<const TensorMeta> in) const {
