@@ -29,9 +29,8 @@ Tensor converted(const Tensor& t, ScalarType dt, Device d) {
   check_device_available(d, "to");
   EMBER_CHECK_NOT_IMPL(!t.device().is_meta() || d.is_meta(),
                        "[to] Cannot copy out of meta tensor; no data!");
-  Tensor out = ops::empty_tensor(t.sizes(), dt, "to", d);
-  if (t.device().type() == d.type()) dispatch(Copy(), {t}, {out});  // else to meta: no values
-  return out;
+  if (t.device().type() == d.type()) return dispatch(Copy(dt), {t})[0];
+  return ops::empty_tensor(t.sizes(), dt, "to", d);  // to meta: no values to move
 }
 }  // namespace
 
@@ -152,8 +151,10 @@ const Tensor& Tensor::copy_(const Tensor& src, bool) const {
   // Partially overlapping memory would be read after being written: copy through a temporary.
   Tensor s =
       ops::may_overlap(mutable_self(), src) && !(src.is_same(mutable_self())) ? src.clone() : src;
+  // Copy's inference states the input's sizes: a broadcast source arrives expanded.
+  if (s.sizes() != sizes()) s = s.expand(SymIntList(sizes()));
   Tensor self = *this;
-  dispatch(Copy(), {s}, {self}, /*inplace=*/true);
+  dispatch(Copy(dtype()), {s}, {self}, /*inplace=*/true);
   return *this;
 }
 

@@ -3,9 +3,9 @@
 // that lists its fields once with EMBER_FIELDS(a, b, ...). One visitor walks those fields, so
 // equality, hashing, the readable description ("dim=1, keepdim=True") and the JSON form of every
 // primitive come from that single list (src/dispatch/params.cpp); a new field cannot be
-// forgotten by any of them. Field types: bool, integers, double, Scalar, ScalarType, enums with
-// an enum_info() overload (EMBER_ENUM), std::string, std::vector<int64_t>, std::optional of
-// those, and nested structs with their own EMBER_FIELDS (flattened).
+// forgotten by any of them. Field types: bool, integers, double, Scalar, ScalarType, DeviceType,
+// enums with an enum_info() overload (EMBER_ENUM), std::string, std::vector<int64_t>, std::optional
+// of those, and nested structs with their own EMBER_FIELDS (flattened).
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -13,6 +13,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "ember/core/device.h"
 #include "ember/core/dtype.h"
 #include "ember/core/scalar.h"
 
@@ -27,6 +28,13 @@ struct EnumInfo {
 inline EnumInfo enum_info(ScalarType) {
   return {static_cast<int>(ScalarType::Undefined),
           [](int i) { return scalar_type_name(static_cast<ScalarType>(i)); }};
+}
+
+inline EnumInfo enum_info(DeviceType) {
+  return {3, [](int i) {
+            static const char* const names[] = {"cpu", "cuda", "meta"};
+            return names[i];
+          }};
 }
 
 /// Sees each field of a params struct by reference. Writers (hash, description, JSON out) read

@@ -11,22 +11,17 @@
 
 namespace ember::linalg {
 
-using detail::batch_shape;
 using detail::check_float;
 using detail::check_matrix;
 using detail::check_square;
-using detail::concat;
 
 CholeskyExResult cholesky_ex(const Tensor& A, bool upper, bool check_errors) {
   const char* op = "linalg.cholesky";
   check_float(A, op);
   check_square(A, op);
-  const auto batch = batch_shape(A);
-  Tensor L = ops::empty_tensor(A.sizes(), A.dtype(), op);
-  Tensor info = ops::empty_tensor(batch, kInt32, op);
-  dispatch(LinalgCholesky(upper), {A}, {L, info});
-  if (check_errors) detail::check_info(info, op);
-  return {L, info};
+  const auto outs = dispatch(LinalgCholesky(upper), {A});
+  if (check_errors) detail::check_info(outs[1], op);
+  return {outs[0], outs[1]};
 }
 
 Tensor cholesky(const Tensor& A, bool upper) { return cholesky_ex(A, upper, true).L; }
@@ -36,14 +31,9 @@ LUFactorExResult lu_factor_ex(const Tensor& A, bool pivot, bool check_errors) {
   check_float(A, op);
   check_matrix(A, op);
   EMBER_CHECK_NOT_IMPL(pivot, "[", op, "] LU without pivoting is not implemented on the CPU");
-  const int64_t k = std::min(A.size(-2), A.size(-1));
-  const auto batch = batch_shape(A);
-  Tensor LU = ops::empty_tensor(A.sizes(), A.dtype(), op);
-  Tensor piv = ops::empty_tensor(concat(batch, {k}), kInt32, op);
-  Tensor info = ops::empty_tensor(batch, kInt32, op);
-  dispatch(LinalgLuFactor(), {A}, {LU, piv, info});
-  if (check_errors) detail::check_info(info, op);
-  return {LU, piv, info};
+  const auto outs = dispatch(LinalgLuFactor(), {A});
+  if (check_errors) detail::check_info(outs[2], op);
+  return {outs[0], outs[1], outs[2]};
 }
 
 LUFactorResult lu_factor(const Tensor& A, bool pivot) {
@@ -82,7 +72,7 @@ QRResult qr(const Tensor& A, const std::string& mode) {
     EMBER_THROW(ValueError, "[", op, "] qr received unrecognized mode '", mode,
                 "' but expected one of 'reduced' (default), 'r', or 'complete'");
   }
-  const int64_t m = A.size(-2), n = A.size(-1), k = std::min(m, n);
+  const int64_t m = A.size(-2), n = A.size(-1);
   if (m < n && qm != QrMode::R && is_grad_enabled() && A.requires_grad()) {
     // A wide matrix with a gradient: A = [X | Y] with X square gives Q R = Q [U | Q^T Y] from
     // X = Q U (the reflectors come from X's columns alone), so the square case's gradient
@@ -90,14 +80,8 @@ QRResult qr(const Tensor& A, const std::string& mode) {
     auto [Q, U] = qr(A.narrow(-1, 0, m), "reduced");
     return {Q, cat({U, matmul(Q.mT(), A.narrow(-1, m, n - m))}, -1)};
   }
-  const auto batch = batch_shape(A);
-  const int64_t qcols = qm == QrMode::Complete ? m : k;
-  const int64_t rrows = qm == QrMode::Complete ? m : k;
-  Tensor Q = qm == QrMode::R ? ops::empty_tensor({0}, A.dtype(), op)
-                             : ops::empty_tensor(concat(batch, {m, qcols}), A.dtype(), op);
-  Tensor R = ops::empty_tensor(concat(batch, {rrows, n}), A.dtype(), op);
-  dispatch(LinalgQr(qm), {A}, {Q, R});
-  return {Q, R};
+  const auto outs = dispatch(LinalgQr(qm), {A});
+  return {outs[0], outs[1]};
 }
 
 EighResult eigh(const Tensor& A, const std::string& UPLO) {
@@ -106,11 +90,8 @@ EighResult eigh(const Tensor& A, const std::string& UPLO) {
   check_square(A, op);
   EMBER_CHECK(UPLO == "L" || UPLO == "U" || UPLO == "l" || UPLO == "u", "[", op,
               "] Expected UPLO argument to be 'L' or 'U', but got ", UPLO);
-  const int64_t n = A.size(-1);
-  Tensor w = ops::empty_tensor(concat(batch_shape(A), {n}), A.dtype(), op);
-  Tensor V = ops::empty_tensor(A.sizes(), A.dtype(), op);
-  dispatch(LinalgEigh(UPLO == "U" || UPLO == "u"), {A}, {w, V});
-  return {w, V};
+  const auto outs = dispatch(LinalgEigh(UPLO == "U" || UPLO == "u"), {A});
+  return {outs[0], outs[1]};
 }
 
 Tensor eigvalsh(const Tensor& A, const std::string& UPLO) { return eigh(A, UPLO).eigenvalues; }
@@ -122,13 +103,8 @@ SVDResult svd(const Tensor& A, bool full_matrices, const std::optional<std::stri
   EMBER_CHECK(!driver.has_value(), "[", op,
               "] keyword argument `driver=` is only supported on CUDA inputs with cuSOLVER "
               "backend.");
-  const int64_t m = A.size(-2), n = A.size(-1), k = std::min(m, n);
-  const auto batch = batch_shape(A);
-  Tensor U = ops::empty_tensor(concat(batch, {m, full_matrices ? m : k}), A.dtype(), op);
-  Tensor S = ops::empty_tensor(concat(batch, {k}), A.dtype(), op);
-  Tensor Vh = ops::empty_tensor(concat(batch, {full_matrices ? n : k, n}), A.dtype(), op);
-  dispatch(LinalgSvd(full_matrices), {A}, {U, S, Vh});
-  return {U, S, Vh};
+  const auto outs = dispatch(LinalgSvd(full_matrices), {A});
+  return {outs[0], outs[1], outs[2]};
 }
 
 Tensor svdvals(const Tensor& A, const std::optional<std::string>& driver) {
@@ -175,9 +151,7 @@ Tensor householder_product(const Tensor& A, const Tensor& tau) {
   if (is_grad_enabled() && (A.requires_grad() || tau.requires_grad())) {
     return householder_product_differentiable(A, tau);
   }
-  Tensor Q = ops::empty_tensor(A.sizes(), A.dtype(), op);
-  dispatch(LinalgHouseholderProduct(), {A, tau.contiguous()}, {Q});
-  return Q;
+  return dispatch(LinalgHouseholderProduct(), {A, tau.contiguous()})[0];
 }
 
 Tensor diagonal(const Tensor& A, int64_t offset, int64_t dim1, int64_t dim2) {

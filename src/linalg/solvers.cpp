@@ -34,12 +34,9 @@ void check_solve_shapes(const Tensor& A, const Tensor& B, bool left, const char*
 // A X = B for left; X A = B is A^T X^T = B^T. B is a matrix batch here.
 Tensor solve_left(const Tensor& A, const Tensor& B, Tensor* info, const char* op) {
   auto [Ae, Be] = broadcast_batches(A, B, op);
-  const auto batch = batch_shape(Ae);
-  Tensor X = ops::empty_tensor(Be.sizes(), A.dtype(), op);
-  Tensor inf = ops::empty_tensor(batch, kInt32, op);
-  dispatch(LinalgSolve(), {Ae, Be}, {X, inf});
-  *info = inf;
-  return X;
+  const auto outs = dispatch(LinalgSolve(), {Ae, Be});
+  *info = outs[1];
+  return outs[0];
 }
 
 }  // namespace
@@ -78,9 +75,7 @@ Tensor solve_triangular(const Tensor& A, const Tensor& B, bool upper, bool left,
   check_solve_shapes(A, B, left, op);
   if (!left) return solve_triangular(A.mT(), B.mT(), !upper, true, unitriangular).mT();
   auto [Ae, Be] = broadcast_batches(A, B, op);
-  Tensor X = ops::empty_tensor(Be.sizes(), A.dtype(), op);
-  dispatch(LinalgSolveTriangular(upper, unitriangular), {Ae, Be}, {X});
-  return X;
+  return dispatch(LinalgSolveTriangular(upper, unitriangular), {Ae, Be})[0];
 }
 
 Tensor lu_solve(const Tensor& LU, const Tensor& pivots, const Tensor& B, bool left, bool adjoint) {
@@ -102,9 +97,7 @@ Tensor lu_solve(const Tensor& LU, const Tensor& pivots, const Tensor& B, bool le
   Tensor LUe = LU.expand(SymIntList(concat(batch, {n, n})));
   Tensor Be = B.expand(SymIntList(concat(batch, {n, B.size(-1)})));
   Tensor pe = pivots.expand(SymIntList(concat(batch, {n}))).contiguous();
-  Tensor X = ops::empty_tensor(Be.sizes(), LU.dtype(), op);
-  dispatch(LinalgLuSolve(adjoint), {LUe, pe, Be}, {X});
-  return X;
+  return dispatch(LinalgLuSolve(adjoint), {LUe, pe, Be})[0];
 }
 
 InvExResult inv_ex(const Tensor& A, bool check_errors) {
@@ -125,20 +118,16 @@ Tensor det(const Tensor& A) {
   const char* op = "linalg.det";
   check_float(A, op);
   check_square(A, op);
-  Tensor d = ops::empty_tensor(batch_shape(A), A.dtype(), op);
-  dispatch(LinalgDet(false), {A}, {d});
-  return d;
+  return dispatch(LinalgDet(false), {A})[0];
 }
 
 SlogdetResult slogdet(const Tensor& A) {
   const char* op = "linalg.slogdet";
   check_float(A, op);
   check_square(A, op);
-  Tensor s = ops::empty_tensor(batch_shape(A), A.dtype(), op);
-  Tensor l = ops::empty_tensor(batch_shape(A), A.dtype(), op);
-  dispatch(LinalgDet(true), {A}, {s, l});
+  const auto outs = dispatch(LinalgDet(true), {A});
   // As in PyTorch, the sign of a real matrix's determinant is not differentiable.
-  return {s.detach(), l};
+  return {outs[0].detach(), outs[1]};
 }
 
 }  // namespace ember::linalg

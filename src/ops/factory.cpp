@@ -101,9 +101,8 @@ Tensor sequence(RangeOp op, const Scalar& start, const Scalar& end, int64_t step
   EMBER_CHECK(steps >= 0, "[", name, "] number of steps must be non-negative");
   const ScalarType dtype = checked_dtype(options, options.dtype(), name);
   EMBER_CHECK_TYPE(dtype != kBool, "[", name, "] \"", name, "_cpu\" not implemented for 'bool'");
-  Tensor out = ops::empty_tensor({steps}, dtype, name, options.device());
-  dispatch(Range(op, start, end, base), {}, {out});
-  return ops::with_grad(out, options);
+  return ops::with_grad(
+      dispatch(Range(op, start, end, base, steps, dtype, options.device().type()), {})[0], options);
 }
 
 }  // namespace
@@ -122,14 +121,16 @@ Tensor empty_strided(SymIntList size, SymIntList stride, const TensorOptions& op
 
 Tensor zeros(SymIntList size, const TensorOptions& options) {
   const ScalarType dtype = checked_dtype(options, options.dtype(), "zeros");
-  return ops::with_grad(filled(ops::empty_tensor(size.concrete("zeros"), dtype, "zeros", options.device()), 0),
-                        options);
+  return ops::with_grad(
+      filled(ops::empty_tensor(size.concrete("zeros"), dtype, "zeros", options.device()), 0),
+      options);
 }
 
 Tensor ones(SymIntList size, const TensorOptions& options) {
   const ScalarType dtype = checked_dtype(options, options.dtype(), "ones");
-  return ops::with_grad(filled(ops::empty_tensor(size.concrete("ones"), dtype, "ones", options.device()), 1),
-                        options);
+  return ops::with_grad(
+      filled(ops::empty_tensor(size.concrete("ones"), dtype, "ones", options.device()), 1),
+      options);
 }
 
 Tensor full(SymIntList size, const Scalar& fill_value, const TensorOptions& options) {
@@ -138,8 +139,9 @@ Tensor full(SymIntList size, const Scalar& fill_value, const TensorOptions& opti
                         : fill_value.isIntegral(false) ? kInt64
                                                        : get_default_dtype();
   const ScalarType dtype = checked_dtype(options, dtype_or(options, inferred), "full");
-  return ops::with_grad(filled(ops::empty_tensor(size.concrete("full"), dtype, "full", options.device()), fill_value),
-                        options);
+  return ops::with_grad(
+      filled(ops::empty_tensor(size.concrete("full"), dtype, "full", options.device()), fill_value),
+      options);
 }
 
 Tensor arange(const Scalar& end, const TensorOptions& options) {
@@ -154,9 +156,8 @@ Tensor arange(const Scalar& start, const Scalar& end, const Scalar& step,
       options, dtype_or(options, all_integral ? kInt64 : get_default_dtype()), "arange");
   EMBER_CHECK_TYPE(dtype != kBool, "[arange] \"arange_cpu\" not implemented for 'bool'");
   const int64_t size = arange_size(start, end, step, dtype);
-  Tensor out = ops::empty_tensor({size}, dtype, "arange", options.device());
-  dispatch(Range(RangeOp::Arange, start, step), {}, {out});
-  return ops::with_grad(out, options);
+  const Range range(RangeOp::Arange, start, step, 10.0, size, dtype, options.device().type());
+  return ops::with_grad(dispatch(range, {})[0], options);
 }
 
 Tensor linspace(const Scalar& start, const Scalar& end, int64_t steps,
@@ -210,7 +211,8 @@ namespace {
 Tensor wrap_blob(void* data, const std::vector<int64_t>& sizes, const std::vector<int64_t>& strides,
                  std::function<void(void*)> deleter, const TensorOptions& options) {
   const ScalarType dtype = checked_dtype(options, options.dtype(), "from_blob");
-  EMBER_CHECK_VALUE(options.device().is_cpu(), "[from_blob] the memory of a blob is on the cpu, got device ",
+  EMBER_CHECK_VALUE(options.device().is_cpu(),
+                    "[from_blob] the memory of a blob is on the cpu, got device ",
                     options.device().str());
   const size_t nbytes = strided_nbytes(sizes, strides, dtype, "from_blob");
   EMBER_CHECK(data != nullptr || nbytes == 0, "[from_blob] data pointer is null");
@@ -248,9 +250,10 @@ Tensor tensor_from_data(const void* data, ScalarType src, std::vector<int64_t> s
                         const TensorOptions& options) {
   const ScalarType dtype = checked_dtype(options, options.dtype(), "tensor");
   Tensor view = from_blob(const_cast<void*>(data), sizes, TensorOptions(src));
-  Tensor out = ops::empty_tensor(sizes, dtype, "tensor", options.device());
-  if (out.numel() > 0 && !out.device().is_meta()) dispatch(Copy(), {view}, {out});
-  return ops::with_grad(out, options);
+  if (view.numel() == 0 || options.device().is_meta()) {  // meta: no values to copy
+    return ops::with_grad(ops::empty_tensor(sizes, dtype, "tensor", options.device()), options);
+  }
+  return ops::with_grad(dispatch(Copy(dtype), {view})[0], options);
 }
 }  // namespace detail
 

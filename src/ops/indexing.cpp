@@ -211,12 +211,10 @@ Tensor index(const Tensor& x, const std::vector<TensorIndex>& indices) {
   std::vector<int64_t> dims;
   std::vector<Tensor> ints;
   expand_indices(s, "index", dims, ints);
-  auto g = advanced_index_geometry(s.tensor, dims, ints, "index");
-  Tensor out = ops::empty_tensor(g.result_sizes, x.dtype(), "index");
+  advanced_index_geometry(s.tensor, dims, ints, "index");  // the index shapes broadcast
   std::vector<Tensor> inputs{s.tensor};
   inputs.insert(inputs.end(), ints.begin(), ints.end());
-  dispatch(Index(dims), inputs, {out});
-  return out;
+  return dispatch(Index(dims), inputs)[0];
 }
 
 Tensor& index_put_(Tensor& x, const std::vector<TensorIndex>& indices, const Tensor& value,

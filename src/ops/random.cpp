@@ -136,56 +136,97 @@ RandomParams reserve(Generator& gen, uint64_t draws) {
   return p;
 }
 
-// Runs `op` into `out` (in place when `inplace`), after reserving the draws it needs.
-void run(RandomOp op, RandomParams p, Tensor& out, Generator& gen, bool inplace,
-         const std::vector<Tensor>& inputs = {}) {
-  if (out.numel() == 0) return;
+// What a sampler writes: a tensor in place, or a fresh contiguous one that dispatch allocates
+// from the Random primitive's inference.
+struct Target {
+  std::vector<int64_t> sizes;
+  ScalarType dtype;
+  Tensor* into = nullptr;
+  Device device = kCPU;
+  static Target fresh(std::vector<int64_t> sizes, ScalarType dtype, Device device = kCPU) {
+    return {std::move(sizes), dtype, nullptr, device};
+  }
+  static Target in_place(Tensor& t) { return {t.sizes(), t.dtype(), &t, t.device()}; }
+};
+
+// Fresh tensors of `like`'s sizes (torch.preserve_format): a non-contiguous dense layout is
+// allocated by empty_like and written in place.
+Target like_target(const Tensor& like, const TensorOptions& options, Tensor& storage) {
+  EMBER_CHECK(like.defined(), "[empty_like] the input tensor is undefined");
+  if (like.is_contiguous()) {
+    const ScalarType dtype = options.has_dtype() ? options.dtype() : like.dtype();
+    check_device_available(options.device(), "empty_like");
+    ops::check_implemented(dtype, "empty_like");
+    return Target::fresh(like.sizes(), dtype,
+                         options.has_device() ? options.device() : like.device());
+  }
+  storage = empty_like(like, options.requires_grad(false));
+  return Target::in_place(storage);
+}
+
+// A fresh tensor of `size` and the options' dtype (the default float dtype when none is given).
+Target fresh(const SymIntList& size, const TensorOptions& options, const char* op) {
+  check_device_available(options.device(), op);
+  const ScalarType dtype = options.dtype();
+  ops::check_implemented(dtype, op);
+  std::vector<int64_t> sizes = size.concrete(op);
+  checked_numel(sizes, op);
+  return Target::fresh(std::move(sizes), dtype, options.device());
+}
+
+// Runs `op` into the target after reserving the draws it needs; returns what it wrote.
+Tensor run(RandomOp op, RandomParams p, const Target& target, Generator& gen,
+           const std::vector<Tensor>& inputs = {}) {
+  const int64_t numel = checked_numel(target.sizes, "random");
+  if (numel == 0) {
+    return target.into ? *target.into
+                       : ops::empty_tensor(target.sizes, target.dtype, "random", target.device);
+  }
   const ScalarType p_dtype = inputs.empty() ? kFloat32 : inputs[0].dtype();
-  const uint64_t draws = Random::num_draws(op, out.dtype(), out.numel(), p.range, p_dtype);
+  const uint64_t draws = Random::num_draws(op, target.dtype, numel, p.range, p_dtype);
   const RandomParams r = reserve(gen, draws);
   p.seed = r.seed;
   p.offset = r.offset;
-  dispatch(Random(op, p), inputs, {out}, inplace);
+  const Random prim(op, p, target.sizes, target.dtype, target.device.type());
+  if (!target.into) return dispatch(prim, inputs)[0];
+  dispatch(prim, inputs, {*target.into}, /*inplace=*/true);
+  return *target.into;
 }
 
-Tensor& uniform_impl(Tensor& t, double from, double to, Generator& gen, const char* op,
-                     bool inplace) {
-  check_floating(t.dtype(), op, "check_uniform_bounds");
-  const double lo = dtype_lowest(t.dtype()), hi = dtype_max(t.dtype());
+Tensor uniform_impl(const Target& t, double from, double to, Generator& gen, const char* op) {
+  check_floating(t.dtype, op, "check_uniform_bounds");
+  const double lo = dtype_lowest(t.dtype), hi = dtype_max(t.dtype);
   EMBER_CHECK(from >= lo && from <= hi, "[", op, "] from is out of bounds for ",
-              dtype_name(t.dtype()));
-  EMBER_CHECK(to >= lo && to <= hi, "[", op, "] to is out of bounds for ", dtype_name(t.dtype()));
+              dtype_name(t.dtype));
+  EMBER_CHECK(to >= lo && to <= hi, "[", op, "] to is out of bounds for ", dtype_name(t.dtype));
   EMBER_CHECK(from <= to, "[", op,
               "] uniform_ expects to return a [from, to) range, but found from=", from,
               " > to=", to);
   EMBER_CHECK(to - from <= hi, "[", op, "] uniform_ expects to-from <= std::numeric_limits<",
-              dtype_name(t.dtype()), ">::max(), but found to=", to, " and from=", from,
+              dtype_name(t.dtype), ">::max(), but found to=", to, " and from=", from,
               " which result in to-from to exceed the limit");
-  if (inplace) ops::check_no_internal_overlap(t, op);
+  if (t.into) ops::check_no_internal_overlap(*t.into, op);
   RandomParams p;
   p.a = from;
   p.b = to;
-  run(RandomOp::Uniform, p, t, gen, inplace);
-  return t;
+  return run(RandomOp::Uniform, p, t, gen);
 }
 
-Tensor& normal_impl(Tensor& t, double mean, double std, Generator& gen, const char* op,
-                    bool inplace) {
-  check_floating(t.dtype(), op, "normal_kernel_cpu");
+Tensor normal_impl(const Target& t, double mean, double std, Generator& gen, const char* op) {
+  check_floating(t.dtype, op, "normal_kernel_cpu");
   EMBER_CHECK(std >= 0.0, "[", op, "] normal expects std >= 0.0, but found std ", std);
-  if (inplace) ops::check_no_internal_overlap(t, op);
+  if (t.into) ops::check_no_internal_overlap(*t.into, op);
   RandomParams p;
   p.a = mean;
   p.b = std;
-  run(RandomOp::Normal, p, t, gen, inplace);
-  return t;
+  return run(RandomOp::Normal, p, t, gen);
 }
 
 // PyTorch's random_from_to_impl: [from, to) when `to` is given, else [from, max of the dtype]
 // (2^digits for floating dtypes).
-Tensor& random_impl(Tensor& t, int64_t from, std::optional<int64_t> to, Generator& gen,
-                    const char* op, bool inplace) {
-  const ScalarType dt = t.dtype();
+Tensor random_impl(const Target& t, int64_t from, std::optional<int64_t> to, Generator& gen,
+                   const char* op) {
+  const ScalarType dt = t.dtype;
   ops::check_implemented(dt, op);
   uint64_t range = 0;
   if (to.has_value()) {
@@ -218,22 +259,23 @@ Tensor& random_impl(Tensor& t, int64_t from, std::optional<int64_t> to, Generato
     check_from_to_in_range(from, to_inc, dt, op);
     range = static_cast<uint64_t>(to_inc) - static_cast<uint64_t>(from) + 1;
   }
-  if (inplace) ops::check_no_internal_overlap(t, op);
+  if (t.into) ops::check_no_internal_overlap(*t.into, op);
   RandomParams p;
   p.from = from;
   p.range = range;  // 0 stands for 2^64
-  run(RandomOp::RandomFromTo, p, t, gen, inplace);
-  return t;
+  return run(RandomOp::RandomFromTo, p, t, gen);
 }
 
 }  // namespace
 
 Tensor& uniform_(Tensor& t, double from, double to, Generator& gen) {
-  return uniform_impl(t, from, to, gen, "uniform_", true);
+  uniform_impl(Target::in_place(t), from, to, gen, "uniform_");
+  return t;
 }
 
 Tensor& normal_(Tensor& t, double mean, double std, Generator& gen) {
-  return normal_impl(t, mean, std, gen, "normal_", true);
+  normal_impl(Target::in_place(t), mean, std, gen, "normal_");
+  return t;
 }
 
 Tensor& bernoulli_(Tensor& t, double p, Generator& gen) {
@@ -242,7 +284,7 @@ Tensor& bernoulli_(Tensor& t, double p, Generator& gen) {
   ops::check_no_internal_overlap(t, "bernoulli_");
   RandomParams params;
   params.a = p;
-  run(RandomOp::Bernoulli, params, t, gen, true);
+  run(RandomOp::Bernoulli, params, Target::in_place(t), gen);
   return t;
 }
 
@@ -256,28 +298,28 @@ const Tensor& Tensor::bernoulli_(double p) const {
   return ember::bernoulli_(mutable_self(), p, default_generator());
 }
 const Tensor& Tensor::random_(int64_t from, std::optional<int64_t> to) const {
-  return random_impl(mutable_self(), from, to, default_generator(), "random_", true);
+  random_impl(Target::in_place(mutable_self()), from, to, default_generator(), "random_");
+  return *this;
 }
 
 Tensor rand(SymIntList size, Generator& gen, const TensorOptions& options) {
-  Tensor out = empty(size, options.requires_grad(false));
-  return ops::with_grad(uniform_impl(out, 0, 1, gen, "rand", false), options);
+  return ops::with_grad(uniform_impl(fresh(size, options, "rand"), 0, 1, gen, "rand"), options);
 }
 Tensor rand(SymIntList size, const TensorOptions& options) {
   return rand(size, default_generator(), options);
 }
 
 Tensor randn(SymIntList size, Generator& gen, const TensorOptions& options) {
-  Tensor out = empty(size, options.requires_grad(false));
-  return ops::with_grad(normal_impl(out, 0, 1, gen, "randn", false), options);
+  return ops::with_grad(normal_impl(fresh(size, options, "randn"), 0, 1, gen, "randn"), options);
 }
 Tensor randn(SymIntList size, const TensorOptions& options) {
   return randn(size, default_generator(), options);
 }
 
 Tensor normal(double mean, double std, SymIntList size, const TensorOptions& options) {
-  Tensor out = empty(size, options.requires_grad(false));
-  return ops::with_grad(normal_impl(out, mean, std, default_generator(), "normal", false), options);
+  return ops::with_grad(
+      normal_impl(fresh(size, options, "normal"), mean, std, default_generator(), "normal"),
+      options);
 }
 
 Tensor randint(int64_t high, SymIntList size, const TensorOptions& options) {
@@ -285,26 +327,26 @@ Tensor randint(int64_t high, SymIntList size, const TensorOptions& options) {
 }
 
 Tensor randint(int64_t low, int64_t high, SymIntList size, const TensorOptions& options) {
-  Tensor out =
-      empty(size, (options.has_dtype() ? options : options.dtype(kInt64)).requires_grad(false));
-  return ops::with_grad(random_impl(out, low, high, default_generator(), "randint", false),
-                        options);
+  const Target t = fresh(size, options.has_dtype() ? options : options.dtype(kInt64), "randint");
+  return ops::with_grad(random_impl(t, low, high, default_generator(), "randint"), options);
 }
 
 Tensor rand_like(const Tensor& t, const TensorOptions& options) {
-  Tensor out = empty_like(t, options.requires_grad(false));
-  return ops::with_grad(uniform_impl(out, 0, 1, default_generator(), "rand_like", false), options);
+  Tensor storage;
+  const Target out = like_target(t, options, storage);
+  return ops::with_grad(uniform_impl(out, 0, 1, default_generator(), "rand_like"), options);
 }
 
 Tensor randn_like(const Tensor& t, const TensorOptions& options) {
-  Tensor out = empty_like(t, options.requires_grad(false));
-  return ops::with_grad(normal_impl(out, 0, 1, default_generator(), "randn_like", false), options);
+  Tensor storage;
+  const Target out = like_target(t, options, storage);
+  return ops::with_grad(normal_impl(out, 0, 1, default_generator(), "randn_like"), options);
 }
 
 Tensor randint_like(const Tensor& t, int64_t low, int64_t high, const TensorOptions& options) {
-  Tensor out = empty_like(t, options.requires_grad(false));
-  return ops::with_grad(random_impl(out, low, high, default_generator(), "randint_like", false),
-                        options);
+  Tensor storage;
+  const Target out = like_target(t, options, storage);
+  return ops::with_grad(random_impl(out, low, high, default_generator(), "randint_like"), options);
 }
 
 Tensor randperm(int64_t n, Generator& gen, const TensorOptions& options) {
@@ -327,9 +369,9 @@ Tensor randperm(int64_t n, Generator& gen, const TensorOptions& options) {
     EMBER_CHECK(n <= (int64_t{1} << 53) + 1,
                 "[randperm] n cannot be greater than 2^53+1 for Double type.");
   }
-  Tensor out = ops::empty_tensor({n}, dt, "randperm");
-  run(RandomOp::Randperm, RandomParams{}, out, gen, false);
-  return ops::with_grad(out, options);
+  return ops::with_grad(
+      run(RandomOp::Randperm, RandomParams{}, Target::fresh({n}, dt, options.device()), gen),
+      options);
 }
 
 Tensor randperm(int64_t n, const TensorOptions& options) {
@@ -339,9 +381,8 @@ Tensor randperm(int64_t n, const TensorOptions& options) {
 Tensor bernoulli(const Tensor& p, Generator& gen) {
   EMBER_CHECK(p.defined(), "[bernoulli] the input tensor is undefined");
   check_floating(p.dtype(), "bernoulli", "bernoulli_tensor_cpu_p_");
-  Tensor out = ops::empty_tensor(p.sizes(), p.dtype(), "bernoulli");
-  run(RandomOp::BernoulliTensor, RandomParams{}, out, gen, false, {p});
-  return out;
+  return run(RandomOp::BernoulliTensor, RandomParams{}, Target::fresh(p.sizes(), p.dtype()), gen,
+             {p});
 }
 
 Tensor bernoulli(const Tensor& p) { return bernoulli(p, default_generator()); }

@@ -261,17 +261,12 @@ Tensor index_select(const Tensor& x, int64_t dim_in, const Tensor& index) {
                     "] index_select(): Index is supposed to be a vector");
   EMBER_CHECK(index.dtype() == kInt64 || index.dtype() == kInt32, "[", op,
               "] index_select(): Expected dtype int32 or int64 for index");
-  std::vector<int64_t> shape = x.sizes();
   if (x.dim() == 0) {
     EMBER_CHECK_INDEX(index.numel() == 1, "[", op,
                       "] index_select(): Index to scalar can have only 1 value, got ",
                       index.numel(), " value(s)");
-  } else {
-    shape[dim] = index.numel();
   }
-  Tensor out = ops::empty_tensor(shape, x.dtype(), op);
-  dispatch(IndexSelect(dim), {x, index}, {out});
-  return out;
+  return dispatch(IndexSelect(dim), {x, index})[0];
 }
 
 Tensor gather(const Tensor& x, int64_t dim_in, const Tensor& index, bool /*sparse_grad*/) {
@@ -284,10 +279,8 @@ Tensor gather(const Tensor& x, int64_t dim_in, const Tensor& index, bool /*spars
     EMBER_CHECK(index.dtype() == kInt64, "[", op, "] gather(): Expected dtype int64 for index");
     gather_shape_check(x, dim, index, op);
   }
-  Tensor out = ops::empty_tensor(index.sizes(), x.dtype(), op);
-  if (index.numel() == 0) return out;
-  dispatch(Gather(dim), {x, index}, {out});
-  return out;
+  if (index.numel() == 0) return ops::empty_tensor(index.sizes(), x.dtype(), op);
+  return dispatch(Gather(dim), {x, index})[0];
 }
 
 // ---- scatter family
@@ -375,11 +368,9 @@ Tensor take(const Tensor& x, const Tensor& index) {
   EMBER_CHECK(index.dtype() == kInt64, "[", op,
               "] take(): Expected a long tensor for index, but found ",
               scalar_type_name(index.dtype()));
-  Tensor out = ops::empty_tensor(index.sizes(), x.dtype(), op);
-  if (out.numel() == 0) return out;
+  if (index.numel() == 0) return ops::empty_tensor(index.sizes(), x.dtype(), op);
   EMBER_CHECK_INDEX(x.numel() > 0, "[", op, "] take(): tried to take from an empty tensor");
-  dispatch(Take(), {x.reshape({-1}), index}, {out});
-  return out;
+  return dispatch(Take(), {x.reshape({-1}), index})[0];
 }
 
 Tensor take_along_dim(const Tensor& x, const Tensor& indices, std::optional<int64_t> dim) {

@@ -53,9 +53,7 @@ Tensor cat_impl(const std::vector<Tensor>& tensors, int64_t dim, const char* op)
     sizes[d] += t.sizes()[d];
     inputs.push_back(t);
   }
-  Tensor out = ops::empty_tensor(sizes, dtype, op);
-  dispatch(Cat(d), inputs, {out});
-  return out;
+  return dispatch(Cat(d, dtype), inputs)[0];
 }
 
 Tensor repeat_impl(const Tensor& x, const std::vector<int64_t>& repeats, const char* op) {

@@ -21,24 +21,10 @@ void check_input(const Tensor& x, const char* op, const char* kernel, bool allow
 
 int64_t dim_size(const Tensor& x, int64_t dim) { return x.dim() == 0 ? 1 : x.sizes()[dim]; }
 
-// Runs a SortSelect whose outputs have `shape`; returns (values, indices).
-std::tuple<Tensor, Tensor> run(const SortSelect& prim, const Tensor& x,
-                               const std::vector<int64_t>& shape) {
-  Tensor values = ops::empty_tensor(shape, x.dtype(), prim.name());
-  Tensor indices = ops::empty_tensor(shape, kInt64, prim.name());
-  dispatch(prim, {x}, {values, indices});
-  return {values, indices};
-}
-
-std::vector<int64_t> reduced_shape(const Tensor& x, int64_t dim, bool keepdim) {
-  std::vector<int64_t> shape = x.sizes();
-  if (x.dim() == 0) return shape;
-  if (keepdim) {
-    shape[dim] = 1;
-  } else {
-    shape.erase(shape.begin() + dim);
-  }
-  return shape;
+// Runs a SortSelect; returns (values, indices).
+std::tuple<Tensor, Tensor> run(const SortSelect& prim, const Tensor& x) {
+  const auto outs = dispatch(prim, {x});
+  return {outs[0], outs[1]};
 }
 
 std::tuple<Tensor, Tensor> median_dim(const Tensor& x, int64_t dim_in, bool keepdim, SortOp op) {
@@ -47,7 +33,7 @@ std::tuple<Tensor, Tensor> median_dim(const Tensor& x, int64_t dim_in, bool keep
   const int64_t dim = ops::wrap_dim(dim_in, x.dim(), name);
   EMBER_CHECK_INDEX(dim_size(x, dim) > 0, "[", name, "] ", name, "(): Expected reduction dim ", dim,
                     " to have non-zero size.");
-  return run(SortSelect(op, dim), x, reduced_shape(x, dim, keepdim));
+  return run(SortSelect(op, dim, false, 0, false, keepdim), x);
 }
 
 Tensor median_all(const Tensor& x, SortOp op) {
@@ -59,7 +45,7 @@ Tensor median_all(const Tensor& x, SortOp op) {
                 "() operation does not have an identity for empty input tensor");
     return full({}, std::numeric_limits<double>::quiet_NaN(), TensorOptions().dtype(x.dtype()));
   }
-  return std::get<0>(run(SortSelect(op, 0, false, 0, /*whole=*/true), x.reshape({-1}), {}));
+  return std::get<0>(run(SortSelect(op, 0, false, 0, /*whole=*/true), x.reshape({-1})));
 }
 
 }  // namespace
@@ -68,7 +54,7 @@ std::tuple<Tensor, Tensor> sort(const Tensor& x, std::optional<bool> /*stable*/,
                                 bool descending) {
   check_input(x, "sort", "sort", true);
   const int64_t dim = ops::wrap_dim(dim_in, x.dim(), "sort");
-  return run(SortSelect(SortOp::Sort, dim, descending), x, x.sizes());
+  return run(SortSelect(SortOp::Sort, dim, descending), x);
 }
 std::tuple<Tensor, Tensor> sort(const Tensor& x, int64_t dim, bool descending) {
   return sort(x, false, dim, descending);
@@ -83,10 +69,8 @@ std::tuple<Tensor, Tensor> topk(const Tensor& x, int64_t k, int64_t dim_in, bool
   check_input(x, "topk", "topk_cpu", false);
   const int64_t dim = ops::wrap_dim(dim_in, x.dim(), "topk");
   EMBER_CHECK(k >= 0 && k <= dim_size(x, dim), "[topk] selected index k out of range");
-  std::vector<int64_t> shape = x.sizes();
-  if (x.dim() > 0) shape[dim] = k;
   // A 0-d input gives itself for k = 0 or 1 (PyTorch copies the element either way).
-  return run(SortSelect(SortOp::TopK, dim, largest, x.dim() == 0 ? 1 : k), x, shape);
+  return run(SortSelect(SortOp::TopK, dim, largest, x.dim() == 0 ? 1 : k), x);
 }
 
 std::tuple<Tensor, Tensor> kthvalue(const Tensor& x, int64_t k, int64_t dim_in, bool keepdim) {
@@ -96,7 +80,7 @@ std::tuple<Tensor, Tensor> kthvalue(const Tensor& x, int64_t k, int64_t dim_in, 
               "[kthvalue] cannot perform reduction function kthvalue on tensor with no elements "
               "because the operation does not have an identity");
   EMBER_CHECK(k > 0 && k <= dim_size(x, dim), "[kthvalue] selected index k out of range");
-  return run(SortSelect(SortOp::KthValue, dim, false, k), x, reduced_shape(x, dim, keepdim));
+  return run(SortSelect(SortOp::KthValue, dim, false, k, false, keepdim), x);
 }
 
 Tensor median(const Tensor& x) { return median_all(x, SortOp::Median); }
@@ -113,7 +97,7 @@ std::tuple<Tensor, Tensor> mode(const Tensor& x, int64_t dim_in, bool keepdim) {
   const int64_t dim = ops::wrap_dim(dim_in, x.dim(), "mode");
   EMBER_CHECK_INDEX(dim_size(x, dim) > 0, "[mode] mode(): Expected reduction dim ", dim,
                     " to have non-zero size.");
-  return run(SortSelect(SortOp::Mode, dim), x, reduced_shape(x, dim, keepdim));
+  return run(SortSelect(SortOp::Mode, dim, false, 0, false, keepdim), x);
 }
 
 // ---- Tensor methods

@@ -81,11 +81,9 @@ Tensor search_impl(const Tensor& boundaries, const Tensor& values, bool out_int3
     EMBER_CHECK(sorter->max().item<int64_t>() < inner && sorter->min().item<int64_t>() >= 0, "[",
                 op, "] torch.searchsorted(): sorter index out of range");
   }
-  Tensor out = ops::empty_tensor(values.sizes(), out_int32 ? kInt32 : kInt64, op);
   std::vector<Tensor> inputs = {boundaries.to(common).contiguous(), values.to(common).contiguous()};
   if (sorter) inputs.push_back(sorter->contiguous());
-  dispatch(SearchSorted(right, op), inputs, {out});
-  return out;
+  return dispatch(SearchSorted(right, out_int32, op), inputs)[0];
 }
 
 }  // namespace
@@ -148,9 +146,7 @@ Tensor histc(const Tensor& x, int64_t bins, const Scalar& min, const Scalar& max
   }
   EMBER_CHECK(std::isfinite(lo) && std::isfinite(hi), "[", op, "] torch.histc(): range of [", lo,
               ", ", hi, "] is not finite");
-  Tensor out = ops::empty_tensor({bins}, x.dtype(), op);
-  dispatch(Histc(bins, lo, hi), {x}, {out});
-  return out;
+  return dispatch(Histc(bins, lo, hi), {x})[0];
 }
 
 Tensor searchsorted(const Tensor& sorted_sequence, const Tensor& values, bool out_int32, bool right,

@@ -33,6 +33,7 @@ class ScaledDotProductAttention : public PrimitiveOf<ScaledDotProductAttention, 
                                                      PrimitiveKind::ScaledDotProductAttention> {
  public:
   using PrimitiveOf::PrimitiveOf;
+  EMBER_INFER
   EMBER_VJP
   bool saves_output(size_t) const override { return true; }
   const char* default_name() const override { return "scaled_dot_product_attention"; }
@@ -44,6 +45,7 @@ class ScaledDotProductAttentionBackward
                          PrimitiveKind::ScaledDotProductAttentionBackward> {
  public:
   using PrimitiveOf::PrimitiveOf;
+  EMBER_INFER
   const char* default_name() const override { return "scaled_dot_product_attention_backward"; }
   void eval_cpu(const std::vector<Tensor>& inputs, std::vector<Tensor>& outputs) const override;
 };

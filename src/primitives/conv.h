@@ -11,6 +11,7 @@
 // Im2Col and Col2Im are each other's vjp.
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "dispatch/primitive.h"
 
@@ -39,15 +40,20 @@ EMBER_ENUM(ConvOp, uint8_t,
 struct ConvolutionParams {
   ConvOp op = ConvOp::Forward;
   Conv2dParams conv;
-  EMBER_FIELDS(op, conv)
+  /// The output's last two sizes where the inputs do not determine them (Note [Inference]):
+  /// grad_x's H, W (BackwardInput) and grad_w's kH, kW (BackwardWeight); empty for Forward.
+  std::vector<int64_t> output_hw;
+  EMBER_FIELDS(op, conv, output_hw)
 };
 
 class Convolution : public PrimitiveOf<Convolution, ConvolutionParams, PrimitiveKind::Convolution> {
  public:
   using PrimitiveOf::PrimitiveOf;
-  Convolution(const char* name, ConvOp op, Conv2dParams p) : PrimitiveOf({op, p}) {
+  Convolution(const char* name, ConvOp op, Conv2dParams p, std::vector<int64_t> output_hw = {})
+      : PrimitiveOf({op, p, std::move(output_hw)}) {
     set_display_name(name);
   }
+  EMBER_INFER
   EMBER_VJP
   const char* default_name() const override { return "convolution"; }
   void eval_cpu(const std::vector<Tensor>& inputs, std::vector<Tensor>& outputs) const override;
@@ -57,20 +63,24 @@ class Convolution : public PrimitiveOf<Convolution, ConvolutionParams, Primitive
 
 /// Im2Col: inputs {x [N, C, H, W]} -> {cols [N, C * kH * kW, Ho * Wo]}.
 /// Col2Im: inputs {cols [N, C * kH * kW, Ho * Wo]} -> {x [N, C, H, W]}, summing overlaps.
-/// The kernel size is kernel_h x kernel_w; groups is unused.
+/// The kernel size is kernel_h x kernel_w; groups is unused; output_hw is Col2Im's H, W (empty
+/// for Im2Col).
 struct SlidingWindowParams {
   bool to_columns = true;
   int64_t kernel_h = 1, kernel_w = 1;
   Conv2dParams conv;
-  EMBER_FIELDS(to_columns, kernel_h, kernel_w, conv)
+  std::vector<int64_t> output_hw;
+  EMBER_FIELDS(to_columns, kernel_h, kernel_w, conv, output_hw)
 };
 
 class SlidingWindow
     : public PrimitiveOf<SlidingWindow, SlidingWindowParams, PrimitiveKind::SlidingWindow> {
  public:
   using PrimitiveOf::PrimitiveOf;
-  SlidingWindow(bool to_columns, int64_t kernel_h, int64_t kernel_w, Conv2dParams p)
-      : PrimitiveOf({to_columns, kernel_h, kernel_w, p}) {}
+  SlidingWindow(bool to_columns, int64_t kernel_h, int64_t kernel_w, Conv2dParams p,
+                std::vector<int64_t> output_hw = {})
+      : PrimitiveOf({to_columns, kernel_h, kernel_w, p, std::move(output_hw)}) {}
+  EMBER_INFER
   EMBER_VJP
   bool saves_input(size_t) const override { return false; }
   const char* default_name() const override { return p_.to_columns ? "im2col" : "col2im"; }

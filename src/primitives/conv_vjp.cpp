@@ -18,12 +18,15 @@ Tensor cropped_to(const Tensor& t, const Tensor& like) {
   return t.narrow(2, 0, like.size(2)).narrow(3, 0, like.size(3));
 }
 
-// The forward primitive `fwd` applied to gg, giving a tensor of `sizes` (a backward kernel's
-// grad_output shape).
-Tensor adjoint(const Primitive& fwd, const Tensor& gg, const std::vector<int64_t>& sizes) {
-  Tensor out = empty(sizes, gg.dtype());
-  dispatch(fwd, {gg.contiguous()}, {out});
-  return out;
+// The forward primitive `fwd` applied to gg (its output has the backward kernel's grad_output
+// shape).
+Tensor adjoint(const Primitive& fwd, const Tensor& gg) {
+  return dispatch(fwd, {gg.contiguous()})[0];
+}
+
+// The last two of `sizes`.
+std::vector<int64_t> hw(const std::vector<int64_t>& sizes) {
+  return {sizes[sizes.size() - 2], sizes.back()};
 }
 }  // namespace
 
@@ -66,9 +69,9 @@ std::vector<Tensor> Pooling::vjp(const VjpContext& ctx) const {
     case PoolOp::AdaptiveAvgForward:
       return {nn::detail::adaptive_avg_pool2d_backward(g, in)};
     case PoolOp::AvgBackward:
-      return {adjoint(Pooling("avg_pool2d", PoolOp::AvgForward, p_.pool), g, in)};
+      return {adjoint(Pooling("avg_pool2d", PoolOp::AvgForward, p_.pool), g)};
     case PoolOp::AdaptiveAvgBackward:
-      return {adjoint(Pooling("adaptive_avg_pool2d", PoolOp::AdaptiveAvgForward), g, in)};
+      return {adjoint(Pooling("adaptive_avg_pool2d", PoolOp::AdaptiveAvgForward, {}, hw(in)), g)};
     case PoolOp::MaxBackward: {  // grad_x[indices] += grad_y: its adjoint gathers
       const Tensor& idx = ctx.inputs[1];
       Tensor picked = g.flatten(2).gather(2, idx.flatten(2));
@@ -90,8 +93,9 @@ std::vector<Tensor> SlidingWindow::vjp(const VjpContext& ctx) const {
 std::vector<Tensor> Upsample::vjp(const VjpContext& ctx) const {
   if (p_.backward) {
     const char* fwd = p_.op == ResampleOp::Nearest ? "upsample_nearest2d" : "upsample_bilinear2d";
-    return {adjoint(Upsample(fwd, p_.op, false, p_.align_corners, p_.scale_h, p_.scale_w),
-                    ctx.grads[0], ctx.input_sizes[0])};
+    return {adjoint(Upsample(fwd, p_.op, false, p_.align_corners, p_.scale_h, p_.scale_w,
+                             hw(ctx.input_sizes[0])),
+                    ctx.grads[0])};
   }
   return {nn::detail::upsample2d_backward(ctx.grads[0], p_.op, ctx.input_sizes[0], p_.align_corners,
                                           p_.scale_h, p_.scale_w)};
@@ -99,7 +103,7 @@ std::vector<Tensor> Upsample::vjp(const VjpContext& ctx) const {
 
 std::vector<Tensor> Pad::vjp(const VjpContext& ctx) const {
   if (p_.backward) {
-    return {adjoint(Pad("pad", p_.mode, p_.pad, 0.0, false), ctx.grads[0], ctx.input_sizes[0])};
+    return {adjoint(Pad("pad", p_.mode, p_.pad, 0.0, false), ctx.grads[0])};
   }
   return {nn::detail::pad_backward(ctx.grads[0], p_.mode, p_.pad, ctx.input_sizes[0])};
 }

@@ -8,22 +8,28 @@ namespace ember {
 
 EMBER_ENUM(RangeOp, uint8_t, Arange, Linspace, Logspace);
 
+/// size and dtype: the output's (the op builder computes arange's size from its arguments).
 struct RangeParams {
   RangeOp op = RangeOp::Arange;
   Scalar start = 0, end_or_step = 1;
   double base = 10.0;
-  EMBER_FIELDS(op, start, end_or_step, base)
+  int64_t size = 0;
+  ScalarType dtype = kFloat32;
+  DeviceType device = kCPU;
+  EMBER_FIELDS(op, start, end_or_step, base, size, dtype, device)
 };
 
-/// outputs[0] (1-D, allocated by the op) receives the sequence:
+/// outputs[0] (1-D, [size] of dtype, on device) receives the sequence:
 ///   Arange:   start + i * step
 ///   Linspace: start + i * (end - start) / (n - 1), computed from both ends as PyTorch does
 ///   Logspace: base ** linspace(start, end, n)
 class Range : public PrimitiveOf<Range, RangeParams, PrimitiveKind::Range> {
  public:
   using PrimitiveOf::PrimitiveOf;
-  Range(RangeOp op, Scalar start, Scalar end_or_step, double base = 10.0)
-      : PrimitiveOf({op, start, end_or_step, base}) {}
+  Range(RangeOp op, Scalar start, Scalar end_or_step, double base, int64_t size, ScalarType dtype,
+        DeviceType device = kCPU)
+      : PrimitiveOf({op, start, end_or_step, base, size, dtype, device}) {}
+  EMBER_INFER
   const char* default_name() const override;
   void eval_cpu(const std::vector<Tensor>& inputs, std::vector<Tensor>& outputs) const override;
   RangeOp op() const { return p_.op; }

@@ -32,6 +32,7 @@ class Index : public PrimitiveOf<Index, DimsParam, PrimitiveKind::Index> {
  public:
   using PrimitiveOf::PrimitiveOf;
   explicit Index(std::vector<int64_t> dims) : PrimitiveOf({std::move(dims)}) {}
+  EMBER_INFER
   EMBER_VJP
   bool saves_input(size_t i) const override { return i > 0; }
   const char* default_name() const override { return "index"; }
@@ -42,6 +43,7 @@ class Index : public PrimitiveOf<Index, DimsParam, PrimitiveKind::Index> {
 /// outputs[0] (the tensor written in place, also inputs[0]) at the positions inputs[2..] select on
 /// `dims` = inputs[1] (the values, already of outputs[0]'s dtype, broadcastable to the result
 /// shape). With repeated positions the last write wins, or with `accumulate` all are added.
+/// Inference states the target: inputs[0]'s metadata.
 struct IndexPutParams {
   std::vector<int64_t> dims;
   bool accumulate = false;
@@ -54,6 +56,7 @@ class IndexPut : public PrimitiveOf<IndexPut, IndexPutParams, PrimitiveKind::Ind
   explicit IndexPut(std::vector<int64_t> dims, bool accumulate = false)
       : PrimitiveOf({std::move(dims), accumulate}) {}
   const char* default_name() const override { return "index_put_"; }
+  EMBER_INFER
   EMBER_VJP
   bool saves_input(size_t i) const override { return i >= 2; }
   bool accumulate() const { return p_.accumulate; }

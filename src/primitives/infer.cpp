@@ -1,8 +1,12 @@
-// Shape inference (Note [Inference]) of the elementwise, reduction, softmax, matmul and
-// copying shape families: each primitive's outputs from its inputs' metadata, on SymInts. The op
-// builders have validated the arguments; these rules only compute.
+// Shape inference (Note [Inference]) of the elementwise, reduction, softmax, matmul, copy,
+// factory (range, random) and copying shape families: each primitive's outputs from its inputs'
+// metadata, on SymInts. The op builders have validated the arguments; these rules only compute.
 #include "primitives/binary.h"
+#include "primitives/copy.h"
+#include "primitives/factory.h"
+#include "primitives/infer_util.h"
 #include "primitives/matmul.h"
+#include "primitives/random.h"
 #include "primitives/reduction.h"
 #include "primitives/shape.h"
 #include "primitives/softmax.h"
@@ -10,10 +14,8 @@
 #include "primitives/unary.h"
 
 namespace ember {
-namespace {
 
-// NumPy broadcasting of every input's sizes (undefined inputs have none and do not count).
-SymShape broadcast(std::span<const TensorMeta> in) {
+SymShape broadcast_sizes(std::span<const TensorMeta> in) {
   SymShape out;
   for (const TensorMeta& m : in) {
     if (m.sizes.size() > out.size()) {
@@ -27,9 +29,11 @@ SymShape broadcast(std::span<const TensorMeta> in) {
   return out;
 }
 
+namespace {
+
 // An elementwise result: the broadcast shape, contiguous, on the first input's device.
 MetaList elementwise(std::span<const TensorMeta> in, ScalarType dtype) {
-  return {TensorMeta::contiguous(broadcast(in), dtype, in[0].device)};
+  return {TensorMeta::contiguous(broadcast_sizes(in), dtype, in[0].device)};
 }
 
 MetaList same_shape(const TensorMeta& x, std::initializer_list<ScalarType> dtypes) {
@@ -54,7 +58,7 @@ MetaList Binary::infer(std::span<const TensorMeta> in) const {
 }
 
 MetaList Where::infer(std::span<const TensorMeta> in) const {
-  return {TensorMeta::contiguous(broadcast(in), in[1].dtype, in[1].device)};
+  return {TensorMeta::contiguous(broadcast_sizes(in), in[1].dtype, in[1].device)};
 }
 
 MetaList Clamp::infer(std::span<const TensorMeta> in) const { return elementwise(in, in[0].dtype); }
@@ -151,6 +155,22 @@ MetaList Repeat::infer(std::span<const TensorMeta> in) const {
     shape.push_back((i < pad ? SymInt(1) : x[i - pad]) * p_.repeats[i]);
   }
   return {TensorMeta::contiguous(std::move(shape), in[0].dtype, in[0].device)};
+}
+
+MetaList Copy::infer(std::span<const TensorMeta> in) const {
+  return same_shape(in[0], {p_.dtype.value_or(in[0].dtype)});
+}
+
+// Factories have no input to take a device from, and Device is not yet a parameter type
+// (dispatch/params.h): their outputs are on the CPU.
+MetaList Range::infer(std::span<const TensorMeta>) const {
+  return {TensorMeta::contiguous({p_.size}, p_.dtype, p_.device)};
+}
+
+MetaList Random::infer(std::span<const TensorMeta> in) const {
+  SymShape sizes(p_.sizes.begin(), p_.sizes.end());
+  return {TensorMeta::contiguous(std::move(sizes), p_.dtype,
+                                 in.empty() ? Device(p_.device) : in[0].device)};
 }
 
 }  // namespace ember

@@ -1,9 +1,10 @@
 #pragma once
 // Linear-algebra primitives (ember::linalg, src/linalg). Note [Linalg primitives]: every input
 // arrives as a float32/float64 tensor [*batch, rows, cols] whose batch dims are already broadcast
-// to one shape (stride-0 views allowed, any strides); outputs arrive allocated, contiguous, with
-// the same batch dims. The CPU kernels (src/backend/cpu/linalg_*.cpp) run LAPACK for general sizes
-// and native kernels for small matrices (linalg_small.cpp). vjps are in linalg_vjp.cpp.
+// to one shape (stride-0 views allowed, any strides); outputs are contiguous, with the same batch
+// dims, allocated by dispatch from the primitive's inference (src/primitives/infer_linalg.cpp). The
+// CPU kernels (src/backend/cpu/linalg_*.cpp) run LAPACK for general sizes and native kernels for
+// small matrices (linalg_small.cpp). vjps are in linalg_vjp.cpp.
 #include <string>
 
 #include "dispatch/primitive.h"
@@ -21,6 +22,7 @@ class LinalgCholesky
  public:
   using PrimitiveOf::PrimitiveOf;
   explicit LinalgCholesky(bool upper) : PrimitiveOf({upper}) {}
+  EMBER_INFER
   const char* default_name() const override { return "linalg_cholesky_ex"; }
   void eval_cpu(const std::vector<Tensor>& inputs, std::vector<Tensor>& outputs) const override;
   EMBER_VJP
@@ -33,6 +35,7 @@ class LinalgCholesky
 /// Differentiable for square A.
 class LinalgLuFactor : public PrimitiveOf<LinalgLuFactor, NoParams, PrimitiveKind::LinalgLuFactor> {
  public:
+  EMBER_INFER
   const char* default_name() const override { return "linalg_lu_factor_ex"; }
   void eval_cpu(const std::vector<Tensor>& inputs, std::vector<Tensor>& outputs) const override;
   EMBER_VJP
@@ -54,6 +57,7 @@ class LinalgLuSolve
   EMBER_VJP
   bool saves_input(size_t i) const override { return i < 2; }
   bool saves_output(size_t) const override { return true; }
+  EMBER_INFER
   const char* default_name() const override { return "linalg_lu_solve"; }
   void eval_cpu(const std::vector<Tensor>& inputs, std::vector<Tensor>& outputs) const override;
   bool trans() const { return p_.trans; }
@@ -62,6 +66,7 @@ class LinalgLuSolve
 /// {A [n, n], B [n, k]} -> {X [n, k], info} with A X = B (LU with partial pivoting).
 class LinalgSolve : public PrimitiveOf<LinalgSolve, NoParams, PrimitiveKind::LinalgSolve> {
  public:
+  EMBER_INFER
   const char* default_name() const override { return "linalg_solve_ex"; }
   void eval_cpu(const std::vector<Tensor>& inputs, std::vector<Tensor>& outputs) const override;
   EMBER_VJP
@@ -81,6 +86,7 @@ class LinalgSolveTriangular : public PrimitiveOf<LinalgSolveTriangular, SolveTri
  public:
   using PrimitiveOf::PrimitiveOf;
   LinalgSolveTriangular(bool upper, bool unitriangular) : PrimitiveOf({upper, unitriangular}) {}
+  EMBER_INFER
   const char* default_name() const override { return "linalg_solve_triangular"; }
   void eval_cpu(const std::vector<Tensor>& inputs, std::vector<Tensor>& outputs) const override;
   EMBER_VJP
@@ -95,6 +101,7 @@ class LinalgEigh : public PrimitiveOf<LinalgEigh, UpperParam, PrimitiveKind::Lin
  public:
   using PrimitiveOf::PrimitiveOf;
   explicit LinalgEigh(bool upper) : PrimitiveOf({upper}) {}
+  EMBER_INFER
   const char* default_name() const override { return "linalg_eigh"; }
   void eval_cpu(const std::vector<Tensor>& inputs, std::vector<Tensor>& outputs) const override;
   EMBER_VJP
@@ -113,6 +120,7 @@ class LinalgSvd : public PrimitiveOf<LinalgSvd, SvdParams, PrimitiveKind::Linalg
  public:
   using PrimitiveOf::PrimitiveOf;
   explicit LinalgSvd(bool full_matrices) : PrimitiveOf({full_matrices}) {}
+  EMBER_INFER
   const char* default_name() const override { return "linalg_svd"; }
   void eval_cpu(const std::vector<Tensor>& inputs, std::vector<Tensor>& outputs) const override;
   EMBER_VJP
@@ -133,6 +141,7 @@ class LinalgQr : public PrimitiveOf<LinalgQr, QrParams, PrimitiveKind::LinalgQr>
  public:
   using PrimitiveOf::PrimitiveOf;
   explicit LinalgQr(QrMode mode) : PrimitiveOf({mode}) {}
+  EMBER_INFER
   const char* default_name() const override { return "linalg_qr"; }
   void eval_cpu(const std::vector<Tensor>& inputs, std::vector<Tensor>& outputs) const override;
   EMBER_VJP
@@ -145,6 +154,7 @@ class LinalgQr : public PrimitiveOf<LinalgQr, QrParams, PrimitiveKind::LinalgQr>
 class LinalgHouseholderProduct : public PrimitiveOf<LinalgHouseholderProduct, NoParams,
                                                     PrimitiveKind::LinalgHouseholderProduct> {
  public:
+  EMBER_INFER
   const char* default_name() const override { return "linalg_householder_product"; }
   void eval_cpu(const std::vector<Tensor>& inputs, std::vector<Tensor>& outputs) const override;
 };
@@ -159,6 +169,7 @@ class LinalgDet : public PrimitiveOf<LinalgDet, DetParams, PrimitiveKind::Linalg
  public:
   using PrimitiveOf::PrimitiveOf;
   explicit LinalgDet(bool log_abs) : PrimitiveOf({log_abs}) {}
+  EMBER_INFER
   const char* default_name() const override { return p_.log_abs ? "linalg_slogdet" : "linalg_det"; }
   void eval_cpu(const std::vector<Tensor>& inputs, std::vector<Tensor>& outputs) const override;
   EMBER_VJP

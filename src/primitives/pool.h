@@ -19,15 +19,17 @@ struct Pool2dParams {
   int64_t dilation_h = 1, dilation_w = 1;
   bool count_include_pad = true;
   std::optional<int64_t> divisor_override;
+  /// Output sizes round up (PyTorch's ceil_mode); only the forward ops' output size reads it.
+  bool ceil_mode = false;
   /// "stride=[1, 1], padding=[0, 0], ..." for error messages.
   std::string str() const;
   EMBER_FIELDS(kernel_h, kernel_w, stride_h, stride_w, pad_h, pad_w, dilation_h, dilation_w,
-               count_include_pad, divisor_override)
+               count_include_pad, divisor_override, ceil_mode)
 };
 
 // clang-format off
 EMBER_ENUM(PoolOp, uint8_t,
-  MaxForward,           // {x} -> {y, indices}; window geometry from params, sizes from y
+  MaxForward,           // {x} -> {y, indices}; window geometry and output size from params
   AvgForward,           // {x} -> {y}
   AvgBackward,          // {grad_y} -> {grad_x}
   AdaptiveAvgForward,   // {x} -> {y}; windows from the input and output sizes
@@ -40,15 +42,21 @@ EMBER_ENUM(PoolOp, uint8_t,
 struct PoolingParams {
   PoolOp op = PoolOp::MaxForward;
   Pool2dParams pool;
-  EMBER_FIELDS(op, pool)
+  /// The output's H, W where the input does not determine them (Note [Inference]): the
+  /// requested size (adaptive forward ops) or the forward input's (backward ops); empty for
+  /// MaxForward and AvgForward, whose size follows from the window geometry.
+  std::vector<int64_t> output_hw;
+  EMBER_FIELDS(op, pool, output_hw)
 };
 
 class Pooling : public PrimitiveOf<Pooling, PoolingParams, PrimitiveKind::Pooling> {
  public:
   using PrimitiveOf::PrimitiveOf;
-  Pooling(const char* name, PoolOp op, Pool2dParams p = {}) : PrimitiveOf({op, p}) {
+  Pooling(const char* name, PoolOp op, Pool2dParams p = {}, std::vector<int64_t> output_hw = {})
+      : PrimitiveOf({op, p, std::move(output_hw)}) {
     set_display_name(name);
   }
+  EMBER_INFER
   EMBER_VJP
   bool saves_input(size_t i) const override { return p_.op == PoolOp::MaxBackward && i == 1; }
   bool saves_output(size_t i) const override { return i == 1; }
@@ -62,22 +70,26 @@ EMBER_ENUM(ResampleOp, uint8_t, Nearest, Bilinear);
 
 /// {x [N, C, H, W]} -> {y [N, C, Ho, Wo]} (forward) or {grad_y} -> {grad_x} (backward).
 /// scale_h / scale_w are the user's scale factors when the kernel must use them (PyTorch's
-/// `scales` arguments); otherwise sizes define the ratio.
+/// `scales` arguments); otherwise sizes define the ratio. output_hw is the output's H, W (Ho, Wo
+/// forward, H, W backward).
 struct UpsampleParams {
   ResampleOp op = ResampleOp::Nearest;
   bool backward = false, align_corners = false;
   std::optional<double> scale_h, scale_w;
-  EMBER_FIELDS(op, backward, align_corners, scale_h, scale_w)
+  std::vector<int64_t> output_hw;
+  EMBER_FIELDS(op, backward, align_corners, scale_h, scale_w, output_hw)
 };
 
 class Upsample : public PrimitiveOf<Upsample, UpsampleParams, PrimitiveKind::Upsample> {
  public:
   using PrimitiveOf::PrimitiveOf;
   Upsample(const char* name, ResampleOp op, bool backward, bool align_corners,
-           std::optional<double> scale_h, std::optional<double> scale_w)
-      : PrimitiveOf({op, backward, align_corners, scale_h, scale_w}) {
+           std::optional<double> scale_h, std::optional<double> scale_w,
+           std::vector<int64_t> output_hw)
+      : PrimitiveOf({op, backward, align_corners, scale_h, scale_w, std::move(output_hw)}) {
     set_display_name(name);
   }
+  EMBER_INFER
   EMBER_VJP
   bool saves_input(size_t) const override { return false; }
   const char* default_name() const override { return "upsample"; }
@@ -109,6 +121,7 @@ class Pad : public PrimitiveOf<Pad, PadParams, PrimitiveKind::Pad> {
       : PrimitiveOf({mode, std::move(pad), value, backward}) {
     set_display_name(name);
   }
+  EMBER_INFER
   EMBER_VJP
   bool saves_input(size_t) const override { return false; }
   const char* default_name() const override { return "pad"; }

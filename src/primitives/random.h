@@ -4,6 +4,7 @@
 // of its arguments and the result does not depend on the thread count (Note [Deterministic
 // random] in ember/core/generator.h).
 #include <string>
+#include <vector>
 
 #include "dispatch/primitive.h"
 
@@ -29,17 +30,24 @@ struct RandomParams {
   EMBER_FIELDS(seed, offset, a, b, from, range)
 };
 
+/// sizes and dtype: the output's (the target's, in place); BernoulliTensor's p has those sizes.
 struct RandomPrimParams {
   RandomOp op = RandomOp::Uniform;
   RandomParams args;
-  EMBER_FIELDS(op, args)
+  std::vector<int64_t> sizes;
+  ScalarType dtype = kFloat32;
+  DeviceType device = kCPU;  // of a fresh output (an input or target decides otherwise)
+  EMBER_FIELDS(op, args, sizes, dtype, device)
 };
 
 class Random : public PrimitiveOf<Random, RandomPrimParams, PrimitiveKind::Random> {
  public:
   using PrimitiveOf::PrimitiveOf;
   bool overwrites_target() const override { return true; }
-  Random(RandomOp op, RandomParams params) : PrimitiveOf({op, params}) {}
+  Random(RandomOp op, RandomParams params, std::vector<int64_t> sizes, ScalarType dtype,
+         DeviceType device = kCPU)
+      : PrimitiveOf({op, params, std::move(sizes), dtype, device}) {}
+  EMBER_INFER
   const char* default_name() const override;
   void eval_cpu(const std::vector<Tensor>& inputs, std::vector<Tensor>& outputs) const override;
   RandomOp op() const { return p_.op; }

@@ -22,6 +22,7 @@ class IndexSelect : public PrimitiveOf<IndexSelect, DimParam, PrimitiveKind::Ind
  public:
   using PrimitiveOf::PrimitiveOf;
   explicit IndexSelect(int64_t dim) : PrimitiveOf({dim}) {}
+  EMBER_INFER
   EMBER_VJP
   bool saves_input(size_t i) const override { return i == 1; }
   const char* default_name() const override { return "index_select"; }
@@ -34,6 +35,7 @@ class Gather : public PrimitiveOf<Gather, DimParam, PrimitiveKind::Gather> {
  public:
   using PrimitiveOf::PrimitiveOf;
   explicit Gather(int64_t dim) : PrimitiveOf({dim}) {}
+  EMBER_INFER
   EMBER_VJP
   bool saves_input(size_t i) const override { return i == 1; }
   const char* default_name() const override { return "gather"; }
@@ -44,7 +46,8 @@ class Gather : public PrimitiveOf<Gather, DimParam, PrimitiveKind::Gather> {
 EMBER_ENUM(ScatterReduce, uint8_t, None, Sum, Prod, Mean, AMax, AMin);
 
 /// In place on outputs[0] (self): inputs = {self, index, src} or {self, index} with a scalar value
-/// (self is passed as an input so that its previous values get a gradient). None
+/// (self is passed as an input so that its previous values get a gradient; inference states the
+/// target, inputs[0]'s metadata, as for every in-place primitive of this file). None
 /// overwrites; the others combine with what is there (include_self = false first resets the
 /// written positions to the reduction's identity; Mean divides by the count of contributions).
 struct ScatterParams {
@@ -63,6 +66,7 @@ class Scatter : public PrimitiveOf<Scatter, ScatterParams, PrimitiveKind::Scatte
       : PrimitiveOf({dim, reduce, include_self, value}) {
     set_display_name(name);
   }
+  EMBER_INFER
   EMBER_VJP
   bool saves_input(size_t i) const override { return i == 1 || reads_values(); }
   bool saves_output(size_t) const override { return reads_values(); }
@@ -97,6 +101,7 @@ class IndexUpdate : public PrimitiveOf<IndexUpdate, IndexUpdateParams, Primitive
  public:
   using PrimitiveOf::PrimitiveOf;
   IndexUpdate(IndexUpdateOp op, int64_t dim, Scalar scalar) : PrimitiveOf({op, dim, scalar}) {}
+  EMBER_INFER
   EMBER_VJP
   bool saves_input(size_t i) const override { return i == 1; }
   const char* default_name() const override;
@@ -109,6 +114,7 @@ class IndexUpdate : public PrimitiveOf<IndexUpdate, IndexUpdateParams, Primitive
 /// outputs[0] (index's shape) = inputs[0] flattened, at inputs[1] (int64; negative wraps).
 class Take : public PrimitiveOf<Take, NoParams, PrimitiveKind::Take> {
  public:
+  EMBER_INFER
   EMBER_VJP
   bool saves_input(size_t i) const override { return i == 1; }
   const char* default_name() const override { return "take"; }
@@ -119,6 +125,7 @@ class Take : public PrimitiveOf<Take, NoParams, PrimitiveKind::Take> {
 /// self's shape) is true take inputs[2]'s elements (1-D, self's dtype) in row-major order.
 class MaskedScatter : public PrimitiveOf<MaskedScatter, NoParams, PrimitiveKind::MaskedScatter> {
  public:
+  EMBER_INFER
   EMBER_VJP
   bool saves_input(size_t i) const override { return i == 1; }
   const char* default_name() const override { return "masked_scatter_"; }
@@ -152,6 +159,7 @@ class Histc : public PrimitiveOf<Histc, HistcParams, PrimitiveKind::Histc> {
  public:
   using PrimitiveOf::PrimitiveOf;
   Histc(int64_t bins, double min, double max) : PrimitiveOf({bins, min, max}) {}
+  EMBER_INFER
   const char* default_name() const override { return "histc"; }
   void eval_cpu(const std::vector<Tensor>& inputs, std::vector<Tensor>& outputs) const override;
 };

@@ -14,12 +14,20 @@ struct DimParam {
   EMBER_FIELDS(dim)
 };
 
-/// outputs[0] = the inputs laid end to end along `dim`, each converted to the output's dtype.
-/// The op builder drops the legacy 1-D empty inputs before dispatch.
-class Cat : public PrimitiveOf<Cat, DimParam, PrimitiveKind::Cat> {
+/// outputs[0] = the inputs laid end to end along `dim`, each converted to `dtype` (the promoted
+/// dtype of every tensor given, the dropped ones included). The op builder drops the legacy 1-D
+/// empty inputs before dispatch.
+struct CatParams {
+  int64_t dim = 0;
+  ScalarType dtype = kFloat32;
+  EMBER_FIELDS(dim, dtype)
+};
+
+class Cat : public PrimitiveOf<Cat, CatParams, PrimitiveKind::Cat> {
  public:
   using PrimitiveOf::PrimitiveOf;
-  explicit Cat(int64_t dim) : PrimitiveOf({dim}) {}
+  Cat(int64_t dim, ScalarType dtype) : PrimitiveOf({dim, dtype}) {}
+  EMBER_INFER
   EMBER_VJP
   bool saves_input(size_t) const override { return false; }
   const char* default_name() const override { return "cat"; }

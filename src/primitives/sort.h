@@ -15,7 +15,7 @@ namespace ember {
 EMBER_ENUM(SortOp, uint8_t,
   Sort,       // outputs: [values, indices]  (input's shape)
   TopK,       // outputs: [values, indices]  (size k along dim)
-  KthValue,   // outputs: [values, indices]  (dim reduced; keepdim or not, contiguous)
+  KthValue,   // outputs: [values, indices]  (dim reduced, kept with keepdim)
   Median,     // outputs: [values, indices]  (dim reduced)
   NanMedian,  // outputs: [values, indices]  (dim reduced)
   Mode        // outputs: [values, indices]  (dim reduced)
@@ -24,24 +24,28 @@ EMBER_ENUM(SortOp, uint8_t,
 
 const char* sort_op_name(SortOp op);
 
-/// outputs arrive allocated and contiguous. k: k for TopK and KthValue. descending: descending
-/// order (Sort) or largest (TopK). whole: median()/nanmedian() of every element (the input
-/// flattened), whose gradient is shared evenly by the elements equal to the median, as PyTorch's;
-/// the other forms send the gradient to the selected index.
+/// outputs are contiguous. k: k for TopK and KthValue. descending: descending order (Sort) or
+/// largest (TopK). whole: median()/nanmedian() of every element (the input flattened, a 0-d
+/// result), whose gradient is shared evenly by the elements equal to the median, as PyTorch's;
+/// the other forms send the gradient to the selected index. keepdim: the reducing ops keep `dim`
+/// with size 1.
 struct SortSelectParams {
   SortOp op = SortOp::Sort;
   int64_t dim = -1;
   bool descending = false;
   int64_t k = 0;
   bool whole = false;
-  EMBER_FIELDS(op, dim, descending, k, whole)
+  bool keepdim = false;
+  EMBER_FIELDS(op, dim, descending, k, whole, keepdim)
 };
 
 class SortSelect : public PrimitiveOf<SortSelect, SortSelectParams, PrimitiveKind::SortSelect> {
  public:
   using PrimitiveOf::PrimitiveOf;
-  SortSelect(SortOp op, int64_t dim, bool descending = false, int64_t k = 0, bool whole = false)
-      : PrimitiveOf({op, dim, descending, k, whole}) {}
+  SortSelect(SortOp op, int64_t dim, bool descending = false, int64_t k = 0, bool whole = false,
+             bool keepdim = false)
+      : PrimitiveOf({op, dim, descending, k, whole, keepdim}) {}
+  EMBER_INFER
   EMBER_VJP
   bool saves_input(size_t) const override { return p_.whole; }
   bool saves_output(size_t i) const override { return p_.whole ? i == 0 : i == 1; }
@@ -74,18 +78,23 @@ class Unique : public PrimitiveOf<Unique, UniqueParams, PrimitiveKind::Unique> {
   bool by_dim() const { return p_.by_dim; }
 };
 
-/// outputs[0] (values' shape, int64 or int32) = insertion points of inputs[1] (values) into the
-/// innermost dim of inputs[0] (boundaries, same dtype), optionally through inputs[2] (sorter).
+/// outputs[0] (values' shape, int32 with out_int32, else int64) = insertion points of inputs[1]
+/// (values) into the innermost dim of inputs[0] (boundaries, same dtype), optionally through
+/// inputs[2] (sorter).
 struct SearchSortedParams {
   bool right = false;
-  EMBER_FIELDS(right)
+  bool out_int32 = false;
+  EMBER_FIELDS(right, out_int32)
 };
 
 class SearchSorted
     : public PrimitiveOf<SearchSorted, SearchSortedParams, PrimitiveKind::SearchSorted> {
  public:
   using PrimitiveOf::PrimitiveOf;
-  SearchSorted(bool right, const char* name) : PrimitiveOf({right}) { set_display_name(name); }
+  SearchSorted(bool right, bool out_int32, const char* name) : PrimitiveOf({right, out_int32}) {
+    set_display_name(name);
+  }
+  EMBER_INFER
   const char* default_name() const override { return "searchsorted"; }
   void eval_cpu(const std::vector<Tensor>& inputs, std::vector<Tensor>& outputs) const override;
   bool right() const { return p_.right; }

@@ -399,9 +399,10 @@ TEST(Random, GoesThroughDispatch) {
   EXPECT_EQ(rec.params[1].offset, 3u);  // 9 float draws -> 3 blocks
   // Replaying the recorded primitive reproduces the sample.
   Tensor replay = empty({9});
-  dispatch(Random(rec.ops[0], rec.params[0]), {}, {replay});
+  dispatch(Random(rec.ops[0], rec.params[0], {9}, kFloat32), {}, {replay});
   EXPECT_EQ(bytes(replay), bytes(u));
-  EXPECT_NE(Random(rec.ops[0], rec.params[0]).describe().find("seed=11"), std::string::npos);
+  EXPECT_NE(Random(rec.ops[0], rec.params[0], {9}, kFloat32).describe().find("seed=11"),
+            std::string::npos);
 }
 
 TEST(Random, Errors) {

@@ -166,13 +166,12 @@ AttentionResult sdpa_forward(const Tensor& query, const Tensor& key, const Tenso
   }
   pr.params.seed = res.seed;
   pr.params.offset = res.offset;
-  Tensor out = ops::empty_tensor({pr.B, pr.Hq, pr.L, pr.Ev}, pr.compute, kOp);
-  Tensor lse = ops::empty_tensor({pr.B, pr.Hq, pr.L}, pr.compute, kOp);
-  dispatch(ScaledDotProductAttention(pr.params), kernel_inputs(pr, {pr.q, pr.k, pr.v}), {out, lse});
+  const auto outs =
+      dispatch(ScaledDotProductAttention(pr.params), kernel_inputs(pr, {pr.q, pr.k, pr.v}));
   std::vector<int64_t> shape = cat_shape(pr.out_batch, {pr.L, pr.Ev});
-  res.output = out.reshape(shape);
+  res.output = outs[0].reshape(shape);
   if (pr.compute != pr.dtype) res.output = res.output.to(pr.dtype);
-  res.logsumexp = lse;
+  res.logsumexp = outs[1];
   return res;
 }
 
@@ -195,13 +194,11 @@ std::tuple<Tensor, Tensor, Tensor> sdpa_backward(const Tensor& grad_output, cons
   auto flat = [&](const Tensor& t) {
     return t.to(pr.compute).reshape({pr.B, pr.Hq, pr.L, pr.Ev}).contiguous();
   };
-  Tensor dq = ops::empty_tensor(pr.q.sizes(), pr.compute, kOp);
-  Tensor dk = ops::empty_tensor(pr.k.sizes(), pr.compute, kOp);
-  Tensor dv = ops::empty_tensor(pr.v.sizes(), pr.compute, kOp);
-  dispatch(ScaledDotProductAttentionBackward(pr.params),
-           kernel_inputs(pr, {flat(grad_output), pr.q, pr.k, pr.v, flat(forward.output),
-                              forward.logsumexp.to(pr.compute).contiguous()}),
-           {dq, dk, dv});
+  const auto grads =
+      dispatch(ScaledDotProductAttentionBackward(pr.params),
+               kernel_inputs(pr, {flat(grad_output), pr.q, pr.k, pr.v, flat(forward.output),
+                                  forward.logsumexp.to(pr.compute).contiguous()}));
+  const Tensor &dq = grads[0], &dk = grads[1], &dv = grads[2];
   auto back = [&](const Tensor& g, const Tensor& like, int64_t len, int64_t width) {
     std::vector<int64_t> batch = head(pr.out_batch, enable_gqa ? 1 : 0);
     std::vector<int64_t> full =

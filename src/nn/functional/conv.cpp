@@ -238,6 +238,18 @@ void check_geometry(const std::vector<int64_t>& x, const std::vector<int64_t>& w
               ", output ", shape_str(y), ", groups=", p.groups);
 }
 
+// Output blocks of a sliding window over H x W; RuntimeError on parameters the kernels cannot use.
+std::pair<int64_t, int64_t> blocks(int64_t H, int64_t W, int64_t kh, int64_t kw,
+                                   const Conv2dParams& p, const char* name) {
+  EMBER_CHECK(kh > 0 && kw > 0 && p.stride_h > 0 && p.stride_w > 0 && p.dilation_h > 0 &&
+                  p.dilation_w > 0 && p.pad_h >= 0 && p.pad_w >= 0,
+              "[", name, "] invalid sliding-window parameters");
+  const int64_t eh = H + 2 * p.pad_h - p.dilation_h * (kh - 1) - 1;
+  const int64_t ew = W + 2 * p.pad_w - p.dilation_w * (kw - 1) - 1;
+  EMBER_CHECK(eh >= 0 && ew >= 0, "[", name, "] kernel larger than the padded input");
+  return {eh / p.stride_h + 1, ew / p.stride_w + 1};
+}
+
 void check_bias(const Tensor& bias, const Tensor& like, int64_t n, const char* name) {
   if (!bias.defined()) return;
   check_same_dtype(like, bias, "bias", name);
@@ -255,17 +267,11 @@ Tensor conv2d_forward(const Tensor& x, const Tensor& w, const Tensor& bias, cons
   check_bias(bias, x, w.size(0), name);
   EMBER_CHECK(p.stride_h > 0 && p.stride_w > 0, "[", name,
               "] non-positive stride is not supported");
-  const int64_t Ho =
-      (x.size(2) + 2 * p.pad_h - p.dilation_h * (w.size(2) - 1) - 1) / p.stride_h + 1;
-  const int64_t Wo =
-      (x.size(3) + 2 * p.pad_w - p.dilation_w * (w.size(3) - 1) - 1) / p.stride_w + 1;
-  const std::vector<int64_t> y{x.size(0), w.size(0), Ho, Wo};
-  check_geometry(x.sizes(), w.sizes(), y, p, name);
-  Tensor out = ops::empty_tensor(y, x.dtype(), name);
+  check_geometry(x.sizes(), w.sizes(), {x.size(0), w.size(0)}, p, name);  // the output's N, O
+  blocks(x.size(2), x.size(3), w.size(2), w.size(3), p, name);            // the kernel fits
   std::vector<Tensor> inputs{x.contiguous(), w.contiguous()};
   if (bias.defined()) inputs.push_back(bias.contiguous());
-  dispatch(Convolution(name, ConvOp::Forward, p), inputs, {out});
-  return out;
+  return dispatch(Convolution(name, ConvOp::Forward, p), inputs)[0];
 }
 
 Tensor conv2d_backward_input(const Tensor& grad_output, const Tensor& weight,
@@ -278,11 +284,10 @@ Tensor conv2d_backward_input(const Tensor& grad_output, const Tensor& weight,
   check_same_dtype(grad_output, weight, "weight", name);
   check_geometry(input_size, weight.sizes(), grad_output.sizes(), p, name);
   check_bias(bias, grad_output, input_size[1], name);
-  Tensor out = ops::empty_tensor(input_size, grad_output.dtype(), name);
   std::vector<Tensor> inputs{grad_output.contiguous(), weight.contiguous()};
   if (bias.defined()) inputs.push_back(bias.contiguous());
-  dispatch(Convolution(name, ConvOp::BackwardInput, p), inputs, {out});
-  return out;
+  return dispatch(Convolution(name, ConvOp::BackwardInput, p, {input_size[2], input_size[3]}),
+                  inputs)[0];
 }
 
 Tensor conv2d_backward_weight(const Tensor& grad_output, const Tensor& input,
@@ -294,35 +299,14 @@ Tensor conv2d_backward_weight(const Tensor& grad_output, const Tensor& input,
   check_floating(grad_output, name, "slow_conv2d_cpu");
   check_same_dtype(grad_output, input, "input", name);
   check_geometry(input.sizes(), weight_size, grad_output.sizes(), p, name);
-  Tensor out = ops::empty_tensor(weight_size, grad_output.dtype(), name);
-  dispatch(Convolution(name, ConvOp::BackwardWeight, p),
-           {grad_output.contiguous(), input.contiguous()}, {out});
-  return out;
+  return dispatch(Convolution(name, ConvOp::BackwardWeight, p, {weight_size[2], weight_size[3]}),
+                  {grad_output.contiguous(), input.contiguous()})[0];
 }
-
-namespace {
-// Output blocks of a sliding window over H x W; RuntimeError on parameters the kernels cannot use.
-std::pair<int64_t, int64_t> blocks(int64_t H, int64_t W, int64_t kh, int64_t kw,
-                                   const Conv2dParams& p, const char* name) {
-  EMBER_CHECK(kh > 0 && kw > 0 && p.stride_h > 0 && p.stride_w > 0 && p.dilation_h > 0 &&
-                  p.dilation_w > 0 && p.pad_h >= 0 && p.pad_w >= 0,
-              "[", name, "] invalid sliding-window parameters");
-  const int64_t eh = H + 2 * p.pad_h - p.dilation_h * (kh - 1) - 1;
-  const int64_t ew = W + 2 * p.pad_w - p.dilation_w * (kw - 1) - 1;
-  EMBER_CHECK(eh >= 0 && ew >= 0, "[", name, "] kernel larger than the padded input");
-  return {eh / p.stride_h + 1, ew / p.stride_w + 1};
-}
-}  // namespace
 
 Tensor im2col(const Tensor& x, int64_t kernel_h, int64_t kernel_w, const Conv2dParams& p) {
   check_4d(x, "input", "im2col");
   blocks(x.size(2), x.size(3), kernel_h, kernel_w, p, "im2col");
-  const int64_t Ho = (x.size(2) + 2 * p.pad_h - p.dilation_h * (kernel_h - 1) - 1) / p.stride_h + 1;
-  const int64_t Wo = (x.size(3) + 2 * p.pad_w - p.dilation_w * (kernel_w - 1) - 1) / p.stride_w + 1;
-  Tensor out =
-      ops::empty_tensor({x.size(0), x.size(1) * kernel_h * kernel_w, Ho * Wo}, x.dtype(), "unfold");
-  dispatch(SlidingWindow(true, kernel_h, kernel_w, p), {x.contiguous()}, {out});
-  return out;
+  return dispatch(SlidingWindow(true, kernel_h, kernel_w, p), {x.contiguous()})[0];
 }
 
 Tensor col2im(const Tensor& cols, const std::vector<int64_t>& output_hw, int64_t kernel_h,
@@ -335,11 +319,7 @@ Tensor col2im(const Tensor& cols, const std::vector<int64_t>& output_hw, int64_t
               "[col2im] "
               "columns ",
               shape_str(cols.sizes()), " do not match the sliding blocks");
-  Tensor out = ops::empty_tensor(
-      {cols.size(0), cols.size(1) / (kernel_h * kernel_w), output_hw[0], output_hw[1]},
-      cols.dtype(), "fold");
-  dispatch(SlidingWindow(false, kernel_h, kernel_w, p), {cols.contiguous()}, {out});
-  return out;
+  return dispatch(SlidingWindow(false, kernel_h, kernel_w, p, output_hw), {cols.contiguous()})[0];
 }
 
 }  // namespace detail

@@ -57,9 +57,7 @@ Tensor pad_backward(const Tensor& grad_output, PadMode mode, const std::vector<i
   EMBER_CHECK_TYPE(is_floating_point(grad_output.dtype()), "[", name, "] \"", name,
                    "\" not implemented for '", scalar_type_name(grad_output.dtype()), "' (dtype ",
                    dtype_name(grad_output.dtype()), ")");
-  Tensor out = ops::empty_tensor(input_size, grad_output.dtype(), name);
-  dispatch(Pad(name, mode, pad, 0.0, true), {grad_output.contiguous()}, {out});
-  return out;
+  return dispatch(Pad(name, mode, pad, 0.0, true), {grad_output.contiguous()})[0];
 }
 
 }  // namespace detail
@@ -113,10 +111,8 @@ Tensor pad(const Tensor& input, const PadFuncOptions& o) {
                   " at dimension ", d, ") is too small. Calculated output size: ", out[d]);
     }
   }
-  Tensor y = ops::empty_tensor(out, input.dtype(), "pad");
-  dispatch(Pad(pad_op_name(mode, std::max<int64_t>(m, 1)), mode, p, o.value(), false),
-           {input.contiguous()}, {y});
-  return y;
+  return dispatch(Pad(pad_op_name(mode, std::max<int64_t>(m, 1)), mode, p, o.value(), false),
+                  {input.contiguous()})[0];
 }
 
 }  // namespace functional

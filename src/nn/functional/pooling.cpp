@@ -91,6 +91,7 @@ Pool2dParams to_params(const PoolArgs& a) {
   p.stride_h = one ? 1 : a.stride[0], p.stride_w = a.stride.back();
   p.pad_h = one ? 0 : a.padding[0], p.pad_w = a.padding.back();
   p.dilation_h = one ? 1 : a.dilation[0], p.dilation_w = a.dilation.back();
+  p.ceil_mode = a.ceil_mode;
   return p;
 }
 
@@ -108,11 +109,8 @@ std::tuple<Tensor, Tensor> max_pool(const Tensor& input, int64_t D, const PoolAr
   std::vector<int64_t> out;
   Tensor x = pool_input(input, D, a, op, out);
   check_dtype(x, op, "max_pool2d", 2);
-  const std::vector<int64_t> shape{x.size(0), x.size(1), D == 1 ? 1 : out[0], out.back()};
-  Tensor y = ops::empty_tensor(shape, x.dtype(), op);
-  Tensor idx = ops::empty_tensor(shape, kInt64, op);
-  dispatch(Pooling(op, PoolOp::MaxForward, to_params(a)), {x}, {y, idx});
-  return {pool_output(y, input, D), pool_output(idx, input, D)};
+  const auto y = dispatch(Pooling(op, PoolOp::MaxForward, to_params(a)), {x});
+  return {pool_output(y[0], input, D), pool_output(y[1], input, D)};
 }
 
 Tensor avg_pool(const Tensor& input, int64_t D, const PoolArgs& a, bool count_include_pad,
@@ -124,10 +122,7 @@ Tensor avg_pool(const Tensor& input, int64_t D, const PoolArgs& a, bool count_in
   Pool2dParams p = to_params(a);
   p.count_include_pad = count_include_pad;
   p.divisor_override = divisor;
-  Tensor y =
-      ops::empty_tensor({x.size(0), x.size(1), D == 1 ? 1 : out[0], out.back()}, x.dtype(), op);
-  dispatch(Pooling(op, PoolOp::AvgForward, p), {x}, {y});
-  return pool_output(y, input, D);
+  return pool_output(dispatch(Pooling(op, PoolOp::AvgForward, p), {x})[0], input, D);
 }
 
 // Adaptive pooling: 4-D view and output sizes (None keeps the input size).
@@ -159,10 +154,8 @@ Tensor adaptive_avg(const Tensor& input, int64_t D, const std::vector<std::optio
   std::vector<int64_t> out;
   Tensor x = adaptive_input(input, D, os, op, out);
   check_dtype(x, op, "adaptive_avg_pool2d", 0);
-  Tensor y =
-      ops::empty_tensor({x.size(0), x.size(1), D == 1 ? 1 : out[0], out.back()}, x.dtype(), op);
-  dispatch(Pooling(op, PoolOp::AdaptiveAvgForward), {x}, {y});
-  return pool_output(y, input, D);
+  const std::vector<int64_t> hw{D == 1 ? 1 : out[0], out.back()};
+  return pool_output(dispatch(Pooling(op, PoolOp::AdaptiveAvgForward, {}, hw), {x})[0], input, D);
 }
 
 std::tuple<Tensor, Tensor> adaptive_max(const Tensor& input, int64_t D,
@@ -171,11 +164,9 @@ std::tuple<Tensor, Tensor> adaptive_max(const Tensor& input, int64_t D,
   std::vector<int64_t> out;
   Tensor x = adaptive_input(input, D, os, op, out);
   check_dtype(x, op, "adaptive_max_pool2d", 0);  // floating only, as PyTorch's CPU kernel
-  const std::vector<int64_t> shape{x.size(0), x.size(1), D == 1 ? 1 : out[0], out.back()};
-  Tensor y = ops::empty_tensor(shape, x.dtype(), op);
-  Tensor idx = ops::empty_tensor(shape, kInt64, op);
-  dispatch(Pooling(op, PoolOp::AdaptiveMaxForward), {x}, {y, idx});
-  return {pool_output(y, input, D), pool_output(idx, input, D)};
+  const std::vector<int64_t> hw{D == 1 ? 1 : out[0], out.back()};
+  const auto y = dispatch(Pooling(op, PoolOp::AdaptiveMaxForward, {}, hw), {x});
+  return {pool_output(y[0], input, D), pool_output(y[1], input, D)};
 }
 
 template <size_t D>
@@ -209,10 +200,8 @@ Tensor max_pool2d_backward(const Tensor& grad_output, const Tensor& indices,
   EMBER_CHECK(
       indices.defined() && indices.dtype() == kInt64 && indices.sizes() == grad_output.sizes(), "[",
       name, "] expected int64 indices of the grad_output's shape");
-  Tensor out = ops::empty_tensor(input_size, grad_output.dtype(), name);
-  dispatch(Pooling(name, PoolOp::MaxBackward), {grad_output.contiguous(), indices.contiguous()},
-           {out});
-  return out;
+  return dispatch(Pooling(name, PoolOp::MaxBackward, {}, {input_size[2], input_size[3]}),
+                  {grad_output.contiguous(), indices.contiguous()})[0];
 }
 
 Tensor avg_pool2d_backward(const Tensor& grad_output, const std::vector<int64_t>& input_size,
@@ -222,9 +211,8 @@ Tensor avg_pool2d_backward(const Tensor& grad_output, const std::vector<int64_t>
   EMBER_CHECK(p.kernel_h > 0 && p.kernel_w > 0 && p.stride_h > 0 && p.stride_w > 0 &&
                   p.pad_h >= 0 && p.pad_w >= 0 && (!p.divisor_override || *p.divisor_override != 0),
               "[", name, "] invalid pooling parameters: ", p.str());
-  Tensor out = ops::empty_tensor(input_size, grad_output.dtype(), name);
-  dispatch(Pooling(name, PoolOp::AvgBackward, p), {grad_output.contiguous()}, {out});
-  return out;
+  return dispatch(Pooling(name, PoolOp::AvgBackward, p, {input_size[2], input_size[3]}),
+                  {grad_output.contiguous()})[0];
 }
 
 Tensor adaptive_avg_pool2d_backward(const Tensor& grad_output,
@@ -232,9 +220,8 @@ Tensor adaptive_avg_pool2d_backward(const Tensor& grad_output,
   const char* name = "adaptive_avg_pool2d_backward";
   check_grad(grad_output, input_size, name);
   EMBER_CHECK(input_size[2] > 0 && input_size[3] > 0, "[", name, "] empty input planes");
-  Tensor out = ops::empty_tensor(input_size, grad_output.dtype(), name);
-  dispatch(Pooling(name, PoolOp::AdaptiveAvgBackward), {grad_output.contiguous()}, {out});
-  return out;
+  return dispatch(Pooling(name, PoolOp::AdaptiveAvgBackward, {}, {input_size[2], input_size[3]}),
+                  {grad_output.contiguous()})[0];
 }
 
 }  // namespace detail

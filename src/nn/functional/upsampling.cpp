@@ -50,9 +50,8 @@ Tensor upsample2d(const Tensor& x, ResampleOp op, const std::vector<int64_t>& ou
   EMBER_CHECK(x.size(2) > 0 && x.size(3) > 0 && out_hw[0] > 0 && out_hw[1] > 0, "[", name,
               "] Input and output sizes should be greater than 0, but got input (H: ", x.size(2),
               ", W: ", x.size(3), ") output (H: ", out_hw[0], ", W: ", out_hw[1], ")");
-  Tensor out = ops::empty_tensor({x.size(0), x.size(1), out_hw[0], out_hw[1]}, x.dtype(), name);
-  dispatch(Upsample(name, op, false, align_corners, scale_h, scale_w), {x.contiguous()}, {out});
-  return out;
+  return dispatch(Upsample(name, op, false, align_corners, scale_h, scale_w, out_hw),
+                  {x.contiguous()})[0];
 }
 
 Tensor upsample2d_backward(const Tensor& grad_output, ResampleOp op,
@@ -73,10 +72,9 @@ Tensor upsample2d_backward(const Tensor& grad_output, ResampleOp op,
   EMBER_CHECK_TYPE(is_floating_point(grad_output.dtype()), "[", name, "] \"", name,
                    "\" not implemented for '", scalar_type_name(grad_output.dtype()), "' (dtype ",
                    dtype_name(grad_output.dtype()), ")");
-  Tensor out = ops::empty_tensor(input_size, grad_output.dtype(), name);
-  dispatch(Upsample(name, op, true, align_corners, scale_h, scale_w), {grad_output.contiguous()},
-           {out});
-  return out;
+  return dispatch(
+      Upsample(name, op, true, align_corners, scale_h, scale_w, {input_size[2], input_size[3]}),
+      {grad_output.contiguous()})[0];
 }
 
 }  // namespace detail

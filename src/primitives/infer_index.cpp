@@ -1,0 +1,113 @@
+// Shape inference (Note [Inference]) of concatenation, indexing, gather/scatter, sorting and
+// searching. The op builders have validated the arguments; these rules only compute. The
+// in-place primitives (Scatter, IndexUpdate, IndexPut, MaskedScatter) write into their target,
+// inputs[0]: their inference states that tensor as it is.
+#include "primitives/index.h"
+#include "primitives/infer_util.h"
+#include "primitives/scatter.h"
+#include "primitives/shape.h"
+#include "primitives/sort.h"
+
+namespace ember {
+namespace {
+
+TensorMeta with_sizes(const TensorMeta& like, SymShape sizes, ScalarType dtype) {
+  return TensorMeta::contiguous(std::move(sizes), dtype, like.device);
+}
+
+// The number of elements of a tensor of `sizes`.
+SymInt numel(const SymShape& sizes) {
+  SymInt n = 1;
+  for (const SymInt& s : sizes) n = n * s;
+  return n;
+}
+
+}  // namespace
+
+MetaList Cat::infer(std::span<const TensorMeta> in) const {
+  SymShape sizes = in[0].sizes;
+  for (size_t i = 1; i < in.size(); ++i) sizes[p_.dim] = sizes[p_.dim] + in[i].sizes[p_.dim];
+  return {with_sizes(in[0], std::move(sizes), p_.dtype)};
+}
+
+MetaList Index::infer(std::span<const TensorMeta> in) const {
+  // Note [Advanced indexing layout]: the index shape B replaces the indexed dims where they are
+  // adjacent, else it leads.
+  const SymShape b = broadcast_sizes(in.subspan(1));
+  const auto& dims = p_.dims;
+  bool adjacent = true;
+  for (size_t j = 1; j < dims.size(); ++j) adjacent = adjacent && dims[j] == dims[0] + int64_t(j);
+  SymShape sizes;
+  if (!adjacent) sizes = b;
+  const SymShape& x = in[0].sizes;
+  for (size_t d = 0; d < x.size(); ++d) {
+    bool indexed = false;
+    for (int64_t i : dims) indexed = indexed || i == static_cast<int64_t>(d);
+    if (!indexed) {
+      sizes.push_back(x[d]);
+    } else if (adjacent && static_cast<int64_t>(d) == dims[0]) {
+      sizes.append(b.begin(), b.end());
+    }
+  }
+  return {with_sizes(in[0], std::move(sizes), in[0].dtype)};
+}
+
+MetaList IndexPut::infer(std::span<const TensorMeta> in) const { return {in[0]}; }
+
+MetaList IndexSelect::infer(std::span<const TensorMeta> in) const {
+  SymShape sizes = in[0].sizes;
+  if (!sizes.empty()) sizes[p_.dim] = numel(in[1].sizes);  // index: 1-D or 0-d
+  return {with_sizes(in[0], std::move(sizes), in[0].dtype)};
+}
+
+MetaList Gather::infer(std::span<const TensorMeta> in) const {
+  return {with_sizes(in[0], in[1].sizes, in[0].dtype)};
+}
+
+MetaList Scatter::infer(std::span<const TensorMeta> in) const { return {in[0]}; }
+
+MetaList IndexUpdate::infer(std::span<const TensorMeta> in) const { return {in[0]}; }
+
+MetaList Take::infer(std::span<const TensorMeta> in) const {
+  return {with_sizes(in[0], in[1].sizes, in[0].dtype)};
+}
+
+MetaList MaskedScatter::infer(std::span<const TensorMeta> in) const { return {in[0]}; }
+
+MetaList Histc::infer(std::span<const TensorMeta> in) const {
+  return {with_sizes(in[0], {p_.bins}, in[0].dtype)};
+}
+
+MetaList SortSelect::infer(std::span<const TensorMeta> in) const {
+  SymShape sizes = in[0].sizes;
+  if (p_.whole) {
+    sizes.clear();
+  } else if (!sizes.empty()) {
+    switch (p_.op) {
+      case SortOp::Sort:
+        break;
+      case SortOp::TopK:
+        sizes[p_.dim] = p_.k;
+        break;
+      case SortOp::KthValue:
+      case SortOp::Median:
+      case SortOp::NanMedian:
+      case SortOp::Mode:
+        if (p_.keepdim) {
+          sizes[p_.dim] = 1;
+        } else {
+          SymShape kept(sizes.begin(), sizes.begin() + p_.dim);
+          kept.append(sizes.begin() + p_.dim + 1, sizes.end());
+          sizes = std::move(kept);
+        }
+        break;
+    }
+  }
+  return {with_sizes(in[0], sizes, in[0].dtype), with_sizes(in[0], sizes, kInt64)};
+}
+
+MetaList SearchSorted::infer(std::span<const TensorMeta> in) const {
+  return {with_sizes(in[1], in[1].sizes, p_.out_int32 ? kInt32 : kInt64)};
+}
+
+}  // namespace ember
