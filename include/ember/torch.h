@@ -28,6 +28,10 @@ namespace torch {
 using namespace ::ember;  // NOLINT: the whole API under torch::
 /// libtorch's list-of-sizes argument type.
 using IntArrayRef = ::ember::IntList;
+// torch::optional and torch::nullopt (libtorch's types.h imports them).
+using std::nullopt;
+using std::nullopt_t;
+using std::optional;
 
 // Aliases, not namespaces of their own: after `using namespace torch;`, `nn::Linear` names one
 // namespace whichever way it is reached (torch::nn or, through torch's using-directive, ember::nn).
@@ -45,19 +49,15 @@ inline int64_t device_count() { return 0; }
 // ATen functions that libtorch puts at the top level and Ember keeps in nn::functional (those
 // whose argument order is the same in both).
 using ::ember::nn::functional::adaptive_avg_pool2d;
-using ::ember::nn::functional::avg_pool2d;
 using ::ember::nn::functional::binary_cross_entropy;
 using ::ember::nn::functional::binary_cross_entropy_with_logits;
 using ::ember::nn::functional::conv1d;
 using ::ember::nn::functional::conv2d;
-using ::ember::nn::functional::dropout;
 using ::ember::nn::functional::huber_loss;
 using ::ember::nn::functional::kl_div;
 using ::ember::nn::functional::l1_loss;
 using ::ember::nn::functional::layer_norm;
 using ::ember::nn::functional::linear;
-using ::ember::nn::functional::max_pool1d;
-using ::ember::nn::functional::max_pool2d;
 using ::ember::nn::functional::mse_loss;
 using ::ember::nn::functional::nll_loss;
 using ::ember::nn::functional::smooth_l1_loss;
@@ -78,6 +78,73 @@ R reduction(int64_t r) {
   return ::ember::kMean;
 }
 }  // namespace detail
+
+// ATen's pooling and dropout: one function per name (not overloaded), so that a libtorch program
+// can pass them to nn::Functional, e.g. Functional(torch::max_pool2d, 3, stride, 0, 1, false).
+// Each list is one value for every spatial dimension or one per dimension; an empty stride
+// means the kernel size.
+namespace detail {
+template <size_t D>
+ExpandingArray<D> pool_arg(const IntList& v, const char* op, const char* what) {
+  EMBER_CHECK(v.size() == 1 || v.size() == D, "[", op, "] ", what,
+              " must either be a single int, or a tuple of ", D, " ints, got ", v.size(),
+              " values");
+  return v.size() == 1 ? ExpandingArray<D>(v[0]) : ExpandingArray<D>(v.vec());
+}
+template <size_t D>
+std::optional<ExpandingArray<D>> pool_stride(const IntList& v, const char* op) {
+  if (v.empty()) return std::nullopt;
+  return pool_arg<D>(v, op, "stride");
+}
+}  // namespace detail
+
+/// at::max_pool1d(self, kernel_size, stride = {}, padding = 0, dilation = 1, ceil_mode = false).
+inline Tensor max_pool1d(const Tensor& self, IntArrayRef kernel_size, IntArrayRef stride = {},
+                         IntArrayRef padding = 0, IntArrayRef dilation = 1,
+                         bool ceil_mode = false) {
+  constexpr const char* op = "max_pool1d";
+  return ::ember::nn::functional::max_pool1d(
+      self, detail::pool_arg<1>(kernel_size, op, "kernel_size"),
+      detail::pool_stride<1>(stride, op), detail::pool_arg<1>(padding, op, "padding"),
+      detail::pool_arg<1>(dilation, op, "dilation"), ceil_mode);
+}
+/// at::max_pool2d(self, kernel_size, stride = {}, padding = 0, dilation = 1, ceil_mode = false).
+inline Tensor max_pool2d(const Tensor& self, IntArrayRef kernel_size, IntArrayRef stride = {},
+                         IntArrayRef padding = 0, IntArrayRef dilation = 1,
+                         bool ceil_mode = false) {
+  constexpr const char* op = "max_pool2d";
+  return ::ember::nn::functional::max_pool2d(
+      self, detail::pool_arg<2>(kernel_size, op, "kernel_size"),
+      detail::pool_stride<2>(stride, op), detail::pool_arg<2>(padding, op, "padding"),
+      detail::pool_arg<2>(dilation, op, "dilation"), ceil_mode);
+}
+/// at::avg_pool1d(self, kernel_size, stride = {}, padding = 0, ceil_mode = false,
+/// count_include_pad = true).
+inline Tensor avg_pool1d(const Tensor& self, IntArrayRef kernel_size, IntArrayRef stride = {},
+                         IntArrayRef padding = 0, bool ceil_mode = false,
+                         bool count_include_pad = true) {
+  constexpr const char* op = "avg_pool1d";
+  return ::ember::nn::functional::avg_pool1d(
+      self, detail::pool_arg<1>(kernel_size, op, "kernel_size"),
+      detail::pool_stride<1>(stride, op), detail::pool_arg<1>(padding, op, "padding"), ceil_mode,
+      count_include_pad);
+}
+/// at::avg_pool2d(self, kernel_size, stride = {}, padding = 0, ceil_mode = false,
+/// count_include_pad = true, divisor_override = nullopt).
+inline Tensor avg_pool2d(const Tensor& self, IntArrayRef kernel_size, IntArrayRef stride = {},
+                         IntArrayRef padding = 0, bool ceil_mode = false,
+                         bool count_include_pad = true,
+                         std::optional<int64_t> divisor_override = std::nullopt) {
+  constexpr const char* op = "avg_pool2d";
+  return ::ember::nn::functional::avg_pool2d(
+      self, detail::pool_arg<2>(kernel_size, op, "kernel_size"),
+      detail::pool_stride<2>(stride, op), detail::pool_arg<2>(padding, op, "padding"), ceil_mode,
+      count_include_pad, divisor_override);
+}
+/// at::dropout(input, p, train).
+inline Tensor dropout(const Tensor& input, double p, bool train) {
+  return ::ember::nn::functional::dropout(input, p, train);
+}
 
 // ATen's top-level loss functions, (input, target, ..., reduction, extra scalars) as in
 // native_functions.yaml. The reduction has no default here: the two-argument calls go to the
