@@ -104,9 +104,9 @@ inline Tensor max_pool1d(const Tensor& self, IntArrayRef kernel_size, IntArrayRe
                          bool ceil_mode = false) {
   constexpr const char* op = "max_pool1d";
   return ::ember::nn::functional::max_pool1d(
-      self, detail::pool_arg<1>(kernel_size, op, "kernel_size"),
-      detail::pool_stride<1>(stride, op), detail::pool_arg<1>(padding, op, "padding"),
-      detail::pool_arg<1>(dilation, op, "dilation"), ceil_mode);
+      self, detail::pool_arg<1>(kernel_size, op, "kernel_size"), detail::pool_stride<1>(stride, op),
+      detail::pool_arg<1>(padding, op, "padding"), detail::pool_arg<1>(dilation, op, "dilation"),
+      ceil_mode);
 }
 /// at::max_pool2d(self, kernel_size, stride = {}, padding = 0, dilation = 1, ceil_mode = false).
 inline Tensor max_pool2d(const Tensor& self, IntArrayRef kernel_size, IntArrayRef stride = {},
@@ -114,9 +114,9 @@ inline Tensor max_pool2d(const Tensor& self, IntArrayRef kernel_size, IntArrayRe
                          bool ceil_mode = false) {
   constexpr const char* op = "max_pool2d";
   return ::ember::nn::functional::max_pool2d(
-      self, detail::pool_arg<2>(kernel_size, op, "kernel_size"),
-      detail::pool_stride<2>(stride, op), detail::pool_arg<2>(padding, op, "padding"),
-      detail::pool_arg<2>(dilation, op, "dilation"), ceil_mode);
+      self, detail::pool_arg<2>(kernel_size, op, "kernel_size"), detail::pool_stride<2>(stride, op),
+      detail::pool_arg<2>(padding, op, "padding"), detail::pool_arg<2>(dilation, op, "dilation"),
+      ceil_mode);
 }
 /// at::avg_pool1d(self, kernel_size, stride = {}, padding = 0, ceil_mode = false,
 /// count_include_pad = true).
@@ -125,9 +125,8 @@ inline Tensor avg_pool1d(const Tensor& self, IntArrayRef kernel_size, IntArrayRe
                          bool count_include_pad = true) {
   constexpr const char* op = "avg_pool1d";
   return ::ember::nn::functional::avg_pool1d(
-      self, detail::pool_arg<1>(kernel_size, op, "kernel_size"),
-      detail::pool_stride<1>(stride, op), detail::pool_arg<1>(padding, op, "padding"), ceil_mode,
-      count_include_pad);
+      self, detail::pool_arg<1>(kernel_size, op, "kernel_size"), detail::pool_stride<1>(stride, op),
+      detail::pool_arg<1>(padding, op, "padding"), ceil_mode, count_include_pad);
 }
 /// at::avg_pool2d(self, kernel_size, stride = {}, padding = 0, ceil_mode = false,
 /// count_include_pad = true, divisor_override = nullopt).
@@ -137,9 +136,8 @@ inline Tensor avg_pool2d(const Tensor& self, IntArrayRef kernel_size, IntArrayRe
                          std::optional<int64_t> divisor_override = std::nullopt) {
   constexpr const char* op = "avg_pool2d";
   return ::ember::nn::functional::avg_pool2d(
-      self, detail::pool_arg<2>(kernel_size, op, "kernel_size"),
-      detail::pool_stride<2>(stride, op), detail::pool_arg<2>(padding, op, "padding"), ceil_mode,
-      count_include_pad, divisor_override);
+      self, detail::pool_arg<2>(kernel_size, op, "kernel_size"), detail::pool_stride<2>(stride, op),
+      detail::pool_arg<2>(padding, op, "padding"), ceil_mode, count_include_pad, divisor_override);
 }
 /// at::dropout(input, p, train).
 inline Tensor dropout(const Tensor& input, double p, bool train) {
@@ -263,7 +261,32 @@ using std::nullopt;
 using std::optional;
 using ::torch::str;
 using IntArrayRef = ::ember::IntList;
+using ::ember::IValue;
 }  // namespace c10
+
+namespace ember::nn {
+/// Prints the module a holder wraps (libtorch's pimpl.h): std::cout << model.
+template <typename M>
+std::ostream& operator<<(std::ostream& os, const ModuleHolder<M>& holder) {
+  return os << *holder;
+}
+}  // namespace ember::nn
+
+namespace ember::compat {
+/// Prints a list of sizes as c10's ArrayRef does: std::cout << x.sizes() shows "[8, 3]".
+inline std::ostream& operator<<(std::ostream& os, const std::vector<int64_t>& sizes) {
+  os << "[";
+  for (size_t i = 0; i < sizes.size(); ++i) os << (i ? ", " : "") << sizes[i];
+  return os << "]";
+}
+}  // namespace ember::compat
+// x.sizes() is a std::vector here, not an IntArrayRef, so argument-dependent lookup cannot find
+// the printer: it is declared where ordinary lookup finds it, at the top level (user code) and in
+// ember (whose own operator<< overloads would hide the top-level one there).
+namespace ember {
+using compat::operator<<;
+}  // namespace ember
+using ::ember::compat::operator<<;
 
 /// libtorch's macro for a module holder: TORCH_MODULE(Net) wraps NetImpl.
 #define TORCH_MODULE(Name) EMBER_MODULE(Name)

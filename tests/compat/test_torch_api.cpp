@@ -5,6 +5,7 @@
 
 #include <cmath>
 #include <filesystem>
+#include <sstream>
 #include <type_traits>
 
 #include "ember/torch.h"
@@ -93,6 +94,13 @@ class BytesDataset : public torch::data::datasets::Dataset<BytesDataset> {
  private:
   std::vector<uint8_t> bytes_;
 };
+
+// Printing sizes from code outside namespace ember, as a libtorch program does.
+std::string sizes_text(const Tensor& x) {
+  std::ostringstream out;
+  out << x.sizes();
+  return out.str();
+}
 
 }  // namespace compat_snippets
 
@@ -324,6 +332,22 @@ TEST(TorchApi, FunctionalModulesOptionalAndExpandingArrayLists) {
   }
   EXPECT_EQ(batch_sizes, (std::vector<int64_t>{2, 1}));
   EXPECT_TRUE(close(first, torch::tensor({{1.0, 2.0}, {3.0, 4.0}})));
+}
+
+TEST(TorchApi, PrintingSizesAndModuleHolders) {
+  // As c10's ArrayRef prints: std::cout << x.sizes().
+  std::ostringstream sizes;
+  sizes << torch::zeros({8, 3}).sizes() << torch::zeros({}).sizes();
+  EXPECT_EQ(sizes.str(), "[8, 3][]");
+  EXPECT_EQ(compat_snippets::sizes_text(torch::zeros({2, 1, 5})), "[2, 1, 5]");
+  // A holder prints its module, as std::cout << *holder does.
+  torch::nn::Linear lin(3, 4);
+  std::ostringstream held, direct;
+  held << lin;
+  direct << *lin;
+  EXPECT_EQ(held.str(), direct.str());
+  EXPECT_NE(held.str().find("in_features=3, out_features=4"), std::string::npos) << held.str();
+  static_assert(std::is_same_v<c10::IValue, ember::IValue>);
 }
 
 // Expected names printed by libtorch 1.13 (Debian's libtorch-dev) for the same expressions.
