@@ -3,12 +3,14 @@
 // Note [Overload suffix]: libtorch names a node after the op and the position of the op's
 // overload among those in derivatives.yaml: add.Tensor is AddBackward0, add.Scalar (x + 2 in C++)
 // AddBackward1, pow.Tensor_Scalar / Tensor_Tensor / Scalar are PowBackward0 / 1 / 2. Ember keeps
-// one Binary primitive per op and passes a Python-like scalar as a wrapped 0-d tensor, so the
-// suffix is read from which operand is a wrapped number.
+// one primitive per op, so the suffix is read from the call: which operand of a binary op is a
+// wrapped number (a Python-like scalar), whether clamp's bounds or lerp's weight are tensors
+// (extra inputs), whether scatter writes a value or a source.
 #include <cctype>
 
 #include "autograd/functions.h"
 #include "primitives/binary.h"
+#include "primitives/scatter.h"
 
 namespace ember::autograd {
 namespace {
@@ -51,14 +53,23 @@ int binary_overload(BinaryOp op, bool scalar_first, bool scalar_second) {
 std::string backward_name(const char* op) { return camel_case(op) + "Backward0"; }
 
 std::string backward_name(const Primitive& prim, const std::vector<Tensor>& inputs) {
+  // The op's own name without the in-place underscore: a display name (floor_divide,
+  // scatter_add) is another op of libtorch's, with its own numbering.
+  std::string op = prim.name();
+  if (!op.empty() && op.back() == '_') op.pop_back();
   int overload = 0;
-  if (prim.kind() == PrimitiveKind::Binary && inputs.size() == 2) {
+  const PrimitiveKind kind = prim.kind();
+  if (kind == PrimitiveKind::Binary && inputs.size() == 2) {
     const auto& binary = static_cast<const Binary&>(prim);
-    // Only under the op's own name (or its in-place form): floor_divide keeps its own node name.
-    const std::string own = binary_op_name(binary.op());
-    const std::string name = prim.name();
-    if (name == own || name == own + "_")
+    if (op == binary_op_name(binary.op()))
       overload = binary_overload(binary.op(), wrapped(inputs[0]), wrapped(inputs[1]));
+  } else if (kind == PrimitiveKind::Clamp && op == "clamp") {
+    overload = inputs.size() == 1 ? 1 : 0;  // clamp.Tensor, then clamp (Scalar bounds)
+  } else if (kind == PrimitiveKind::Lerp) {
+    overload = inputs.size() == 3 ? 1 : 0;  // lerp.Scalar, lerp.Tensor (the weight)
+  } else if (kind == PrimitiveKind::Scatter && op == "scatter") {
+    // scatter.src, scatter.value (with a reduction libtorch has no derivative to name)
+    overload = static_cast<const Scatter&>(prim).value() ? 1 : 0;
   }
   return camel_case(prim.name()) + "Backward" + std::to_string(overload);
 }

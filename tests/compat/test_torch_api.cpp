@@ -380,6 +380,15 @@ TEST(TorchApi, TensorScalarNodesCarryLibtorchOverloadNumbers) {
   Tensor c = x.clone();
   EXPECT_EQ(name(c -= 2), "SubBackward1");
   EXPECT_EQ(name(x.clone().pow_(x)), "PowBackward1");
+  EXPECT_EQ(name(x.clamp(0, 1)), "ClampBackward1");
+  EXPECT_EQ(name(x.clone().clamp_(0, 1)), "ClampBackward1");
+  EXPECT_EQ(name(x.clamp(torch::zeros(2), torch::ones(2))), "ClampBackward0");
+  EXPECT_EQ(name(x.lerp(x * 2, 0.5)), "LerpBackward0");
+  EXPECT_EQ(name(x.lerp(x * 2, torch::full(2, 0.5))), "LerpBackward1");
+  Tensor index = torch::tensor({0}, torch::kInt64);
+  EXPECT_EQ(name(x.scatter(0, index, x)), "ScatterBackward0");
+  EXPECT_EQ(name(x.scatter(0, index, 2.0)), "ScatterBackward1");
+  EXPECT_EQ(name(x.clone().scatter_(0, index, 2.0)), "ScatterBackward1");
   // The names do not change the gradients: d(3 x - 2 + x^2) / dx = 3 + 2 x.
   (x * 3 - 2 + x.pow(2)).sum().backward();
   EXPECT_TRUE(close(x.grad(), torch::full(2, 5.0)));
