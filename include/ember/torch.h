@@ -83,6 +83,7 @@ R reduction(int64_t r) {
 // can pass them to nn::Functional, e.g. Functional(torch::max_pool2d, 3, stride, 0, 1, false).
 // Each list is one value for every spatial dimension or one per dimension; an empty stride
 // means the kernel size.
+namespace F_ = ::ember::nn::functional;
 namespace detail {
 template <size_t D>
 ExpandingArray<D> pool_arg(const IntList& v, const char* op, const char* what) {
@@ -91,42 +92,40 @@ ExpandingArray<D> pool_arg(const IntList& v, const char* op, const char* what) {
               " values");
   return v.size() == 1 ? ExpandingArray<D>(v[0]) : ExpandingArray<D>(v.vec());
 }
+/// The arguments every pooling op shares, checked and expanded to D values.
 template <size_t D>
-std::optional<ExpandingArray<D>> pool_stride(const IntList& v, const char* op) {
-  if (v.empty()) return std::nullopt;
-  return pool_arg<D>(v, op, "stride");
-}
+struct PoolArgs {
+  PoolArgs(const char* op, const IntList& k, const IntList& s, const IntList& p)
+      : kernel_size(pool_arg<D>(k, op, "kernel_size")),
+        stride(s.empty() ? std::nullopt : std::optional(pool_arg<D>(s, op, "stride"))),
+        padding(pool_arg<D>(p, op, "padding")) {}
+  ExpandingArray<D> kernel_size;
+  std::optional<ExpandingArray<D>> stride;  // nullopt: the kernel size
+  ExpandingArray<D> padding;
+};
 }  // namespace detail
 
-/// at::max_pool1d(self, kernel_size, stride = {}, padding = 0, dilation = 1, ceil_mode = false).
-inline Tensor max_pool1d(const Tensor& self, IntArrayRef kernel_size, IntArrayRef stride = {},
-                         IntArrayRef padding = 0, IntArrayRef dilation = 1,
-                         bool ceil_mode = false) {
-  constexpr const char* op = "max_pool1d";
-  return ::ember::nn::functional::max_pool1d(
-      self, detail::pool_arg<1>(kernel_size, op, "kernel_size"), detail::pool_stride<1>(stride, op),
-      detail::pool_arg<1>(padding, op, "padding"), detail::pool_arg<1>(dilation, op, "dilation"),
-      ceil_mode);
-}
-/// at::max_pool2d(self, kernel_size, stride = {}, padding = 0, dilation = 1, ceil_mode = false).
-inline Tensor max_pool2d(const Tensor& self, IntArrayRef kernel_size, IntArrayRef stride = {},
-                         IntArrayRef padding = 0, IntArrayRef dilation = 1,
-                         bool ceil_mode = false) {
-  constexpr const char* op = "max_pool2d";
-  return ::ember::nn::functional::max_pool2d(
-      self, detail::pool_arg<2>(kernel_size, op, "kernel_size"), detail::pool_stride<2>(stride, op),
-      detail::pool_arg<2>(padding, op, "padding"), detail::pool_arg<2>(dilation, op, "dilation"),
-      ceil_mode);
-}
+/// at::max_pool1d / at::max_pool2d(self, kernel_size, stride = {}, padding = 0, dilation = 1,
+/// ceil_mode = false).
+#define EMBER_TORCH_MAX_POOL(D)                                                             \
+  inline Tensor max_pool##D##d(const Tensor& self, IntArrayRef kernel_size,                 \
+                               IntArrayRef stride = {}, IntArrayRef padding = 0,            \
+                               IntArrayRef dilation = 1, bool ceil_mode = false) {          \
+    const detail::PoolArgs<D> a("max_pool" #D "d", kernel_size, stride, padding);           \
+    return F_::max_pool##D##d(self, a.kernel_size, a.stride, a.padding,                     \
+                              detail::pool_arg<D>(dilation, "max_pool" #D "d", "dilation"), \
+                              ceil_mode);                                                   \
+  }
+EMBER_TORCH_MAX_POOL(1)
+EMBER_TORCH_MAX_POOL(2)
+#undef EMBER_TORCH_MAX_POOL
 /// at::avg_pool1d(self, kernel_size, stride = {}, padding = 0, ceil_mode = false,
 /// count_include_pad = true).
 inline Tensor avg_pool1d(const Tensor& self, IntArrayRef kernel_size, IntArrayRef stride = {},
                          IntArrayRef padding = 0, bool ceil_mode = false,
                          bool count_include_pad = true) {
-  constexpr const char* op = "avg_pool1d";
-  return ::ember::nn::functional::avg_pool1d(
-      self, detail::pool_arg<1>(kernel_size, op, "kernel_size"), detail::pool_stride<1>(stride, op),
-      detail::pool_arg<1>(padding, op, "padding"), ceil_mode, count_include_pad);
+  const detail::PoolArgs<1> a("avg_pool1d", kernel_size, stride, padding);
+  return F_::avg_pool1d(self, a.kernel_size, a.stride, a.padding, ceil_mode, count_include_pad);
 }
 /// at::avg_pool2d(self, kernel_size, stride = {}, padding = 0, ceil_mode = false,
 /// count_include_pad = true, divisor_override = nullopt).
@@ -134,20 +133,18 @@ inline Tensor avg_pool2d(const Tensor& self, IntArrayRef kernel_size, IntArrayRe
                          IntArrayRef padding = 0, bool ceil_mode = false,
                          bool count_include_pad = true,
                          std::optional<int64_t> divisor_override = std::nullopt) {
-  constexpr const char* op = "avg_pool2d";
-  return ::ember::nn::functional::avg_pool2d(
-      self, detail::pool_arg<2>(kernel_size, op, "kernel_size"), detail::pool_stride<2>(stride, op),
-      detail::pool_arg<2>(padding, op, "padding"), ceil_mode, count_include_pad, divisor_override);
+  const detail::PoolArgs<2> a("avg_pool2d", kernel_size, stride, padding);
+  return F_::avg_pool2d(self, a.kernel_size, a.stride, a.padding, ceil_mode, count_include_pad,
+                        divisor_override);
 }
 /// at::dropout(input, p, train).
 inline Tensor dropout(const Tensor& input, double p, bool train) {
-  return ::ember::nn::functional::dropout(input, p, train);
+  return F_::dropout(input, p, train);
 }
 
 // ATen's top-level loss functions, (input, target, ..., reduction, extra scalars) as in
 // native_functions.yaml. The reduction has no default here: the two-argument calls go to the
 // nn::functional forms above, which compute the same thing.
-namespace F_ = ::ember::nn::functional;
 inline Tensor mse_loss(const Tensor& input, const Tensor& target, int64_t reduction) {
   return F_::mse_loss(input, target,
                       F_::MSELossFuncOptions().reduction(detail::reduction(reduction)));
