@@ -28,6 +28,15 @@ namespace torch {
 using namespace ::ember;  // NOLINT: the whole API under torch::
 /// libtorch's list-of-sizes argument type.
 using IntArrayRef = ::ember::IntList;
+// libtorch's short dtype names (torch/types.h): torch::kF32 is torch::kFloat32.
+constexpr ScalarType kU8 = kUInt8;
+constexpr ScalarType kI8 = kInt8;
+constexpr ScalarType kI16 = kInt16;
+constexpr ScalarType kI32 = kInt32;
+constexpr ScalarType kI64 = kInt64;
+constexpr ScalarType kF16 = kFloat16;
+constexpr ScalarType kF32 = kFloat32;
+constexpr ScalarType kF64 = kFloat64;
 // torch::optional and torch::nullopt (libtorch's types.h imports them).
 using std::nullopt;
 using std::nullopt_t;

@@ -334,7 +334,7 @@ TEST(TorchApi, FunctionalModulesOptionalAndExpandingArrayLists) {
   EXPECT_TRUE(close(first, torch::tensor({{1.0, 2.0}, {3.0, 4.0}})));
 }
 
-TEST(TorchApi, PrintingSizesAndModuleHolders) {
+TEST(TorchApi, PrintingSizesModuleHoldersAndShortDtypeNames) {
   // As c10's ArrayRef prints: std::cout << x.sizes().
   std::ostringstream sizes;
   sizes << torch::zeros({8, 3}).sizes() << torch::zeros({}).sizes();
@@ -348,6 +348,12 @@ TEST(TorchApi, PrintingSizesAndModuleHolders) {
   EXPECT_EQ(held.str(), direct.str());
   EXPECT_NE(held.str().find("in_features=3, out_features=4"), std::string::npos) << held.str();
   static_assert(std::is_same_v<c10::IValue, ember::IValue>);
+  // libtorch's short dtype names.
+  static_assert(torch::kF32 == ScalarType::Float32 && torch::kF64 == ScalarType::Float64 &&
+                torch::kF16 == ScalarType::Float16 && torch::kU8 == ScalarType::UInt8 &&
+                torch::kI8 == ScalarType::Int8 && torch::kI16 == ScalarType::Int16 &&
+                torch::kI32 == ScalarType::Int32 && torch::kI64 == ScalarType::Int64);
+  EXPECT_EQ(torch::ones(2, torch::kU8).to(torch::kF32).dtype(), torch::kFloat32);
 }
 
 // Expected names printed by libtorch 1.13 (Debian's libtorch-dev) for the same expressions.
