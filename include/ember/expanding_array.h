@@ -40,13 +40,11 @@ class ExpandingArray {
   operator std::vector<T>() const { return vec(); }  // NOLINT
   // libtorch's ExpandingArray converts to IntArrayRef: Functional(torch::reshape, shape).
   operator IntList() const  // NOLINT
-    requires std::is_same_v<T, int64_t>
-  {
+      requires std::is_same_v<T, int64_t> {
     return IntList(vec());
   }
   operator SymIntList() const  // NOLINT
-    requires std::is_same_v<T, int64_t>
-  {
+      requires std::is_same_v<T, int64_t> {
     return SymIntList(vec());
   }
   static constexpr size_t size() { return D; }
