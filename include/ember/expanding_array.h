@@ -8,9 +8,12 @@
 #include <initializer_list>
 #include <optional>
 #include <ostream>
+#include <type_traits>
 #include <vector>
 
 #include "ember/core/error.h"
+#include "ember/core/int_list.h"
+#include "ember/core/symint.h"
 
 namespace ember {
 
@@ -35,6 +38,15 @@ class ExpandingArray {
   const T& operator[](size_t i) const { return values_[i]; }
   std::vector<T> vec() const { return std::vector<T>(values_.begin(), values_.end()); }
   operator std::vector<T>() const { return vec(); }  // NOLINT
+  // libtorch's ExpandingArray converts to IntArrayRef: Functional(torch::reshape, shape).
+  operator IntList() const  // NOLINT
+      requires std::is_same_v<T, int64_t> {
+    return IntList(vec());
+  }
+  operator SymIntList() const  // NOLINT
+      requires std::is_same_v<T, int64_t> {
+    return SymIntList(vec());
+  }
   static constexpr size_t size() { return D; }
 
  private:

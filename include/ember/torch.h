@@ -28,6 +28,19 @@ namespace torch {
 using namespace ::ember;  // NOLINT: the whole API under torch::
 /// libtorch's list-of-sizes argument type.
 using IntArrayRef = ::ember::IntList;
+// libtorch's short dtype names (torch/types.h): torch::kF32 is torch::kFloat32.
+constexpr ScalarType kU8 = kUInt8;
+constexpr ScalarType kI8 = kInt8;
+constexpr ScalarType kI16 = kInt16;
+constexpr ScalarType kI32 = kInt32;
+constexpr ScalarType kI64 = kInt64;
+constexpr ScalarType kF16 = kFloat16;
+constexpr ScalarType kF32 = kFloat32;
+constexpr ScalarType kF64 = kFloat64;
+// torch::optional and torch::nullopt (libtorch's types.h imports them).
+using std::nullopt;
+using std::nullopt_t;
+using std::optional;
 
 // Aliases, not namespaces of their own: after `using namespace torch;`, `nn::Linear` names one
 // namespace whichever way it is reached (torch::nn or, through torch's using-directive, ember::nn).
@@ -45,19 +58,15 @@ inline int64_t device_count() { return 0; }
 // ATen functions that libtorch puts at the top level and Ember keeps in nn::functional (those
 // whose argument order is the same in both).
 using ::ember::nn::functional::adaptive_avg_pool2d;
-using ::ember::nn::functional::avg_pool2d;
 using ::ember::nn::functional::binary_cross_entropy;
 using ::ember::nn::functional::binary_cross_entropy_with_logits;
 using ::ember::nn::functional::conv1d;
 using ::ember::nn::functional::conv2d;
-using ::ember::nn::functional::dropout;
 using ::ember::nn::functional::huber_loss;
 using ::ember::nn::functional::kl_div;
 using ::ember::nn::functional::l1_loss;
 using ::ember::nn::functional::layer_norm;
 using ::ember::nn::functional::linear;
-using ::ember::nn::functional::max_pool1d;
-using ::ember::nn::functional::max_pool2d;
 using ::ember::nn::functional::mse_loss;
 using ::ember::nn::functional::nll_loss;
 using ::ember::nn::functional::smooth_l1_loss;
@@ -79,10 +88,72 @@ R reduction(int64_t r) {
 }
 }  // namespace detail
 
+// ATen's pooling and dropout: one function per name (not overloaded), so that a libtorch program
+// can pass them to nn::Functional, e.g. Functional(torch::max_pool2d, 3, stride, 0, 1, false).
+// Each list is one value for every spatial dimension or one per dimension; an empty stride
+// means the kernel size.
+namespace F_ = ::ember::nn::functional;
+namespace detail {
+template <size_t D>
+ExpandingArray<D> pool_arg(const IntList& v, const char* op, const char* what) {
+  EMBER_CHECK(v.size() == 1 || v.size() == D, "[", op, "] ", what,
+              " must either be a single int, or a tuple of ", D, " ints, got ", v.size(),
+              " values");
+  return v.size() == 1 ? ExpandingArray<D>(v[0]) : ExpandingArray<D>(v.vec());
+}
+/// The arguments every pooling op shares, checked and expanded to D values.
+template <size_t D>
+struct PoolArgs {
+  PoolArgs(const char* op, const IntList& k, const IntList& s, const IntList& p)
+      : kernel_size(pool_arg<D>(k, op, "kernel_size")),
+        stride(s.empty() ? std::nullopt : std::optional(pool_arg<D>(s, op, "stride"))),
+        padding(pool_arg<D>(p, op, "padding")) {}
+  ExpandingArray<D> kernel_size;
+  std::optional<ExpandingArray<D>> stride;  // nullopt: the kernel size
+  ExpandingArray<D> padding;
+};
+}  // namespace detail
+
+/// at::max_pool1d / at::max_pool2d(self, kernel_size, stride = {}, padding = 0, dilation = 1,
+/// ceil_mode = false).
+#define EMBER_TORCH_MAX_POOL(D)                                                             \
+  inline Tensor max_pool##D##d(const Tensor& self, IntArrayRef kernel_size,                 \
+                               IntArrayRef stride = {}, IntArrayRef padding = 0,            \
+                               IntArrayRef dilation = 1, bool ceil_mode = false) {          \
+    const detail::PoolArgs<D> a("max_pool" #D "d", kernel_size, stride, padding);           \
+    return F_::max_pool##D##d(self, a.kernel_size, a.stride, a.padding,                     \
+                              detail::pool_arg<D>(dilation, "max_pool" #D "d", "dilation"), \
+                              ceil_mode);                                                   \
+  }
+EMBER_TORCH_MAX_POOL(1)
+EMBER_TORCH_MAX_POOL(2)
+#undef EMBER_TORCH_MAX_POOL
+/// at::avg_pool1d(self, kernel_size, stride = {}, padding = 0, ceil_mode = false,
+/// count_include_pad = true).
+inline Tensor avg_pool1d(const Tensor& self, IntArrayRef kernel_size, IntArrayRef stride = {},
+                         IntArrayRef padding = 0, bool ceil_mode = false,
+                         bool count_include_pad = true) {
+  const detail::PoolArgs<1> a("avg_pool1d", kernel_size, stride, padding);
+  return F_::avg_pool1d(self, a.kernel_size, a.stride, a.padding, ceil_mode, count_include_pad);
+}
+/// at::avg_pool2d(self, kernel_size, stride = {}, padding = 0, ceil_mode = false,
+/// count_include_pad = true, divisor_override = nullopt).
+inline Tensor avg_pool2d(const Tensor& self, IntArrayRef kernel_size, IntArrayRef stride = {},
+                         IntArrayRef padding = 0, bool ceil_mode = false,
+                         bool count_include_pad = true,
+                         std::optional<int64_t> divisor_override = std::nullopt) {
+  const detail::PoolArgs<2> a("avg_pool2d", kernel_size, stride, padding);
+  return F_::avg_pool2d(self, a.kernel_size, a.stride, a.padding, ceil_mode, count_include_pad,
+                        divisor_override);
+}
+/// at::dropout(input, p, train).
+inline Tensor dropout(const Tensor& input, double p, bool train) {
+  return F_::dropout(input, p, train);
+}
+
 // ATen's top-level loss functions, (input, target, ..., reduction, extra scalars) as in
 // native_functions.yaml. The reduction has no default here: the two-argument calls go to the
 // nn::functional forms above, which compute the same thing.
-namespace F_ = ::ember::nn::functional;
 inline Tensor mse_loss(const Tensor& input, const Tensor& target, int64_t reduction) {
   return F_::mse_loss(input, target,
                       F_::MSELossFuncOptions().reduction(detail::reduction(reduction)));
@@ -196,7 +267,32 @@ using std::nullopt;
 using std::optional;
 using ::torch::str;
 using IntArrayRef = ::ember::IntList;
+using ::ember::IValue;
 }  // namespace c10
+
+namespace ember::nn {
+/// Prints the module a holder wraps (libtorch's pimpl.h): std::cout << model.
+template <typename M>
+std::ostream& operator<<(std::ostream& os, const ModuleHolder<M>& holder) {
+  return os << *holder;
+}
+}  // namespace ember::nn
+
+namespace ember::compat {
+/// Prints a list of sizes as c10's ArrayRef does: std::cout << x.sizes() shows "[8, 3]".
+inline std::ostream& operator<<(std::ostream& os, const std::vector<int64_t>& sizes) {
+  os << "[";
+  for (size_t i = 0; i < sizes.size(); ++i) os << (i ? ", " : "") << sizes[i];
+  return os << "]";
+}
+}  // namespace ember::compat
+// x.sizes() is a std::vector here, not an IntArrayRef, so argument-dependent lookup cannot find
+// the printer: it is declared where ordinary lookup finds it, at the top level (user code) and in
+// ember (whose own operator<< overloads would hide the top-level one there).
+namespace ember {
+using compat::operator<<;
+}  // namespace ember
+using ::ember::compat::operator<<;
 
 /// libtorch's macro for a module holder: TORCH_MODULE(Net) wraps NetImpl.
 #define TORCH_MODULE(Name) EMBER_MODULE(Name)

@@ -31,6 +31,9 @@ Tensor sum_to(const Tensor& grad, const std::vector<int64_t>& sizes);
 
 /// "MulBackward0" from "mul".
 std::string backward_name(const char* op);
+/// The name of a primitive's node with libtorch's overload number (Note [Overload suffix]):
+/// "MulBackward1" for mul with a wrapped scalar operand.
+std::string backward_name(const Primitive& prim, const std::vector<Tensor>& inputs);
 
 /// A tensor's saved value, checked against in-place modification when unpacked.
 class SavedVariable {

@@ -42,7 +42,7 @@ class PrimitiveNode : public Node {
  public:
   PrimitiveNode(const Primitive& prim, const std::vector<Tensor>& inputs)
       : prim_(prim.has_vjp() ? prim.clone() : nullptr),
-        name_(backward_name(prim.name())),
+        name_(backward_name(prim, inputs)),
         op_(prim.name()) {
     for (const auto& t : inputs) {
       input_sizes_.push_back(t.defined() ? t.sizes() : std::vector<int64_t>{});

@@ -13,20 +13,6 @@
 
 namespace ember::autograd {
 
-std::string backward_name(const char* op) {
-  std::string out;
-  bool upper = true;
-  for (const char* c = op; *c; ++c) {
-    if (*c == '_') {
-      upper = true;
-      continue;
-    }
-    out += upper ? static_cast<char>(std::toupper(static_cast<unsigned char>(*c))) : *c;
-    upper = false;
-  }
-  return out + "Backward0";
-}
-
 Tensor sum_to(const Tensor& grad, const std::vector<int64_t>& sizes) {
   const auto& gs = grad.sizes();
   if (gs == sizes) return grad;

@@ -119,6 +119,15 @@ ScalarType compute_dtype(BinaryOp op, const Tensor& a, const Tensor& b, const Sc
   return t;
 }
 
+// x.to(t), still marked as a wrapped number when x is one: autograd names the node of a
+// tensor-scalar op after the scalar overload (Note [Overload suffix]).
+Tensor to_compute(const Tensor& x, ScalarType t) {
+  Tensor r = x.to(t);
+  if (x.unsafeGetTensorImpl()->is_wrapped_number())
+    r.unsafeGetTensorImpl()->set_wrapped_number(true);
+  return r;
+}
+
 }  // namespace
 
 BinaryOp div_mode(const std::optional<std::string>& mode) {
@@ -138,7 +147,7 @@ Tensor binary_op(BinaryOp op, const Tensor& a, const Tensor& b, const Scalar& al
   check_defined(b, name, "other");
   check_broadcastable(a.sizes(), b.sizes(), name);
   const ScalarType t = compute_dtype(op, a, b, alpha, name);
-  return dispatch(Binary(op, alpha, name), {a.to(t), b.to(t)})[0];
+  return dispatch(Binary(op, alpha, name), {to_compute(a, t), to_compute(b, t)})[0];
 }
 
 Tensor& binary_op_(BinaryOp op, Tensor& self, const Tensor& other, const Scalar& alpha,
@@ -151,7 +160,7 @@ Tensor& binary_op_(BinaryOp op, Tensor& self, const Tensor& other, const Scalar&
   const ScalarType result = binary_op_returns_bool(op) ? kBool : t;
   check_inplace_cast(result, self, name);
   check_inplace_shape(self, shape, name);
-  Tensor o = inplace_input(self, other, name).to(t);
+  Tensor o = to_compute(inplace_input(self, other, name), t);
   if (result == self.dtype()) {
     // Each output element reads only the same element of self: safe to write in place.
     std::vector<Tensor> outs = {self};

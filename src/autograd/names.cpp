@@ -1,0 +1,77 @@
+// Names of autograd nodes as libtorch prints them (grad_fn()->name()).
+//
+// Note [Overload suffix]: libtorch names a node after the op and the position of the op's
+// overload among those in derivatives.yaml: add.Tensor is AddBackward0, add.Scalar (x + 2 in C++)
+// AddBackward1, pow.Tensor_Scalar / Tensor_Tensor / Scalar are PowBackward0 / 1 / 2. Ember keeps
+// one primitive per op, so the suffix is read from the call: which operand of a binary op is a
+// wrapped number (a Python-like scalar), whether clamp's bounds or lerp's weight are tensors
+// (extra inputs), whether scatter writes a value or a source.
+#include <cctype>
+
+#include "autograd/functions.h"
+#include "primitives/binary.h"
+#include "primitives/scatter.h"
+
+namespace ember::autograd {
+namespace {
+
+std::string camel_case(const char* op) {
+  std::string out;
+  bool upper = true;
+  for (const char* c = op; *c; ++c) {
+    if (*c == '_') {
+      upper = true;
+      continue;
+    }
+    out += upper ? static_cast<char>(std::toupper(static_cast<unsigned char>(*c))) : *c;
+    upper = false;
+  }
+  return out;
+}
+
+bool wrapped(const Tensor& t) {
+  return t.defined() && t.unsafeGetTensorImpl()->is_wrapped_number();
+}
+
+// The overload number of a binary op's node (Note [Overload suffix]). A scalar first operand
+// of a commutative op is libtorch's other.op(self) (2 * x is x.mul(2)); of sub and div it is a
+// full tensor (2 - x is SubBackward0).
+// derivatives.yaml's orders: div .Tensor, .Scalar, .Tensor_mode, .Scalar_mode; remainder and
+// fmod .Scalar before .Tensor; pow .Tensor_Scalar, .Tensor_Tensor, .Scalar.
+int binary_overload(BinaryOp op, bool scalar_first, bool scalar_second) {
+  using enum BinaryOp;
+  if (op == Add || op == Mul) return scalar_first || scalar_second ? 1 : 0;
+  if (op == Sub || op == Div) return scalar_second ? 1 : 0;
+  if (op == DivTrunc || op == DivFloor) return scalar_second ? 3 : 2;
+  if (op == Remainder || op == Fmod) return scalar_second ? 0 : 1;
+  if (op == Pow) return scalar_second ? 0 : (scalar_first ? 2 : 1);
+  return 0;  // ops with one differentiable overload
+}
+
+}  // namespace
+
+std::string backward_name(const char* op) { return camel_case(op) + "Backward0"; }
+
+std::string backward_name(const Primitive& prim, const std::vector<Tensor>& inputs) {
+  // The op's own name without the in-place underscore: a display name (floor_divide,
+  // scatter_add) is another op of libtorch's, with its own numbering.
+  std::string op = prim.name();
+  if (!op.empty() && op.back() == '_') op.pop_back();
+  int overload = 0;
+  const PrimitiveKind kind = prim.kind();
+  if (kind == PrimitiveKind::Binary && inputs.size() == 2) {
+    const auto& binary = static_cast<const Binary&>(prim);
+    if (op == binary_op_name(binary.op()))
+      overload = binary_overload(binary.op(), wrapped(inputs[0]), wrapped(inputs[1]));
+  } else if (kind == PrimitiveKind::Clamp && op == "clamp") {
+    overload = inputs.size() == 1 ? 1 : 0;  // clamp.Tensor, then clamp (Scalar bounds)
+  } else if (kind == PrimitiveKind::Lerp) {
+    overload = inputs.size() == 3 ? 1 : 0;  // lerp.Scalar, lerp.Tensor (the weight)
+  } else if (kind == PrimitiveKind::Scatter && op == "scatter") {
+    // scatter.src, scatter.value (with a reduction libtorch has no derivative to name)
+    overload = static_cast<const Scatter&>(prim).value() ? 1 : 0;
+  }
+  return camel_case(prim.name()) + "Backward" + std::to_string(overload);
+}
+
+}  // namespace ember::autograd
