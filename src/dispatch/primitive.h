@@ -104,8 +104,9 @@ class Primitive {
   virtual std::shared_ptr<const Primitive> clone() const = 0;
 
   /// Note [Inference]. Whether infer() is defined: dispatch then allocates the outputs when the
-  /// op builder passes none. Not (yet) for views, data-dependent shapes (nonzero, unique) and the
-  /// primitives whose builders still allocate.
+  /// op builder passes none. Every primitive infers except View (item 4 of the redesign: views
+  /// as logical primitives), Fill (its target is not an input) and the data-dependent shapes
+  /// (Nonzero, Unique, Bincount).
   virtual bool infers() const { return false; }
   /// The outputs' sizes, strides, dtype and device from the inputs' alone (undefined inputs
   /// arrive as metadata with no sizes).

@@ -744,7 +744,7 @@ TEST(UnaryDispatch, OpsAreRecorded) {
   }
   guard.reset();
   const std::vector<std::string> expected = {"exp",
-                                             "copy_",
+                                             "copy_(dtype=Float)",  // clone: Copy states its dtype
                                              "relu!",
                                              "gelu(approximate='tanh')",
                                              "round(decimals=3)",
