@@ -83,6 +83,17 @@ TEST(Hardening, LegalEdgeCasesGivePyTorchsResult) {
   EXPECT_THROW(empty({0, 2}).chunk(int64_t{1} << 40), RuntimeError);
 }
 
+// all()/any() split a long reduction into chunks whose partial results lived in a
+// std::vector<bool>: threads writing neighbouring bits raced, and all() of trues came out false
+// now and then (seen under load). Repeated so that a regression shows.
+TEST(Hardening, ParallelAllAnyAgree) {
+  const Tensor trues = ones({200000}, kBool), falses = zeros({200000}, kBool);
+  for (int i = 0; i < 200; ++i) {
+    ASSERT_TRUE(trues.all().item<bool>()) << "round " << i;
+    ASSERT_FALSE(falses.any().item<bool>()) << "round " << i;
+  }
+}
+
 // Threads running backward through one shared leaf: the leaf's accumulator and .grad were read
 // and written without a lock (heap-use-after-free under ASan, lost updates otherwise).
 TEST(Hardening, ConcurrentBackwardIntoSharedLeaf) {

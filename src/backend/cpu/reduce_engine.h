@@ -232,7 +232,10 @@ void reduce_kernel(const ReduceGeom& g, const Op& op) {
     nchunks = std::clamp<int64_t>(red / (kGrainSize / 2), 1, nthreads);
   }
   const int64_t chunk_len = (red + nchunks - 1) / std::max<int64_t>(nchunks, 1);
-  std::vector<acc_t> partial(nchunks > 1 ? static_cast<size_t>(nchunks * g.num_out) : 0);
+  // Not a std::vector: vector<bool> packs bits, and threads writing neighbouring partials of
+  // all()/any() would race on one byte (all() of 50000 trues came out false under load).
+  auto partial =
+      std::make_unique<acc_t[]>(nchunks > 1 ? static_cast<size_t>(nchunks * g.num_out) : 0);
 
   // Reduces block `b` over reduction chunk `c`, projecting or storing partials.
   auto do_block = [&](acc_t* acc, int64_t b, int64_t c) {
