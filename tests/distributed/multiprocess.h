@@ -8,10 +8,13 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <exception>
 #include <functional>
+#include <random>
+#include <stdexcept>
 #include <string>
 #include <thread>
 #include <vector>
@@ -76,17 +79,30 @@ inline std::vector<int> run_children(int n, const std::function<int(int)>& fn,
   return status;
 }
 
-/// A loopback port with nothing listening (bound, then released).
+/// A loopback port with nothing listening (bound, then released), chosen below the kernel's
+/// ephemeral range: a port from that range can be taken, between this call and the server's
+/// bind, as the source port of any outgoing connection on the machine (other tests' ranks), and a
+/// client retrying a connection to such a port can even connect to itself.
 inline uint16_t unused_port() {
-  int fd = ::socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in a{};
-  a.sin_family = AF_INET;
-  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  ::bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof a);
-  socklen_t len = sizeof a;
-  ::getsockname(fd, reinterpret_cast<sockaddr*>(&a), &len);
-  ::close(fd);
-  return ntohs(a.sin_port);
+  int lo = 32768;
+  if (std::FILE* f = std::fopen("/proc/sys/net/ipv4/ip_local_port_range", "r")) {
+    if (std::fscanf(f, "%d", &lo) != 1) lo = 32768;
+    std::fclose(f);
+  }
+  const int first = 10000, count = std::max(lo - first, 1000);
+  std::mt19937 pick(std::random_device{}() ^ static_cast<unsigned>(::getpid()));
+  for (int attempt = 0; attempt < 1000; ++attempt) {
+    const auto port = static_cast<uint16_t>(first + static_cast<int>(pick() % count));
+    int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    sockaddr_in a{};
+    a.sin_family = AF_INET;
+    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    a.sin_port = htons(port);
+    const bool free = ::bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof a) == 0;
+    ::close(fd);
+    if (free) return port;
+  }
+  throw std::runtime_error("unused_port: no free loopback port below " + std::to_string(lo));
 }
 
 /// A failed check inside a child: prints it and returns a non-zero status.

@@ -212,12 +212,17 @@ TEST(TCPStore, WaitForWorkers) {
 
   // With the second worker arriving the server's constructor returns.
   const uint16_t port = unused_port();
+  std::string worker_error;  // reported by the test, not thrown out of the thread
   Joiner worker{std::thread([&] {
-    std::this_thread::sleep_for(100ms);
-    auto c = client_options(port);
-    c.num_workers = 2;
-    TCPStore w("127.0.0.1", c);
-    w.wait({"finished"}, 10s);
+    try {
+      std::this_thread::sleep_for(100ms);
+      auto c = client_options(port);
+      c.num_workers = 2;
+      TCPStore w("127.0.0.1", c);
+      w.wait({"finished"}, 10s);
+    } catch (const std::exception& e) {
+      worker_error = e.what();
+    }
   })};
   auto o2 = server_options();
   o2.port = port;
@@ -227,6 +232,8 @@ TEST(TCPStore, WaitForWorkers) {
   EXPECT_GE(seconds_since(t0), 0.09);  // it waited for the worker
   EXPECT_EQ(main_store.add("init/", 0), 2);
   main_store.set("finished", "1");
+  worker.t.join();
+  EXPECT_EQ(worker_error, "");
 }
 
 TEST(TCPStore, ConcurrentAddFromThreadsSumsExactly) {
