@@ -41,7 +41,13 @@ TCPStore::TCPStore(std::string host, const TCPStoreOptions& options)
     port_ = server_->port();
   }
   connect();
-  if (options.num_workers && options.wait_workers) wait_for_workers(*options.num_workers);
+  if (!options.num_workers || !options.wait_workers) return;
+  try {
+    wait_for_workers(*options.num_workers);
+  } catch (...) {  // the destructor does not run for a constructor that throws
+    ::close(fd_);
+    throw;
+  }
 }
 
 TCPStore::~TCPStore() {
