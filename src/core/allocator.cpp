@@ -22,19 +22,26 @@ size_t bucket_size(size_t n) {
 
 struct CachingAllocator {
   std::mutex mu;
-  std::unordered_map<size_t, std::vector<void*>> free_blocks;  // bucket size -> cached blocks
-  std::unordered_map<void*, size_t> live;                      // pointer -> bucket size
+  // Cached blocks by size class: the 16 classes up to 1 KiB (tiny tensors: one per op) in an
+  // array, larger ones in a map.
+  static constexpr size_t kSmallClasses = 1024 / kAlignment;
+  std::vector<void*> small_blocks[kSmallClasses];
+  std::unordered_map<size_t, std::vector<void*>> large_blocks;
   MemoryStats stats;
   detail::AllocObserver observer = nullptr;
+
+  std::vector<void*>& blocks(size_t b) {
+    return b <= 1024 ? small_blocks[b / kAlignment - 1] : large_blocks[b];
+  }
 
   void* alloc(size_t n) {
     size_t b = bucket_size(n);
     std::lock_guard<std::mutex> lock(mu);
     void* p = nullptr;
-    auto it = free_blocks.find(b);
-    if (it != free_blocks.end() && !it->second.empty()) {
-      p = it->second.back();
-      it->second.pop_back();
+    auto& cached = blocks(b);
+    if (!cached.empty()) {
+      p = cached.back();
+      cached.pop_back();
     } else {
       p = std::aligned_alloc(kAlignment, b);
       if (!p) {
@@ -46,7 +53,6 @@ struct CachingAllocator {
       stats.reserved += static_cast<int64_t>(b);
       ++stats.num_os_allocs;
     }
-    live.emplace(p, b);
     stats.allocated += static_cast<int64_t>(b);
     stats.peak_allocated = std::max(stats.peak_allocated, stats.allocated);
     ++stats.num_allocs;
@@ -54,24 +60,23 @@ struct CachingAllocator {
     return p;
   }
 
-  void free(void* p) {
+  void free(void* p, size_t n) {
     if (!p) return;
+    size_t b = bucket_size(n);
     std::lock_guard<std::mutex> lock(mu);
-    auto it = live.find(p);
-    if (it == live.end()) return;  // not ours: never happens through Storage
-    size_t b = it->second;
-    live.erase(it);
     stats.allocated -= static_cast<int64_t>(b);
-    free_blocks[b].push_back(p);
+    blocks(b).push_back(p);
     if (observer) observer(p, -static_cast<int64_t>(b), stats.allocated, stats.reserved);
   }
 
   void release_cache_locked() {
-    for (auto& [b, blocks] : free_blocks) {
-      for (void* p : blocks) std::free(p);
-      stats.reserved -= static_cast<int64_t>(b * blocks.size());
-      blocks.clear();
-    }
+    auto release = [&](size_t b, std::vector<void*>& cached) {
+      for (void* p : cached) std::free(p);
+      stats.reserved -= static_cast<int64_t>(b * cached.size());
+      cached.clear();
+    };
+    for (size_t c = 0; c < kSmallClasses; ++c) release((c + 1) * kAlignment, small_blocks[c]);
+    for (auto& [b, cached] : large_blocks) release(b, cached);
   }
 };
 
@@ -102,7 +107,7 @@ void empty_cache() {
 
 namespace detail {
 void* cpu_alloc(size_t nbytes) { return allocator().alloc(nbytes); }
-void cpu_free(void* p) { allocator().free(p); }
+void cpu_free(void* p, size_t nbytes) { allocator().free(p, nbytes); }
 void set_alloc_observer(AllocObserver obs) {
   auto& a = allocator();
   std::lock_guard<std::mutex> lock(a.mu);

@@ -17,7 +17,7 @@ StorageImpl::StorageImpl(void* data, size_t nbytes, Deleter deleter)
 
 StorageImpl::~StorageImpl() {
   if (owned_) {
-    detail::cpu_free(data_);
+    detail::cpu_free(data_, nbytes_);
   } else if (deleter_) {
     deleter_(data_);
   }

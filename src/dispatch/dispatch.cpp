@@ -60,7 +60,8 @@ namespace detail {
 
 std::vector<Tensor> allocate_outputs(const Primitive& prim, const std::vector<Tensor>& inputs) {
   SmallVector<TensorMeta, 3> in;
-  for (const Tensor& t : inputs) in.push_back(TensorMeta::of(t));
+  in.reserve(inputs.size());
+  for (const Tensor& t : inputs) in.emplace_back(TensorMeta::of(t));
   const char* op = prim.name();
   const MetaList metas = prim.infer(in);
   std::vector<Tensor> outs;

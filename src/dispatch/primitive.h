@@ -7,6 +7,7 @@
 #include <memory>
 #include <span>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "dispatch/params.h"
@@ -55,8 +56,18 @@ struct TensorMeta {
   bool operator==(const TensorMeta& o) const;
   std::string str() const;  // "float32[2, 3] strides [3, 1] on cpu"
 };
-/// A primitive's outputs' metadata (one or two outputs inline: no allocation per op).
-using MetaList = SmallVector<TensorMeta, 2>;
+/// A primitive's outputs' metadata (one or two outputs inline: no allocation per op). Built
+/// from its elements as `return {a, b}`, which moves temporaries in (a std::initializer_list
+/// would copy every shape).
+struct MetaList : SmallVector<TensorMeta, 2> {
+  MetaList() = default;
+  template <typename... M>
+    requires(sizeof...(M) >= 1 && (std::is_convertible_v<M, TensorMeta> && ...))
+  MetaList(M&&... metas) {  // NOLINT: implicit, for `return {...}`
+    reserve(sizeof...(M));
+    (emplace_back(std::forward<M>(metas)), ...);
+  }
+};
 
 /// What a vjp sees (Note [Autograd graph] in ember/autograd/node.h).
 struct VjpContext {

@@ -54,7 +54,7 @@ ScalarType result_type(const ResultTypeState& s) {
   return combine_categories(s.dim_result, combine_categories(s.zero_result, s.wrapped_result));
 }
 
-ScalarType result_type(const std::vector<Tensor>& operands) {
+ScalarType result_type(std::span<const Tensor> operands) {
   ResultTypeState s;
   for (const Tensor& t : operands) s = update_result_type_state(t, s);
   return result_type(s);

@@ -4,6 +4,8 @@
 // categories: tensors with dim > 0, 0-d tensors, and wrapped numbers (C++ Scalars). Each category
 // is promoted on its own; a lower category only changes the result when it is of a higher kind
 // (bool < integer < float), e.g. int8 tensor + 5 -> int8 but int32 tensor + 2.5 -> float32.
+#include <initializer_list>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -21,7 +23,10 @@ ResultTypeState update_result_type_state(const Tensor& t, const ResultTypeState&
 ResultTypeState update_result_type_state(const Scalar& s, const ResultTypeState& in);
 ScalarType result_type(const ResultTypeState& state);
 /// result_type over several operands (undefined tensors are skipped).
-ScalarType result_type(const std::vector<Tensor>& operands);
+ScalarType result_type(std::span<const Tensor> operands);
+inline ScalarType result_type(std::initializer_list<Tensor> operands) {
+  return result_type(std::span<const Tensor>(operands.begin(), operands.size()));
+}
 
 /// TypeError: "[op] \"kernel\" not implemented for 'Float' (float32)".
 [[noreturn]] void throw_not_implemented(const char* op, const char* kernel, ScalarType t);

@@ -1,6 +1,8 @@
 // Shape inference (Note [Inference]) of the elementwise, reduction, softmax, matmul, copy,
 // factory (range, random) and copying shape families: each primitive's outputs from its inputs'
 // metadata, on SymInts. The op builders have validated the arguments; these rules only compute.
+#include <algorithm>
+
 #include "primitives/binary.h"
 #include "primitives/copy.h"
 #include "primitives/factory.h"
@@ -16,12 +18,11 @@
 namespace ember {
 
 SymShape broadcast_sizes(std::span<const TensorMeta> in) {
-  SymShape out;
+  size_t rank = 0;
+  for (const TensorMeta& m : in) rank = std::max(rank, m.sizes.size());
+  SymShape out(rank, SymInt(1));
   for (const TensorMeta& m : in) {
-    if (m.sizes.size() > out.size()) {
-      out.insert(out.begin(), m.sizes.size() - out.size(), SymInt(1));
-    }
-    const size_t lead = out.size() - m.sizes.size();
+    const size_t lead = rank - m.sizes.size();
     for (size_t i = 0; i < m.sizes.size(); ++i) {
       if (out[lead + i] == 1) out[lead + i] = m.sizes[i];
     }
@@ -38,7 +39,7 @@ MetaList elementwise(std::span<const TensorMeta> in, ScalarType dtype) {
 
 MetaList same_shape(const TensorMeta& x, std::initializer_list<ScalarType> dtypes) {
   MetaList out;
-  for (ScalarType t : dtypes) out.push_back(TensorMeta::contiguous(x.sizes, t, x.device));
+  for (ScalarType t : dtypes) out.emplace_back(TensorMeta::contiguous(x.sizes, t, x.device));
   return out;
 }
 

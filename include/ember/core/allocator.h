@@ -25,7 +25,8 @@ void empty_cache();
 namespace detail {
 /// Raw entry points used by Storage. Throws OutOfMemoryError on failure. nbytes may be 0.
 void* cpu_alloc(size_t nbytes);
-void cpu_free(void* p);
+/// Returns a block from cpu_alloc(nbytes), with the same nbytes (its size class follows from it).
+void cpu_free(void* p, size_t nbytes);
 /// Called on every allocation and free (profiler hook); null when nobody listens.
 using AllocObserver = void (*)(void* ptr, int64_t delta_bytes, int64_t allocated, int64_t reserved);
 void set_alloc_observer(AllocObserver obs);

@@ -108,8 +108,11 @@ class SmallVector {
   }
   template <typename It>
   void append(It first, It last) {
-    reserve(size_ + static_cast<size_t>(std::distance(first, last)));
-    for (; first != last; ++first) push_back(*first);
+    const auto n = static_cast<size_t>(std::distance(first, last));
+    reserve(size_ + n);
+    // Constructs in place (no temporary per element); on a throw the constructed ones are undone.
+    std::uninitialized_copy(first, last, end());
+    size_ += n;
   }
 
   friend bool operator==(const SmallVector& a, const SmallVector& b) {

@@ -2,12 +2,12 @@
 
 namespace ember::cpu {
 
-StridedLoop make_loop(const std::vector<Tensor>& operands, const std::vector<int64_t>& shape) {
+StridedLoop make_loop(std::span<const Tensor> operands, const std::vector<int64_t>& shape) {
   EMBER_INTERNAL_ASSERT(!operands.empty() && operands.size() <= kMaxOperands, "make_loop operands");
   StridedLoop loop;
   loop.ntensors = static_cast<int>(operands.size());
   const int64_t nd = static_cast<int64_t>(shape.size());
-  std::vector<std::array<int64_t, kMaxOperands>> strides(nd);
+  SmallVector<std::array<int64_t, kMaxOperands>, 6> strides(static_cast<size_t>(nd), {});
   for (int t = 0; t < loop.ntensors; ++t) {
     const Tensor& x = operands[t];
     loop.base[t] = static_cast<char*>(x.data_ptr());

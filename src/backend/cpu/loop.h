@@ -6,9 +6,12 @@
 // equals its element size (or 0 for a broadcast scalar), typed helpers take the Vec<T> path.
 #include <array>
 #include <cstdint>
+#include <initializer_list>
+#include <span>
 #include <vector>
 
 #include "backend/cpu/parallel.h"
+#include "ember/core/small_vector.h"
 #include "ember/core/tensor.h"
 
 namespace ember::cpu {
@@ -17,17 +20,24 @@ constexpr int kMaxOperands = 6;
 
 struct StridedLoop {
   int ntensors = 0;
-  std::vector<int64_t> shape;                                // iteration dims, innermost last
-  std::vector<std::array<int64_t, kMaxOperands>> strides;    // [dim][tensor], in bytes
+  SmallVector<int64_t, 6> shape;                                // iteration dims, innermost last
+  SmallVector<std::array<int64_t, kMaxOperands>, 6> strides;    // [dim][tensor], in bytes
   std::array<char*, kMaxOperands> base{};
   int64_t numel = 1;
 };
 
 /// Builds a loop over `shape`. Each operand must have `shape` or broadcast to it.
-StridedLoop make_loop(const std::vector<Tensor>& operands, const std::vector<int64_t>& shape);
+StridedLoop make_loop(std::span<const Tensor> operands, const std::vector<int64_t>& shape);
+inline StridedLoop make_loop(std::initializer_list<Tensor> operands,
+                             const std::vector<int64_t>& shape) {
+  return make_loop(std::span<const Tensor>(operands.begin(), operands.size()), shape);
+}
 /// Loop over the shape of operands[0] (the output).
-inline StridedLoop make_loop(const std::vector<Tensor>& operands) {
-  return make_loop(operands, operands.at(0).sizes());
+inline StridedLoop make_loop(std::span<const Tensor> operands) {
+  return make_loop(operands, operands[0].sizes());
+}
+inline StridedLoop make_loop(std::initializer_list<Tensor> operands) {
+  return make_loop(std::span<const Tensor>(operands.begin(), operands.size()));
 }
 
 /// Runs inner(ptrs, strides, n) over all elements, in parallel when numel >= grain.
