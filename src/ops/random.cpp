@@ -18,6 +18,19 @@
 
 namespace ember {
 
+Tensor ops::philox_state(Generator& gen, uint64_t draws, Device device) {
+  Tensor state = ops::empty_tensor({2}, kInt64, "random", device);
+  std::lock_guard<std::mutex> lock(gen.mutex());
+  const uint64_t seed = gen.initial_seed(), offset = gen.reserve_locked(draws);
+  // The generator's state leaving it: a graph input, not an op (Note [Functional randomness]).
+  if (!device.is_meta()) {
+    auto* v = state.data_ptr<int64_t>();
+    v[0] = static_cast<int64_t>(seed);
+    v[1] = static_cast<int64_t>(offset);
+  }
+  return state;
+}
+
 namespace {
 
 // PyTorch raises from its dtype dispatch ("<kernel>" not implemented for '<dtype>'); Ember
@@ -128,14 +141,6 @@ void check_from_to_in_range(int64_t from, int64_t to_inc, ScalarType t, const ch
   }
 }
 
-RandomParams reserve(Generator& gen, uint64_t draws) {
-  std::lock_guard<std::mutex> lock(gen.mutex());
-  RandomParams p;
-  p.seed = gen.initial_seed();
-  p.offset = gen.reserve_locked(draws);
-  return p;
-}
-
 // What a sampler writes: a tensor in place, or a fresh contiguous one that dispatch allocates
 // from the Random primitive's inference.
 struct Target {
@@ -184,12 +189,11 @@ Tensor run(RandomOp op, RandomParams p, const Target& target, Generator& gen,
   }
   const ScalarType p_dtype = inputs.empty() ? kFloat32 : inputs[0].dtype();
   const uint64_t draws = Random::num_draws(op, target.dtype, numel, p.range, p_dtype);
-  const RandomParams r = reserve(gen, draws);
-  p.seed = r.seed;
-  p.offset = r.offset;
-  const Random prim(op, p, target.sizes, target.dtype, target.device.type());
-  if (!target.into) return dispatch(prim, inputs)[0];
-  dispatch(prim, inputs, {*target.into}, /*inplace=*/true);
+  std::vector<Tensor> args = inputs;
+  args.push_back(ops::philox_state(gen, draws, target.device));
+  const Random prim(op, p, target.sizes, target.dtype);
+  if (!target.into) return dispatch(prim, args)[0];
+  dispatch(prim, args, {*target.into}, /*inplace=*/true);
   return *target.into;
 }
 

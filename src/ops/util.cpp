@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "primitives/copy.h"
+
 namespace ember::ops {
 
 int64_t wrap_dim(int64_t dim, int64_t ndim, const char* op) {
@@ -43,12 +45,12 @@ Tensor empty_tensor(const std::vector<int64_t>& sizes, ScalarType dtype, const c
 }
 
 Tensor scalar_tensor(const Scalar& s, ScalarType dtype) {
-  Tensor t = empty_tensor({}, dtype);
-  visit_dtype(dtype, "scalar_tensor", [&](auto* tag) {
-    using T = std::remove_pointer_t<decltype(tag)>;
-    *t.data_ptr<T>() = s.to<T>();
-  });
-  return t;
+  // Filled through dispatch, so that a tracer sees the number (as fill_'s parameter) instead of
+  // a tensor whose memory was written behind its back (Note [Functional randomness] has the
+  // generator's state, the one other value that enters from outside).
+  std::vector<Tensor> out{empty_tensor({}, dtype)};
+  dispatch(Fill(s), {}, out, /*inplace=*/true);
+  return out[0];
 }
 
 Tensor wrapped_scalar(const Scalar& s) {

@@ -6,6 +6,10 @@
 #include "dispatch/dispatch.h"
 #include "ember/core/tensor.h"
 
+namespace ember {
+class Generator;
+}  // namespace ember
+
 namespace ember::ops {
 
 /// Wraps a possibly negative dim into [0, ndim); IndexError naming `op` when out of range.
@@ -19,6 +23,10 @@ Tensor empty_tensor(const std::vector<int64_t>& sizes, ScalarType dtype, const c
                     Device device = kCPU);
 /// A 0-d tensor holding `s` in `dtype`.
 Tensor scalar_tensor(const Scalar& s, ScalarType dtype);
+/// Reserves `draws` 32-bit draws from `gen` and returns their Philox stream (seed, offset) as the
+/// int64 tensor [2] on `device` that random primitives take as their last input (Note
+/// [Functional randomness] in primitives/random.h).
+Tensor philox_state(Generator& gen, uint64_t draws, Device device);
 /// A C++ number as a 0-d "wrapped number" tensor: int64, float64 or bool by its kind.
 Tensor wrapped_scalar(const Scalar& s);
 /// "[2, 3]" for messages.

@@ -11,7 +11,8 @@
 //   inputs:  grad_out, q, k, v, out, logsumexp[, mask];  outputs: grad_q, grad_k, grad_v.
 // Dropout is a pure function of (seed, offset, element index), so the backward regenerates the
 // forward's mask: element (bh, i, j) is kept when uniform(philox(seed, offset + n / 4)[n % 4]) <
-// 1 - p with n = (bh * L + i) * S + j.
+// 1 - p with n = (bh * L + i) * S + j. With dropout_p > 0 both primitives take (seed, offset) as
+// their last input (Note [Functional randomness] in primitives/random.h).
 #include <cstdint>
 #include <string>
 
@@ -24,9 +25,7 @@ struct AttentionParams {
   bool is_causal = false;
   bool has_mask = false;
   double dropout_p = 0.0;
-  uint64_t seed = 0;
-  uint64_t offset = 0;
-  EMBER_FIELDS(scale, is_causal, has_mask, dropout_p, seed, offset)
+  EMBER_FIELDS(scale, is_causal, has_mask, dropout_p)
 };
 
 class ScaledDotProductAttention : public PrimitiveOf<ScaledDotProductAttention, AttentionParams,

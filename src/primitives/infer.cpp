@@ -170,8 +170,7 @@ MetaList Range::infer(std::span<const TensorMeta>) const {
 
 MetaList Random::infer(std::span<const TensorMeta> in) const {
   SymShape sizes(p_.sizes.begin(), p_.sizes.end());
-  return {TensorMeta::contiguous(std::move(sizes), p_.dtype,
-                                 in.empty() ? Device(p_.device) : in[0].device)};
+  return {TensorMeta::contiguous(std::move(sizes), p_.dtype, in.back().device)};  // the state's
 }
 
 }  // namespace ember

@@ -55,6 +55,7 @@ std::vector<Tensor> ScaledDotProductAttention::vjp(const VjpContext& ctx) const 
   std::vector<Tensor> args{
       ctx.grads[0].contiguous(), in[0], in[1], in[2], ctx.outputs[0], ctx.outputs[1]};
   if (p_.has_mask) args.push_back(in[3]);
+  if (p_.dropout_p > 0) args.push_back(in.back());  // the forward's generator state
   std::vector<Tensor> grads = dispatch(ScaledDotProductAttentionBackward(p_), args);
   grads.resize(in.size());
   if (p_.has_mask && ctx.needs_grad[3] && is_floating_point(in[3].dtype())) {

@@ -3,6 +3,12 @@
 // (seed, offset) that the op builder reserved from a Generator, so the kernel is a pure function
 // of its arguments and the result does not depend on the thread count (Note [Deterministic
 // random] in ember/core/generator.h).
+//
+// Note [Functional randomness]: (seed, offset) is the primitive's last input, an int64 tensor
+// [2] on the op's device (ops::philox_state reserves it from a Generator), never a parameter. So
+// two draws are the same primitive (equal, same hash), and a captured graph whose state input is
+// fed from the generator on every run draws new numbers instead of repeating the captured ones.
+// Scaled dot-product attention's dropout takes its state the same way.
 #include <string>
 #include <vector>
 
@@ -22,31 +28,36 @@ EMBER_ENUM(RandomOp, uint8_t,
 // clang-format on
 
 struct RandomParams {
-  uint64_t seed = 0;
-  uint64_t offset = 0;  // first Philox block
   double a = 0, b = 0;
   int64_t from = 0;
   uint64_t range = 0;
-  EMBER_FIELDS(seed, offset, a, b, from, range)
+  EMBER_FIELDS(a, b, from, range)
 };
 
+/// A Philox stream: the key and the first block (Note [Functional randomness]).
+struct PhiloxState {
+  uint64_t seed = 0;
+  uint64_t offset = 0;
+};
+/// Reads a state input (an int64 tensor [2] holding seed and offset): for kernels.
+PhiloxState read_philox_state(const Tensor& state, const char* op);
+
 /// sizes and dtype: the output's (the target's, in place); BernoulliTensor's p has those sizes.
+/// Inputs: [p (BernoulliTensor),] state; the output lives on the state's device.
 struct RandomPrimParams {
   RandomOp op = RandomOp::Uniform;
   RandomParams args;
   std::vector<int64_t> sizes;
   ScalarType dtype = kFloat32;
-  DeviceType device = kCPU;  // of a fresh output (an input or target decides otherwise)
-  EMBER_FIELDS(op, args, sizes, dtype, device)
+  EMBER_FIELDS(op, args, sizes, dtype)
 };
 
 class Random : public PrimitiveOf<Random, RandomPrimParams, PrimitiveKind::Random> {
  public:
   using PrimitiveOf::PrimitiveOf;
   bool overwrites_target() const override { return true; }
-  Random(RandomOp op, RandomParams params, std::vector<int64_t> sizes, ScalarType dtype,
-         DeviceType device = kCPU)
-      : PrimitiveOf({op, params, std::move(sizes), dtype, device}) {}
+  Random(RandomOp op, RandomParams params, std::vector<int64_t> sizes, ScalarType dtype)
+      : PrimitiveOf({op, params, std::move(sizes), dtype}) {}
   EMBER_INFER
   const char* default_name() const override;
   void eval_cpu(const std::vector<Tensor>& inputs, std::vector<Tensor>& outputs) const override;

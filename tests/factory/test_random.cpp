@@ -13,6 +13,7 @@
 #include "dispatch/dispatch.h"
 #include "ember/ember.h"
 #include "opdb.h"
+#include "ops/util.h"
 #include "primitives/random.h"
 
 using namespace ember;
@@ -367,17 +368,18 @@ TEST(Random, InPlaceSamplersRespectStridesAndBumpVersion) {
   EXPECT_EQ(t._version(), 5u);  // zeros' fill + four samplers
 }
 
-// Random ops go through dispatch as Random primitives that are pure functions of (seed, offset).
+// Random ops go through dispatch as Random primitives that are pure functions of their inputs:
+// the generator's (seed, offset) arrives as the last input (Note [Functional randomness]).
 TEST(Random, GoesThroughDispatch) {
   struct Recorder : DispatchMode {
     std::vector<std::string> names;
-    std::vector<RandomParams> params;
-    std::vector<RandomOp> ops;
+    std::vector<std::shared_ptr<const Primitive>> prims;
+    std::vector<Tensor> states;
     void handle(OpCall& call, const DispatchNext& next) override {
       names.push_back(call.prim.name());
-      if (auto* r = dynamic_cast<const Random*>(&call.prim)) {
-        params.push_back(r->args());
-        ops.push_back(r->op());
+      if (dynamic_cast<const Random*>(&call.prim)) {
+        prims.push_back(call.prim.clone());
+        states.push_back(call.inputs.back().clone());
       }
       next(call);
     }
@@ -385,6 +387,7 @@ TEST(Random, GoesThroughDispatch) {
   std::optional<DispatchModeGuard> guard(std::in_place, rec);
   Generator g(11);
   Tensor u = rand({9}, g);
+  Tensor u2 = rand({9}, g);
   Tensor n = randn({9}, g);
   Tensor ri = randint(0, 4, {9});
   Tensor rp = randperm(9, g);
@@ -393,16 +396,57 @@ TEST(Random, GoesThroughDispatch) {
   for (const char* name : {"uniform_", "normal_", "random_", "randperm", "bernoulli"}) {
     EXPECT_NE(std::find(rec.names.begin(), rec.names.end(), name), rec.names.end()) << name;
   }
-  ASSERT_GE(rec.params.size(), 2u);
-  EXPECT_EQ(rec.params[0].seed, 11u);
-  EXPECT_EQ(rec.params[0].offset, 0u);
-  EXPECT_EQ(rec.params[1].offset, 3u);  // 9 float draws -> 3 blocks
-  // Replaying the recorded primitive reproduces the sample.
-  Tensor replay = empty({9});
-  dispatch(Random(rec.ops[0], rec.params[0], {9}, kFloat32), {}, {replay});
-  EXPECT_EQ(bytes(replay), bytes(u));
-  EXPECT_NE(Random(rec.ops[0], rec.params[0], {9}, kFloat32).describe().find("seed=11"),
-            std::string::npos);
+  ASSERT_GE(rec.prims.size(), 3u);
+  // The state: seed 11, then offsets 0 and 3 (9 float draws take 3 Philox blocks).
+  EXPECT_EQ(rec.states[0].dtype(), kInt64);
+  EXPECT_EQ(rec.states[0].sizes(), (std::vector<int64_t>{2}));
+  EXPECT_EQ(rec.states[0].data_ptr<int64_t>()[0], 11);
+  EXPECT_EQ(rec.states[0].data_ptr<int64_t>()[1], 0);
+  EXPECT_EQ(rec.states[1].data_ptr<int64_t>()[1], 3);
+  // Two draws are one primitive (equal, same hash, no seed in its description) with other
+  // numbers: the state is an input, not a constant of the primitive.
+  EXPECT_TRUE(rec.prims[0]->equals(*rec.prims[1]));
+  EXPECT_EQ(rec.prims[0]->hash(), rec.prims[1]->hash());
+  EXPECT_EQ(rec.prims[0]->describe().find("seed"), std::string::npos);
+  EXPECT_NE(bytes(u), bytes(u2));
+  // Replaying the recorded primitive with the recorded state reproduces each sample; with a
+  // fresh state from the generator it draws new numbers.
+  auto replay = [&](const Tensor& state) { return dispatch(*rec.prims[0], {state})[0]; };
+  EXPECT_EQ(bytes(replay(rec.states[0])), bytes(u));
+  EXPECT_EQ(bytes(replay(rec.states[1])), bytes(u2));
+  Generator fresh(12);
+  const Tensor other = replay(ops::philox_state(fresh, 9, kCPU));
+  EXPECT_NE(bytes(other), bytes(u));
+  Generator same(12);
+  EXPECT_EQ(bytes(other), bytes(rand({9}, same)));
+  // A state that is not an int64 [2] tensor is refused by the kernel.
+  EXPECT_THROW(replay(zeros({3}, kInt64)), ValueError);
+}
+
+// Attention's dropout takes its stream the same way: two calls are one primitive.
+TEST(Random, AttentionDropoutStateIsAnInput) {
+  struct Recorder : DispatchMode {
+    std::vector<std::shared_ptr<const Primitive>> prims;
+    std::vector<Tensor> last_inputs;
+    void handle(OpCall& call, const DispatchNext& next) override {
+      if (std::string(call.prim.name()) == "scaled_dot_product_attention") {
+        prims.push_back(call.prim.clone());
+        last_inputs.push_back(call.inputs.back());
+      }
+      next(call);
+    }
+  } rec;
+  manual_seed(3);
+  Tensor q = randn({1, 2, 4, 8}), k = randn({1, 2, 4, 8}), v = randn({1, 2, 4, 8});
+  std::optional<DispatchModeGuard> guard(std::in_place, rec);
+  Tensor a = scaled_dot_product_attention(q, k, v, {}, 0.5);
+  Tensor b = scaled_dot_product_attention(q, k, v, {}, 0.5);
+  guard.reset();
+  ASSERT_EQ(rec.prims.size(), 2u);
+  EXPECT_TRUE(rec.prims[0]->equals(*rec.prims[1]));
+  EXPECT_EQ(rec.last_inputs[0].dtype(), kInt64);
+  EXPECT_EQ(rec.last_inputs[0].sizes(), (std::vector<int64_t>{2}));
+  EXPECT_NE(bytes(a), bytes(b));
 }
 
 TEST(Random, Errors) {

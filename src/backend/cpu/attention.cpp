@@ -16,6 +16,7 @@
 #include "backend/cpu/parallel.h"
 #include "backend/cpu/vec.h"
 #include "ember/core/generator.h"
+#include "primitives/random.h"
 
 namespace ember {
 namespace {
@@ -91,6 +92,7 @@ struct Ctx {
   Dims d;
   AttentionParams p;
   const MaskView* mask = nullptr;  // null: no mask
+  PhiloxState rng;                 // the dropout stream (dropout_p > 0)
 };
 
 /// Scores tile s[nq x nj] for rows i0.. and keys j0..: causal and explicit masks applied.
@@ -134,7 +136,7 @@ void dropout_tile(T* s, int64_t nq, int64_t nj, int64_t i0, int64_t j0, int64_t 
       const uint64_t n = base + static_cast<uint64_t>(j);
       if (n / 4 != cur) {
         cur = n / 4;
-        block = Generator::philox(c.p.seed, c.p.offset + cur);
+        block = Generator::philox(c.rng.seed, c.rng.offset + cur);
       }
       const bool keep = uniform_float(block[n % 4]) < keep_below;
       s[r * nj + j] = keep ? s[r * nj + j] * scale : T(0);
@@ -220,7 +222,8 @@ void forward_block(const T* q, const T* k, const T* v, T* out, T* lse, int64_t b
 
 template <typename T>
 void forward(const std::vector<Tensor>& in, std::vector<Tensor>& out, const AttentionParams& p) {
-  Ctx<T> c{dims_of(in[0], in[1], in[2]), p, nullptr};
+  Ctx<T> c{dims_of(in[0], in[1], in[2]), p, nullptr, {}};
+  if (p.dropout_p > 0) c.rng = read_philox_state(in.back(), "scaled_dot_product_attention");
   const Dims& d = c.d;
   MaskView mv;
   if (p.has_mask) {
@@ -282,7 +285,9 @@ void backward_tile(const T* Q, const T* K, const T* V, const T* dO, const T* lse
 template <typename T>
 void backward(const std::vector<Tensor>& in, std::vector<Tensor>& out, const AttentionParams& p) {
   // inputs: grad_out, q, k, v, out, lse[, mask]
-  Ctx<T> c{dims_of(in[1], in[2], in[3]), p, nullptr};
+  Ctx<T> c{dims_of(in[1], in[2], in[3]), p, nullptr, {}};
+  if (p.dropout_p > 0)
+    c.rng = read_philox_state(in.back(), "scaled_dot_product_attention_backward");
   const Dims& d = c.d;
   MaskView mv;
   if (p.has_mask) {

@@ -79,25 +79,26 @@ double read_as_double(const char* p, ScalarType t) {
 
 // Fills a contiguous buffer of n elements: out[i] = sample(i, stream).
 template <typename T, typename Sample>
-void fill_parallel(T* out, int64_t n, const RandomParams& p, const Sample& sample) {
+void fill_parallel(T* out, int64_t n, const PhiloxState& st, const Sample& sample) {
   cpu::parallel_for(0, n, kRandomGrain, [&](int64_t begin, int64_t end) {
-    DrawStream draws(p.seed, p.offset);
+    DrawStream draws(st.seed, st.offset);
     for (int64_t i = begin; i < end; ++i) out[i] = sample(static_cast<uint64_t>(i), draws);
   });
 }
 
 template <typename T>
-void fill_contiguous(RandomOp op, const RandomParams& p, T* out, int64_t n, const Tensor* prob) {
+void fill_contiguous(RandomOp op, const RandomParams& p, const PhiloxState& st, T* out, int64_t n,
+                     const Tensor* prob) {
   switch (op) {
     case RandomOp::Uniform: {
       if constexpr (std::is_same_v<T, double>) {
         const double from = p.a, span = p.b - p.a;
-        fill_parallel(out, n, p, [=](uint64_t i, DrawStream& d) {
+        fill_parallel(out, n, st, [=](uint64_t i, DrawStream& d) {
           return uniform_double(d(2 * i), d(2 * i + 1)) * span + from;
         });
       } else {
         const auto from = static_cast<float>(p.a), to = static_cast<float>(p.b);
-        fill_parallel(out, n, p, [=](uint64_t i, DrawStream& d) {
+        fill_parallel(out, n, st, [=](uint64_t i, DrawStream& d) {
           return cast_to<T>(uniform_bits<T>(d(i)) * (to - from) + from);
         });
       }
@@ -108,7 +109,7 @@ void fill_contiguous(RandomOp op, const RandomParams& p, T* out, int64_t n, cons
       // branches. u1 is moved to (0, 1] so that the logarithm is finite.
       const double mean = p.a, stdev = p.b;
       constexpr bool wide = std::is_same_v<T, double>;
-      fill_parallel(out, n, p, [=](uint64_t i, DrawStream& d) {
+      fill_parallel(out, n, st, [=](uint64_t i, DrawStream& d) {
         const uint64_t k = i / 2;
         double u1, u2;
         if constexpr (wide) {
@@ -127,7 +128,7 @@ void fill_contiguous(RandomOp op, const RandomParams& p, T* out, int64_t n, cons
     }
     case RandomOp::Bernoulli: {
       const double prob_p = p.a;
-      fill_parallel(out, n, p, [=](uint64_t i, DrawStream& d) {
+      fill_parallel(out, n, st, [=](uint64_t i, DrawStream& d) {
         return cast_to<T>(uniform_double(d(2 * i), d(2 * i + 1)) < prob_p ? 1.0 : 0.0);
       });
       break;
@@ -137,7 +138,7 @@ void fill_contiguous(RandomOp op, const RandomParams& p, T* out, int64_t n, cons
       const ScalarType pt = prob->dtype();
       const int64_t es = element_size(pt);
       const bool wide = pt == kFloat64;
-      fill_parallel(out, n, p, [=](uint64_t i, DrawStream& d) {
+      fill_parallel(out, n, st, [=](uint64_t i, DrawStream& d) {
         const double pv = read_as_double(pp + static_cast<int64_t>(i) * es, pt);
         EMBER_CHECK(
             pv >= 0 && pv <= 1,
@@ -151,7 +152,7 @@ void fill_contiguous(RandomOp op, const RandomParams& p, T* out, int64_t n, cons
       const uint64_t range = p.range;
       const auto from = static_cast<uint64_t>(p.from);
       const bool narrow = range != 0 && range <= (uint64_t{1} << 32);
-      fill_parallel(out, n, p, [=](uint64_t i, DrawStream& d) {
+      fill_parallel(out, n, st, [=](uint64_t i, DrawStream& d) {
         uint64_t r = narrow ? d(i) : d.u64(2 * i);
         if (range != 0) r %= range;
         return cast_to<T>(static_cast<int64_t>(from + r));  // wraps modulo 2^64
@@ -162,7 +163,7 @@ void fill_contiguous(RandomOp op, const RandomParams& p, T* out, int64_t n, cons
       // Sequential Fisher-Yates: draw pair (2i, 2i + 1) picks the element swapped into slot i.
       std::vector<int64_t> perm(n);
       std::iota(perm.begin(), perm.end(), int64_t{0});
-      DrawStream d(p.seed, p.offset);
+      DrawStream d(st.seed, st.offset);
       for (int64_t i = 0; i + 1 < n; ++i) {
         const uint64_t z = d.u64(2 * static_cast<uint64_t>(i)) % static_cast<uint64_t>(n - i);
         std::swap(perm[i], perm[i + static_cast<int64_t>(z)]);
@@ -174,6 +175,14 @@ void fill_contiguous(RandomOp op, const RandomParams& p, T* out, int64_t n, cons
 }
 
 }  // namespace
+
+PhiloxState read_philox_state(const Tensor& state, const char* op) {
+  EMBER_CHECK_VALUE(
+      state.defined() && state.dtype() == kInt64 && state.sizes() == std::vector<int64_t>{2}, "[",
+      op, "] expected the generator state as an int64 tensor of shape [2]");
+  const auto* v = state.data_ptr<int64_t>();
+  return {static_cast<uint64_t>(v[0]), static_cast<uint64_t>(v[state.strides()[0]])};
+}
 
 const char* Random::default_name() const {
   switch (p_.op) {
@@ -220,6 +229,7 @@ uint64_t Random::num_draws(RandomOp op, ScalarType dtype, int64_t numel, uint64_
 void Random::eval_cpu(const std::vector<Tensor>& inputs, std::vector<Tensor>& outputs) const {
   Tensor& out = outputs[0];
   if (out.numel() == 0) return;
+  const PhiloxState state = read_philox_state(inputs.back(), name());
   // Samples are generated in row-major order into contiguous memory, so element i always gets
   // draw i whatever the output's strides; a strided output receives a copy.
   Tensor target = out.is_contiguous() ? out : ops::empty_tensor(out.sizes(), out.dtype(), name());
@@ -235,7 +245,8 @@ void Random::eval_cpu(const std::vector<Tensor>& inputs, std::vector<Tensor>& ou
   }
   visit_dtype(out.dtype(), name(), [&](auto* tag) {
     using T = std::remove_pointer_t<decltype(tag)>;
-    fill_contiguous<T>(p_.op, p_.args, static_cast<T*>(target.data_ptr()), target.numel(), &prob);
+    fill_contiguous<T>(p_.op, p_.args, state, static_cast<T*>(target.data_ptr()), target.numel(),
+                       &prob);
   });
   if (!target.is_same(out)) {
     std::vector<Tensor> dst{out};

@@ -135,8 +135,11 @@ Prepared prepare(const Tensor& query, const Tensor& key, const Tensor& value,
   return pr;
 }
 
-std::vector<Tensor> kernel_inputs(const Prepared& pr, std::vector<Tensor> front) {
+// The primitives' inputs: `front`, then the mask and the dropout state where there are any.
+std::vector<Tensor> kernel_inputs(const Prepared& pr, std::vector<Tensor> front,
+                                  const Tensor& rng_state) {
   if (pr.mask.defined()) front.push_back(pr.mask);
+  if (pr.params.dropout_p > 0) front.push_back(rng_state);
   return front;
 }
 
@@ -159,15 +162,11 @@ AttentionResult sdpa_forward(const Tensor& query, const Tensor& key, const Tenso
   Prepared pr = prepare(query, key, value, attn_mask, dropout_p, is_causal, scale, enable_gqa);
   AttentionResult res;
   if (dropout_p > 0) {
-    Generator& gen = default_generator();
-    std::lock_guard<std::mutex> lock(gen.mutex());
-    res.seed = gen.initial_seed();
-    res.offset = gen.reserve_locked(static_cast<uint64_t>(pr.B * pr.Hq * pr.L * pr.S));
+    res.rng_state = ops::philox_state(
+        default_generator(), static_cast<uint64_t>(pr.B * pr.Hq * pr.L * pr.S), pr.q.device());
   }
-  pr.params.seed = res.seed;
-  pr.params.offset = res.offset;
-  const auto outs =
-      dispatch(ScaledDotProductAttention(pr.params), kernel_inputs(pr, {pr.q, pr.k, pr.v}));
+  const auto outs = dispatch(ScaledDotProductAttention(pr.params),
+                             kernel_inputs(pr, {pr.q, pr.k, pr.v}, res.rng_state));
   std::vector<int64_t> shape = cat_shape(pr.out_batch, {pr.L, pr.Ev});
   res.output = outs[0].reshape(shape);
   if (pr.compute != pr.dtype) res.output = res.output.to(pr.dtype);
@@ -182,8 +181,8 @@ std::tuple<Tensor, Tensor, Tensor> sdpa_backward(const Tensor& grad_output, cons
                                                  bool is_causal, std::optional<double> scale,
                                                  bool enable_gqa) {
   Prepared pr = prepare(query, key, value, attn_mask, dropout_p, is_causal, scale, enable_gqa);
-  pr.params.seed = forward.seed;
-  pr.params.offset = forward.offset;
+  EMBER_CHECK(dropout_p == 0 || forward.rng_state.defined(), "[", kOp,
+              "] dropout_p > 0 needs the forward's generator state");
   const std::vector<int64_t> out_shape = cat_shape(pr.out_batch, {pr.L, pr.Ev});
   EMBER_CHECK(grad_output.defined() && grad_output.sizes() == out_shape &&
                   forward.output.sizes() == out_shape,
@@ -196,8 +195,10 @@ std::tuple<Tensor, Tensor, Tensor> sdpa_backward(const Tensor& grad_output, cons
   };
   const auto grads =
       dispatch(ScaledDotProductAttentionBackward(pr.params),
-               kernel_inputs(pr, {flat(grad_output), pr.q, pr.k, pr.v, flat(forward.output),
-                                  forward.logsumexp.to(pr.compute).contiguous()}));
+               kernel_inputs(pr,
+                             {flat(grad_output), pr.q, pr.k, pr.v, flat(forward.output),
+                              forward.logsumexp.to(pr.compute).contiguous()},
+                             forward.rng_state));
   const Tensor &dq = grads[0], &dk = grads[1], &dv = grads[2];
   auto back = [&](const Tensor& g, const Tensor& like, int64_t len, int64_t width) {
     std::vector<int64_t> batch = head(pr.out_batch, enable_gqa ? 1 : 0);

@@ -14,7 +14,7 @@ namespace ember::nn::detail {
 struct AttentionResult {
   Tensor output;                  // (..., Hq, L, Ev), the query's dtype
   Tensor logsumexp;               // [B, Hq, L] in the compute dtype (float32 for 16-bit inputs)
-  uint64_t seed = 0, offset = 0;  // the dropout stream (used when dropout_p > 0)
+  Tensor rng_state;               // the dropout stream (ops::philox_state) when dropout_p > 0
 };
 
 AttentionResult sdpa_forward(const Tensor& query, const Tensor& key, const Tensor& value,
