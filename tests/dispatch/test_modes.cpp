@@ -68,8 +68,9 @@ TEST(DispatchModes, ModeIsOffInsideItsHandler) {
   }
   EXPECT_EQ(top.handled, 1);  // exp only, not the mul it ran
   EXPECT_EQ(y.sum().item<double>(), 4.0);
-  // The handler's mul_(2) reaches the mode below (the scalar 2 arrives converted by a copy_).
-  EXPECT_EQ(below.names, (std::vector<std::string>{"exp", "copy_", "mul_", "sum"}));
+  // The handler's mul_(2) reaches the mode below: the scalar 2 becomes a tensor through
+  // dispatch (fill_), is converted by a copy_, then multiplies.
+  EXPECT_EQ(below.names, (std::vector<std::string>{"exp", "fill_", "copy_", "mul_", "sum"}));
 }
 
 TEST(DispatchModes, InnermostModeRunsFirst) {
