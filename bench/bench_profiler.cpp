@@ -82,8 +82,8 @@ void BM_FillDirect(benchmark::State& state) {
   std::vector<Tensor> inputs;
   for (auto _ : state) {
     std::vector<Tensor> outputs{t};
-    Fill prim(1.0);
-    OpCall call{prim, inputs, outputs, true};
+    const Fill prim = in_place(Fill(1.0));
+    OpCall call{prim, inputs, outputs, prim.inplace()};
     ember::detail::run_backend(call);
     benchmark::DoNotOptimize(outputs);
   }
@@ -94,7 +94,7 @@ void BM_FillDispatch(benchmark::State& state) {
   Tensor t = one_element();
   std::vector<Tensor> inputs;
   for (auto _ : state) {
-    auto outputs = dispatch(Fill(1.0), inputs, {t}, true);
+    auto outputs = dispatch(in_place(Fill(1.0)), inputs, {t});
     benchmark::DoNotOptimize(outputs);
   }
   state.SetLabel("dispatch, profiler off");

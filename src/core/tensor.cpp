@@ -153,7 +153,7 @@ const Tensor& Tensor::copy_(const Tensor& src, bool) const {
   // Copy's inference states the input's sizes: a broadcast source arrives expanded.
   if (s.sizes() != sizes()) s = s.expand(SymIntList(sizes()));
   Tensor self = *this;
-  dispatch(Copy(dtype()), {s}, {self}, /*inplace=*/true);
+  dispatch(in_place(Copy(dtype())), {s}, {self});
   return *this;
 }
 
@@ -161,7 +161,7 @@ const Tensor& Tensor::fill_(const Scalar& value) const {
   ops::check_no_internal_overlap(mutable_self(), "fill_");
   ops::check_scalar_fits(value, dtype(), "fill_");
   Tensor self = *this;
-  dispatch(Fill(value), {}, {self}, /*inplace=*/true);
+  dispatch(in_place(Fill(value)), {}, {self});
   return *this;
 }
 

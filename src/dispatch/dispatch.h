@@ -24,7 +24,7 @@ struct OpCall {
   const Primitive& prim;
   const std::vector<Tensor>& inputs;
   std::vector<Tensor>& outputs;
-  /// Whether outputs[0] is an input written in place (add_, copy_, ...).
+  /// prim.inplace(): outputs[0] is the caller's target, written in place (add_, copy_, ...).
   bool inplace;
   /// Whether dispatch allocated the outputs from prim.infer() (Note [Inference]).
   bool outputs_inferred = false;
@@ -93,13 +93,21 @@ inline bool autograd_involved(const OpCall& call) {
 }
 }  // namespace detail
 
+/// `prim` in its in-place form (Note [Mutation and aliasing] in dispatch/primitive.h).
+template <typename P>
+P in_place(P prim) {
+  prim.set_inplace();
+  return prim;
+}
+
 /// Runs `prim` on `inputs`, writing `outputs` (see Primitive::eval_cpu); returns the outputs.
-/// Without outputs, a primitive that infers gets them allocated from its inference.
+/// Without outputs, a primitive that infers gets them allocated from its inference. The in-place
+/// form (Primitive::inplace) takes its target as outputs[0].
 inline std::vector<Tensor> dispatch(const Primitive& prim, const std::vector<Tensor>& inputs,
-                                    std::vector<Tensor> outputs = {}, bool inplace = false) {
+                                    std::vector<Tensor> outputs = {}) {
   const bool inferred = outputs.empty() && prim.infers();
   if (inferred) outputs = detail::allocate_outputs(prim, inputs);
-  OpCall call{prim, inputs, outputs, inplace, inferred};
+  OpCall call{prim, inputs, outputs, prim.inplace(), inferred};
   if (detail::autograd_involved(call)) {
     detail::dispatch_autograd(call);
   } else if (detail::g_mode_users.load(std::memory_order_relaxed) == 0) [[likely]] {

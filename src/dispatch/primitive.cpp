@@ -324,11 +324,12 @@ MetaList Primitive::infer(std::span<const TensorMeta>) const {
 }
 
 bool Primitive::equals(const Primitive& other) const {
-  return kind() == other.kind() && encode(*this) == encode(other);
+  return kind() == other.kind() && inplace_ == other.inplace_ && encode(*this) == encode(other);
 }
 
 size_t Primitive::hash() const {
-  return std::hash<std::string>()(encode(*this)) * 31 + static_cast<size_t>(kind());
+  return (std::hash<std::string>()(encode(*this)) * 31 + static_cast<size_t>(kind())) * 2 +
+         (inplace_ ? 1 : 0);
 }
 
 std::string Primitive::describe() const {
@@ -342,6 +343,7 @@ std::string Primitive::to_json() const {
   visit_params(w);
   json j = {{"kind", primitive_kind_name(kind())}, {"params", std::move(w.out)}};
   if (display_name_) j["name"] = display_name_;
+  if (inplace_) j["inplace"] = true;
   return j.dump();
 }
 
@@ -353,7 +355,9 @@ std::shared_ptr<Primitive> primitive_from_json(const std::string& text) {
     bad_json("expected {\"kind\": <string>, \"params\": {...}}, got " + j.dump().substr(0, 200));
   }
   for (const auto& [key, value] : j.items()) {
-    if (key != "kind" && key != "params" && key != "name") bad_json("unexpected key '" + key + "'");
+    if (key != "kind" && key != "params" && key != "name" && key != "inplace") {
+      bad_json("unexpected key '" + key + "'");
+    }
   }
   const std::string& kind = j["kind"].get_ref<const std::string&>();
   std::shared_ptr<Primitive> prim;
@@ -369,6 +373,10 @@ std::shared_ptr<Primitive> primitive_from_json(const std::string& text) {
   if (j.contains("name")) {
     if (!j["name"].is_string()) bad_json("'name' expected a string");
     prim->set_display_name(intern(j["name"].get<std::string>()));
+  }
+  if (j.contains("inplace")) {
+    if (!j["inplace"].is_boolean()) bad_json("'inplace' expected a boolean");
+    prim->set_inplace(j["inplace"].get<bool>());
   }
   return prim;
 }

@@ -5,6 +5,7 @@
 // each backend and its vjp, written with Ember ops (so that higher-order gradients work). Ops
 // build a primitive, allocate outputs, and call dispatch().
 #include <memory>
+#include <optional>
 #include <span>
 #include <string>
 #include <type_traits>
@@ -40,6 +41,14 @@ const char* primitive_kind_name(PrimitiveKind kind);
 /// Every kind, in declaration order.
 const std::vector<PrimitiveKind>& all_primitive_kinds();
 
+/// Note [Mutation and aliasing]: a primitive declares what a call does to memory besides
+/// writing fresh outputs. Its in-place form (inplace()) writes output 0, the caller's target; the
+/// target's previous values are read through input 0 (the target itself, or a converted copy of
+/// it), unless overwrites_target() says every element is overwritten (copy_, fill_, random fills,
+/// whose inputs are sources). Views (aliased_input) share their input's storage. The in-place-only
+/// primitives of the old design (Scatter, IndexUpdate, IndexPut, MaskedScatter) also have an
+/// out-of-place form that starts from a copy of input 0, so a functional graph needs no clone.
+///
 /// Note [Inference]: what a primitive knows about a tensor without its data. Primitives infer
 /// their outputs' metadata from their inputs' (Primitive::infer); dispatch allocates the outputs
 /// from it, and the compiler's tracer runs it on symbolic sizes without any kernel.
@@ -62,8 +71,8 @@ struct TensorMeta {
 struct MetaList : SmallVector<TensorMeta, 2> {
   MetaList() = default;
   template <typename... M>
-    requires(sizeof...(M) >= 1 && (std::is_convertible_v<M, TensorMeta> && ...))
-  MetaList(M&&... metas) {  // NOLINT: implicit, for `return {...}`
+  requires(sizeof...(M) >= 1 && (std::is_convertible_v<M, TensorMeta> && ...))
+      MetaList(M&&... metas) {  // NOLINT: implicit, for `return {...}`
     reserve(sizeof...(M));
     (emplace_back(std::forward<M>(metas)), ...);
   }
@@ -114,6 +123,16 @@ class Primitive {
   /// A deep copy (the graph keeps it).
   virtual std::shared_ptr<const Primitive> clone() const = 0;
 
+  // ---- effects (Note [Mutation and aliasing])
+  /// The in-place form (add_ rather than add): output 0 is the target the caller passes, written
+  /// in place, instead of a fresh tensor. Part of the identity (equals, hash, JSON "inplace").
+  bool inplace() const { return inplace_; }
+  void set_inplace(bool inplace = true) { inplace_ = inplace; }
+  /// Which input output `i` is a view of (shares storage with): input 0 for views, none else.
+  virtual std::optional<size_t> aliased_input(size_t /*output*/) const {
+    return is_view() ? std::optional<size_t>(0) : std::nullopt;
+  }
+
   /// Note [Inference]. Whether infer() is defined: dispatch then allocates the outputs when the
   /// op builder passes none. Every primitive infers except View (item 4 of the redesign: views
   /// as logical primitives), Fill (its target is not an input) and the data-dependent shapes
@@ -150,6 +169,7 @@ class Primitive {
 
  private:
   const char* display_name_ = nullptr;
+  bool inplace_ = false;
 };
 
 /// The common base of every primitive class: `class Flip : public PrimitiveOf<Flip, FlipParams,

@@ -164,7 +164,7 @@ Tensor& binary_op_(BinaryOp op, Tensor& self, const Tensor& other, const Scalar&
   if (result == self.dtype()) {
     // Each output element reads only the same element of self: safe to write in place.
     std::vector<Tensor> outs = {self};
-    dispatch(Binary(op, alpha, name), {self.to(t), o}, outs, /*inplace=*/true);
+    dispatch(in_place(Binary(op, alpha, name)), {self.to(t), o}, outs);
   } else {
     Tensor tmp = empty_tensor(shape, result, name);
     dispatch(Binary(op, alpha, name), {self.to(t), o}, {tmp});

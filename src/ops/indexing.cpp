@@ -255,7 +255,7 @@ Tensor& index_put_(Tensor& x, const std::vector<TensorIndex>& indices, const Ten
   if (v.dtype() != x.dtype() || ops::may_overlap(s.tensor, v)) v = v.to(x.dtype(), false, true);
   std::vector<Tensor> inputs{s.tensor, v};
   inputs.insert(inputs.end(), ints.begin(), ints.end());
-  dispatch(IndexPut(dims, accumulate), inputs, {s.tensor}, /*inplace=*/true);
+  dispatch(in_place(IndexPut(dims, accumulate)), inputs, {s.tensor});
   return x;
 }
 

@@ -191,9 +191,9 @@ Tensor run(RandomOp op, RandomParams p, const Target& target, Generator& gen,
   const uint64_t draws = Random::num_draws(op, target.dtype, numel, p.range, p_dtype);
   std::vector<Tensor> args = inputs;
   args.push_back(ops::philox_state(gen, draws, target.device));
-  const Random prim(op, p, target.sizes, target.dtype);
+  Random prim(op, p, target.sizes, target.dtype);
   if (!target.into) return dispatch(prim, args)[0];
-  dispatch(prim, args, {*target.into}, /*inplace=*/true);
+  dispatch(in_place(std::move(prim)), args, {*target.into});
   return *target.into;
 }
 

@@ -93,28 +93,45 @@ ScatterReduce new_reduce(const std::string& reduce, const char* op) {
               "] reduce argument must be either sum, prod, mean, amax or amin, got ", reduce);
 }
 
-// The common in-place scatter: checks, then Scatter on self.
+// Runs an update primitive whose inputs[0] is self: in its in-place form writing self, or out of
+// place, replacing `self` by a fresh result that starts as a copy of it (Note [Mutation and
+// aliasing]); no clone either way. Inputs read while self is written are copied when they share
+// its memory.
+Tensor& run_update(Primitive&& prim, std::vector<Tensor> inputs, Tensor& self, bool inplace,
+                   const char* op) {
+  if (!inplace) {
+    self = dispatch(prim, inputs)[0];
+    return self;
+  }
+  ops::check_no_internal_overlap(self, op);
+  for (size_t i = 1; i < inputs.size(); ++i) inputs[i] = unaliased(self, inputs[i]);
+  prim.set_inplace();
+  dispatch(prim, inputs, {self});
+  return self;
+}
+
+// The common scatter: checks, then Scatter on self (in place, or out of place into `self`).
 Tensor& scatter_impl(Tensor& self, int64_t dim_in, const Tensor& index, const Tensor* src,
                      std::optional<Scalar> value, ScatterReduce reduce, bool include_self,
-                     const char* op) {
+                     const char* op, bool inplace = true) {
   check_defined(self, op, "self");
   check_defined(index, op, "index");
   if (src != nullptr) check_defined(*src, op, "src");
   ops::check_implemented(self.dtype(), op);
   const int64_t dim = ops::wrap_dim(dim_in, self.dim(), op);
   scatter_checks(self, dim, index, src, op);
-  ops::check_no_internal_overlap(self, op);
   if (value) ops::check_scalar_fits(*value, self.dtype(), op);
-  Scatter prim(dim, reduce, include_self, value, op);
-  std::vector<Tensor> inputs = {self, unaliased(self, index)};
-  if (src != nullptr) inputs.push_back(unaliased(self, *src));
-  dispatch(prim, inputs, {self}, /*inplace=*/true);
-  return self;
+  std::vector<Tensor> inputs = {self, index};
+  if (src != nullptr) inputs.push_back(*src);
+  return run_update(Scatter(dim, reduce, include_self, value, op), std::move(inputs), self, inplace,
+                    op);
 }
 
-Tensor clone_of(const Tensor& x, const char* op) {
+// The source of an out-of-place update (the update primitive copies it; Note [Mutation and
+// aliasing]).
+Tensor source_of(const Tensor& x, const char* op) {
   check_defined(x, op, "self");
-  return x.clone();
+  return x;
 }
 
 // index_add / index_copy / index_fill checks shared by the three.
@@ -139,7 +156,7 @@ void check_source_shape(const Tensor& self, int64_t dim, const Tensor& index, co
 }
 
 Tensor& index_add_impl(Tensor& self, int64_t dim_in, const Tensor& index, const Tensor& source,
-                       const Scalar& alpha) {
+                       const Scalar& alpha, bool inplace = true) {
   const char* op = "index_add_";
   check_defined(self, op, "self");
   check_defined(index, op, "index");
@@ -161,13 +178,12 @@ Tensor& index_add_impl(Tensor& self, int64_t dim_in, const Tensor& index, const 
   if (self.dtype() != kBool) {
     EMBER_CHECK(!alpha.isBoolean(), "[", op, "] Boolean alpha only supported for Boolean results.");
   }
-  ops::check_no_internal_overlap(self, op);
-  dispatch(IndexUpdate(IndexUpdateOp::Add, dim, alpha),
-           {self, unaliased(self, index), unaliased(self, source)}, {self}, true);
-  return self;
+  return run_update(IndexUpdate(IndexUpdateOp::Add, dim, alpha), {self, index, source}, self,
+                    inplace, op);
 }
 
-Tensor& index_copy_impl(Tensor& self, int64_t dim_in, const Tensor& index, const Tensor& source) {
+Tensor& index_copy_impl(Tensor& self, int64_t dim_in, const Tensor& index, const Tensor& source,
+                        bool inplace = true) {
   const char* op = "index_copy_";
   check_defined(self, op, "self");
   check_defined(index, op, "index");
@@ -183,13 +199,12 @@ Tensor& index_copy_impl(Tensor& self, int64_t dim_in, const Tensor& index, const
               "] index_copy_(): self and source expected to have the same dtype, but got (self) ",
               scalar_type_name(self.dtype()), " and (source) ", scalar_type_name(source.dtype()));
   check_source_shape(self, dim, index, source, op);
-  ops::check_no_internal_overlap(self, op);
-  dispatch(IndexUpdate(IndexUpdateOp::Copy, dim, 0),
-           {self, unaliased(self, index), unaliased(self, source)}, {self}, true);
-  return self;
+  return run_update(IndexUpdate(IndexUpdateOp::Copy, dim, 0), {self, index, source}, self, inplace,
+                    op);
 }
 
-Tensor& index_fill_impl(Tensor& self, int64_t dim_in, const Tensor& index, const Scalar& value) {
+Tensor& index_fill_impl(Tensor& self, int64_t dim_in, const Tensor& index, const Scalar& value,
+                        bool inplace = true) {
   const char* op = "index_fill_";
   check_defined(self, op, "self");
   check_defined(index, op, "index");
@@ -198,10 +213,7 @@ Tensor& index_fill_impl(Tensor& self, int64_t dim_in, const Tensor& index, const
   EMBER_CHECK(index.dim() <= 1, "[", op, "] Index has to be a vector/scalar");
   EMBER_CHECK(index.dtype() == kInt64, "[", op, "] index_fill_(): Expected dtype int64 for index.");
   ops::check_scalar_fits(value, self.dtype(), op);
-  ops::check_no_internal_overlap(self, op);
-  dispatch(IndexUpdate(IndexUpdateOp::Fill, dim, value), {self, unaliased(self, index)}, {self},
-           true);
-  return self;
+  return run_update(IndexUpdate(IndexUpdateOp::Fill, dim, value), {self, index}, self, inplace, op);
 }
 
 Scalar fill_value(const Tensor& value, const char* op) {
@@ -223,11 +235,12 @@ Tensor index_fill_tensor(Tensor x, int64_t dim, const Tensor& index, const Tenso
     index_fill_impl(mask, dim, index, true);
     return ops::fill_with_value_grad(x, mask, value, inplace);
   }
-  Tensor out = inplace ? x : clone_of(x, op);
-  return index_fill_impl(out, dim, index, v);
+  check_defined(x, op, "self");
+  return index_fill_impl(x, dim, index, v, inplace);
 }
 
-Tensor& masked_scatter_impl(Tensor& self, const Tensor& mask, const Tensor& source) {
+Tensor& masked_scatter_impl(Tensor& self, const Tensor& mask, const Tensor& source,
+                            bool inplace = true) {
   const char* op = "masked_scatter_";
   check_defined(self, op, "self");
   check_defined(mask, op, "mask");
@@ -242,11 +255,9 @@ Tensor& masked_scatter_impl(Tensor& self, const Tensor& mask, const Tensor& sour
   const auto shape = ops::broadcast_pair(self.sizes(), mask.sizes(), op);
   EMBER_CHECK(shape == self.sizes(), "[", op, "] output with shape ", shape_str(self.sizes()),
               " doesn't match the broadcast shape ", shape_str(shape));
-  ops::check_no_internal_overlap(self, op);
-  Tensor m = unaliased(self, mask.expand(SymIntList(self.sizes())));
-  Tensor src = unaliased(self, source.reshape({-1}));
-  dispatch(MaskedScatter(), {self, m, src}, {self}, true);
-  return self;
+  return run_update(MaskedScatter(),
+                    {self, mask.expand(SymIntList(self.sizes())), source.reshape({-1})}, self,
+                    inplace, op);
 }
 
 }  // namespace
@@ -285,48 +296,52 @@ Tensor gather(const Tensor& x, int64_t dim_in, const Tensor& index, bool /*spars
 
 // ---- scatter family
 Tensor scatter(const Tensor& x, int64_t dim, const Tensor& index, const Tensor& src) {
-  Tensor out = clone_of(x, "scatter");
-  return scatter_impl(out, dim, index, &src, std::nullopt, ScatterReduce::None, true, "scatter");
+  Tensor out = source_of(x, "scatter");
+  return scatter_impl(out, dim, index, &src, std::nullopt, ScatterReduce::None, true, "scatter",
+                      /*inplace=*/false);
 }
 Tensor scatter(const Tensor& x, int64_t dim, const Tensor& index, const Scalar& value) {
-  Tensor out = clone_of(x, "scatter");
-  return scatter_impl(out, dim, index, nullptr, value, ScatterReduce::None, true, "scatter");
+  Tensor out = source_of(x, "scatter");
+  return scatter_impl(out, dim, index, nullptr, value, ScatterReduce::None, true, "scatter",
+                      /*inplace=*/false);
 }
 Tensor scatter(const Tensor& x, int64_t dim, const Tensor& index, const Tensor& src,
                const std::string& reduce) {
   ScatterReduce r = legacy_reduce(reduce, "scatter");
-  Tensor out = clone_of(x, "scatter");
-  return scatter_impl(out, dim, index, &src, std::nullopt, r, true, "scatter");
+  Tensor out = source_of(x, "scatter");
+  return scatter_impl(out, dim, index, &src, std::nullopt, r, true, "scatter", /*inplace=*/false);
 }
 Tensor scatter(const Tensor& x, int64_t dim, const Tensor& index, const Scalar& value,
                const std::string& reduce) {
   ScatterReduce r = legacy_reduce(reduce, "scatter");
-  Tensor out = clone_of(x, "scatter");
-  return scatter_impl(out, dim, index, nullptr, value, r, true, "scatter");
+  Tensor out = source_of(x, "scatter");
+  return scatter_impl(out, dim, index, nullptr, value, r, true, "scatter", /*inplace=*/false);
 }
 Tensor scatter_add(const Tensor& x, int64_t dim, const Tensor& index, const Tensor& src) {
-  Tensor out = clone_of(x, "scatter_add");
-  return scatter_impl(out, dim, index, &src, std::nullopt, ScatterReduce::Sum, true, "scatter_add");
+  Tensor out = source_of(x, "scatter_add");
+  return scatter_impl(out, dim, index, &src, std::nullopt, ScatterReduce::Sum, true, "scatter_add",
+                      /*inplace=*/false);
 }
 Tensor scatter_reduce(const Tensor& x, int64_t dim, const Tensor& index, const Tensor& src,
                       const std::string& reduce, bool include_self) {
   ScatterReduce r = new_reduce(reduce, "scatter_reduce");
-  Tensor out = clone_of(x, "scatter_reduce");
-  return scatter_impl(out, dim, index, &src, std::nullopt, r, include_self, "scatter_reduce");
+  Tensor out = source_of(x, "scatter_reduce");
+  return scatter_impl(out, dim, index, &src, std::nullopt, r, include_self, "scatter_reduce",
+                      /*inplace=*/false);
 }
 
 Tensor index_add(const Tensor& x, int64_t dim, const Tensor& index, const Tensor& source,
                  const Scalar& alpha) {
-  Tensor out = clone_of(x, "index_add");
-  return index_add_impl(out, dim, index, source, alpha);
+  Tensor out = source_of(x, "index_add");
+  return index_add_impl(out, dim, index, source, alpha, /*inplace=*/false);
 }
 Tensor index_copy(const Tensor& x, int64_t dim, const Tensor& index, const Tensor& source) {
-  Tensor out = clone_of(x, "index_copy");
-  return index_copy_impl(out, dim, index, source);
+  Tensor out = source_of(x, "index_copy");
+  return index_copy_impl(out, dim, index, source, /*inplace=*/false);
 }
 Tensor index_fill(const Tensor& x, int64_t dim, const Tensor& index, const Scalar& value) {
-  Tensor out = clone_of(x, "index_fill");
-  return index_fill_impl(out, dim, index, value);
+  Tensor out = source_of(x, "index_fill");
+  return index_fill_impl(out, dim, index, value, /*inplace=*/false);
 }
 Tensor index_fill(const Tensor& x, int64_t dim, const Tensor& index, const Tensor& value) {
   return index_fill_tensor(x, dim, index, value, false);
@@ -355,8 +370,8 @@ Tensor masked_scatter(const Tensor& x, const Tensor& mask, const Tensor& source)
   check_defined(x, op, "self");
   check_defined(mask, op, "mask");
   const auto shape = ops::broadcast_pair(x.sizes(), mask.sizes(), op);
-  Tensor out = x.expand(SymIntList(shape)).clone();
-  return masked_scatter_impl(out, mask, source);
+  Tensor out = x.expand(SymIntList(shape));
+  return masked_scatter_impl(out, mask, source, /*inplace=*/false);
 }
 
 // ---- take

@@ -75,7 +75,7 @@ Tensor repeat_impl(const Tensor& x, const std::vector<int64_t>& repeats, const c
 Tensor triangle(const Tensor& x, int64_t diagonal, bool lower) {
   const char* op = lower ? "tril" : "triu";
   EMBER_CHECK(x.dim() >= 2, "[", op, "] ", op, ": input tensor must have at least 2 dimensions");
-  return dispatch(Triangle(lower, diagonal, false), {x})[0];
+  return dispatch(Triangle(lower, diagonal), {x})[0];
 }
 
 Tensor& triangle_(Tensor& x, int64_t diagonal, bool lower) {
@@ -84,7 +84,7 @@ Tensor& triangle_(Tensor& x, int64_t diagonal, bool lower) {
               ": input tensor must have at least 2 dimensions");
   ops::check_no_internal_overlap(x, op);
   Tensor self = x;
-  dispatch(Triangle(lower, diagonal, true), {self}, {self}, /*inplace=*/true);
+  dispatch(in_place(Triangle(lower, diagonal)), {self}, {self});
   return x;
 }
 

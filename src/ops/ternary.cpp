@@ -38,7 +38,10 @@ Tensor run_elementwise(const Primitive& prim, std::vector<Tensor> ins, ScalarTyp
     for (size_t i = 1; i < ins.size(); ++i) ins[i] = ops::inplace_input(self, ins[i], op);
     if (t == self.dtype()) {
       std::vector<Tensor> outs = {self};
-      dispatch(prim, converted(ins, t), outs, /*inplace=*/true);
+      // A copy of the caller's primitive in its in-place form (clone() made it: ours to change).
+      auto form = std::const_pointer_cast<Primitive>(prim.clone());
+      form->set_inplace();
+      dispatch(*form, converted(ins, t), outs);
     } else {
       Tensor tmp = ops::empty_tensor(shape, t, op);
       dispatch(prim, converted(ins, t), {tmp});
@@ -161,7 +164,7 @@ Tensor masked_fill_impl(const Tensor& x, const Tensor& mask, const Scalar& value
   ops::check_inplace_shape(self, broadcast_all({x, mask}, op), op);
   Tensor m = ops::inplace_input(self, mask, op);
   std::vector<Tensor> outs = {self};
-  dispatch(MaskedFill(value), {self, m}, outs, /*inplace=*/true);
+  dispatch(in_place(MaskedFill(value)), {self, m}, outs);
   return self;
 }
 

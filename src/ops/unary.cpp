@@ -29,7 +29,7 @@ Tensor apply(const Tensor& x, UnaryOp op, ScalarType out_dtype, UnaryArgs args =
 
 /// Writes op(self) into self (the checks are done by the caller).
 Tensor& apply_(Tensor& self, UnaryOp op, UnaryArgs args = {}) {
-  dispatch(Unary(op, std::move(args)), {self}, {self}, /*inplace=*/true);
+  dispatch(in_place(Unary(op, std::move(args))), {self}, {self});
   return self;
 }
 

@@ -49,7 +49,7 @@ Tensor scalar_tensor(const Scalar& s, ScalarType dtype) {
   // a tensor whose memory was written behind its back (Note [Functional randomness] has the
   // generator's state, the one other value that enters from outside).
   std::vector<Tensor> out{empty_tensor({}, dtype)};
-  dispatch(Fill(s), {}, out, /*inplace=*/true);
+  dispatch(in_place(Fill(s)), {}, out);
   return out[0];
 }
 

@@ -52,7 +52,18 @@ MetaList Index::infer(std::span<const TensorMeta> in) const {
   return {with_sizes(in[0], std::move(sizes), in[0].dtype)};
 }
 
-MetaList IndexPut::infer(std::span<const TensorMeta> in) const { return {in[0]}; }
+// The update primitives: in place the result is the target (input 0); out of place, a fresh
+// contiguous tensor of its shape (Note [Mutation and aliasing]).
+namespace {
+MetaList update_result(const TensorMeta& self, bool inplace) {
+  if (inplace) return {self};
+  return {with_sizes(self, self.sizes, self.dtype)};
+}
+}  // namespace
+
+MetaList IndexPut::infer(std::span<const TensorMeta> in) const {
+  return update_result(in[0], inplace());
+}
 
 MetaList IndexSelect::infer(std::span<const TensorMeta> in) const {
   SymShape sizes = in[0].sizes;
@@ -64,15 +75,21 @@ MetaList Gather::infer(std::span<const TensorMeta> in) const {
   return {with_sizes(in[0], in[1].sizes, in[0].dtype)};
 }
 
-MetaList Scatter::infer(std::span<const TensorMeta> in) const { return {in[0]}; }
+MetaList Scatter::infer(std::span<const TensorMeta> in) const {
+  return update_result(in[0], inplace());
+}
 
-MetaList IndexUpdate::infer(std::span<const TensorMeta> in) const { return {in[0]}; }
+MetaList IndexUpdate::infer(std::span<const TensorMeta> in) const {
+  return update_result(in[0], inplace());
+}
 
 MetaList Take::infer(std::span<const TensorMeta> in) const {
   return {with_sizes(in[0], in[1].sizes, in[0].dtype)};
 }
 
-MetaList MaskedScatter::infer(std::span<const TensorMeta> in) const { return {in[0]}; }
+MetaList MaskedScatter::infer(std::span<const TensorMeta> in) const {
+  return update_result(in[0], inplace());
+}
 
 MetaList Histc::infer(std::span<const TensorMeta> in) const {
   return {with_sizes(in[0], {p_.bins}, in[0].dtype)};

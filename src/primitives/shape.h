@@ -96,21 +96,20 @@ class Repeat : public PrimitiveOf<Repeat, RepeatParams, PrimitiveKind::Repeat> {
 struct TriangleParams {
   bool lower = true;
   int64_t diagonal = 0;
-  bool inplace = false;
-  EMBER_FIELDS(lower, diagonal, inplace)
+  EMBER_FIELDS(lower, diagonal)
 };
 
 /// outputs[0] = the lower (tril) or upper (triu) triangle of each matrix in inputs[0], the rest
-/// zero. In place when outputs[0] is inputs[0] (tril_, triu_).
+/// zero. The in-place form (tril_, triu_) writes inputs[0].
 class Triangle : public PrimitiveOf<Triangle, TriangleParams, PrimitiveKind::Triangle> {
  public:
   using PrimitiveOf::PrimitiveOf;
-  Triangle(bool lower, int64_t diagonal, bool inplace) : PrimitiveOf({lower, diagonal, inplace}) {}
+  Triangle(bool lower, int64_t diagonal) : PrimitiveOf({lower, diagonal}) {}
   EMBER_VJP
   EMBER_INFER
   bool saves_input(size_t) const override { return false; }
   const char* default_name() const override {
-    return p_.lower ? (p_.inplace ? "tril_" : "tril") : (p_.inplace ? "triu_" : "triu");
+    return p_.lower ? (inplace() ? "tril_" : "tril") : (inplace() ? "triu_" : "triu");
   }
   void eval_cpu(const std::vector<Tensor>& inputs, std::vector<Tensor>& outputs) const override;
   bool lower() const { return p_.lower; }

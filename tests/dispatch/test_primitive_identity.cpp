@@ -2,7 +2,9 @@
 // lossless JSON form, all sensitive to every parameter; malformed JSON is rejected.
 #include <gtest/gtest.h>
 
+#include "dispatch/dispatch.h"
 #include "dispatch/primitive.h"
+#include "ember/ember.h"
 #include "opdb.h"
 #include "primitives/binary.h"
 #include "primitives/reduction.h"
@@ -119,6 +121,95 @@ TEST(PrimitiveIdentity, DisplayNameTravelsButDoesNotCount) {
   auto back = primitive_from_json(named.to_json());
   EXPECT_STREQ(back->name(), "floor_divide");
   EXPECT_STREQ(primitive_from_json(Binary(BinaryOp::DivFloor).to_json())->name(), "div");
+}
+
+// Note [Mutation and aliasing]: the in-place form is part of the identity, travels in JSON,
+// and is what dispatch reads (there is no separate flag on the call).
+TEST(PrimitiveIdentity, InPlaceFormCountsAndTravels) {
+  const Binary add(BinaryOp::Add, 1);
+  const Binary add_ = in_place(Binary(BinaryOp::Add, 1));
+  EXPECT_FALSE(add.inplace());
+  EXPECT_TRUE(add_.inplace());
+  EXPECT_FALSE(add.equals(add_));
+  EXPECT_NE(add.hash(), add_.hash());
+  EXPECT_NE(add_.to_json().find("\"inplace\":true"), std::string::npos) << add_.to_json();
+  EXPECT_EQ(add.to_json().find("inplace"), std::string::npos);
+  auto back = primitive_from_json(add_.to_json());
+  EXPECT_TRUE(back->inplace());
+  EXPECT_TRUE(back->equals(add_));
+  EXPECT_TRUE(back->clone()->inplace());  // copies keep the form
+  std::string bad = add_.to_json();
+  bad.replace(bad.find("true"), 4, "1");
+  EXPECT_THROW(primitive_from_json(bad), ValueError);
+
+  struct Seen : DispatchMode {
+    std::vector<std::pair<std::string, bool>> calls;  // name, call.inplace
+    std::vector<std::optional<size_t>> alias;         // aliased_input(0)
+    void handle(OpCall& call, const DispatchNext& next) override {
+      EXPECT_EQ(call.inplace, call.prim.inplace()) << call.prim.name();
+      calls.emplace_back(call.prim.name(), call.inplace);
+      alias.push_back(call.prim.aliased_input(0));
+      next(call);
+    }
+  } seen;
+  Tensor x = zeros({2, 3}), y = ones({2, 3});
+  {
+    DispatchModeGuard guard(seen);
+    x.add_(y);
+    (void)(x + y);
+    (void)x.transpose(0, 1);
+  }
+  ASSERT_EQ(seen.calls.size(), 3u);
+  EXPECT_EQ(seen.calls[0], std::make_pair(std::string("add_"), true));
+  EXPECT_EQ(seen.calls[1], std::make_pair(std::string("add"), false));
+  EXPECT_FALSE(seen.alias[0].has_value());
+  EXPECT_EQ(seen.alias[2], std::optional<size_t>(0));  // a view of its input
+}
+
+// The update primitives have out-of-place forms: scatter, index_add/copy/fill and masked_scatter
+// run one primitive that starts from a copy of self, with no clone (copy_) before it.
+TEST(PrimitiveIdentity, OutOfPlaceUpdatesRunOnePrimitive) {
+  struct Names : DispatchMode {
+    std::vector<std::string> names;
+    std::vector<bool> inplace;
+    void handle(OpCall& call, const DispatchNext& next) override {
+      if (!call.prim.is_view()) {  // views (expand, reshape) copy nothing
+        names.push_back(call.prim.name());
+        inplace.push_back(call.prim.inplace());
+      }
+      next(call);
+    }
+  };
+  const Tensor x = arange(6, TensorOptions().dtype(kFloat64)).reshape({2, 3});
+  const Tensor before = x.clone();
+  const Tensor index = tensor({1, 0}, TensorOptions().dtype(kInt64));
+  const Tensor src = full({2, 3}, 10.0, TensorOptions().dtype(kFloat64));
+  const Tensor mask = tensor({true, false, true}, TensorOptions().dtype(kBool));
+  auto one_op = [&](const char* name, auto&& run) {
+    Names seen;
+    Tensor r;
+    {
+      DispatchModeGuard guard(seen);
+      r = run();
+    }
+    EXPECT_EQ(seen.names, std::vector<std::string>{name}) << name;
+    EXPECT_EQ(seen.inplace, std::vector<bool>{false}) << name;
+    return r;
+  };
+  // scatter(x, 0, [[1], [0]], 10): row 1 col 0 and row 0 col 0 become 10.
+  Tensor s = one_op("scatter", [&] { return x.scatter(0, index.reshape({2, 1}), src); });
+  EXPECT_EQ(s.accessor<double, 2>()[0][0], 10.0);
+  EXPECT_EQ(s.accessor<double, 2>()[1][0], 10.0);
+  EXPECT_EQ(s.accessor<double, 2>()[0][1], 1.0);
+  // index_add(x, 0, [1, 0], 10): every element + 10.
+  Tensor a = one_op("index_add", [&] { return x.index_add(0, index, src); });
+  EXPECT_TRUE(a.equal(x + 10));
+  // masked_scatter of a broadcast self: the mask's true columns take 10 in each row.
+  Tensor m = one_op("masked_scatter", [&] { return x.masked_scatter(mask, src); });
+  EXPECT_TRUE(m.equal(tensor({{10.0, 1.0, 10.0}, {10.0, 4.0, 10.0}},
+                             TensorOptions().dtype(kFloat64))));
+  EXPECT_TRUE(m.is_contiguous());
+  EXPECT_TRUE(x.equal(before));  // self is read, never written
 }
 
 TEST(PrimitiveIdentity, NonFiniteParametersRoundTrip) {

@@ -70,6 +70,7 @@ void Index::eval_cpu(const std::vector<Tensor>& inputs, std::vector<Tensor>& out
 }
 
 void IndexPut::eval_cpu(const std::vector<Tensor>& inputs, std::vector<Tensor>& outputs) const {
+  if (!inplace()) cpu::copy_into(inputs[0], outputs[0]);  // the out-of-place form
   const Tensor& value = inputs[1];
   std::vector<Tensor> indices(inputs.begin() + 2, inputs.end());
   Tensor& self = outputs[0];
@@ -111,7 +112,8 @@ void IndexPut::eval_cpu(const std::vector<Tensor>& inputs, std::vector<Tensor>& 
       if constexpr (std::is_same_v<T, bool>) {
         d = d || *reinterpret_cast<const bool*>(src);
       } else if constexpr (std::is_integral_v<T>) {
-        d = cpu::bin::wrap_add(d, *reinterpret_cast<const T*>(src));  // wraps, as PyTorch's integers
+        d = cpu::bin::wrap_add(d,
+                               *reinterpret_cast<const T*>(src));  // wraps, as PyTorch's integers
       } else {
         d = static_cast<T>(d + *reinterpret_cast<const T*>(src));
       }

@@ -149,6 +149,7 @@ void Gather::eval_cpu(const std::vector<Tensor>& inputs, std::vector<Tensor>& ou
 }
 
 void Scatter::eval_cpu(const std::vector<Tensor>& inputs, std::vector<Tensor>& outputs) const {
+  if (!inplace()) cpu::copy_into(inputs[0], outputs[0]);  // the out-of-place form
   Tensor& self = outputs[0];
   const Tensor& index = inputs[1];  // inputs[0] is self
   const bool has_src = inputs.size() > 2;
@@ -253,6 +254,7 @@ const char* IndexUpdate::default_name() const {
 }
 
 void IndexUpdate::eval_cpu(const std::vector<Tensor>& inputs, std::vector<Tensor>& outputs) const {
+  if (!inplace()) cpu::copy_into(inputs[0], outputs[0]);  // the out-of-place form
   Tensor& self = outputs[0];
   const Tensor& index = inputs[1];  // inputs[0] is self
   const bool has_src = p_.op != IndexUpdateOp::Fill;
@@ -341,6 +343,7 @@ void Take::eval_cpu(const std::vector<Tensor>& inputs, std::vector<Tensor>& outp
 
 void MaskedScatter::eval_cpu(const std::vector<Tensor>& inputs,
                              std::vector<Tensor>& outputs) const {
+  if (!inplace()) cpu::copy_into(inputs[0], outputs[0]);  // the out-of-place form
   Tensor& self = outputs[0];
   const Tensor& mask = inputs[1];    // bool, self's shape (inputs[0] is self)
   const Tensor& source = inputs[2];  // 1-D, self's dtype

@@ -9,15 +9,8 @@
 #include "primitives/copy.h"
 
 namespace ember {
-namespace {
 
-void copy_into(const Tensor& src, const Tensor& dst) {
-  if (dst.numel() == 0) return;
-  std::vector<Tensor> out{dst};
-  Copy().eval_cpu({src}, out);
-}
-
-}  // namespace
+using cpu::copy_into;
 
 void Cat::eval_cpu(const std::vector<Tensor>& inputs, std::vector<Tensor>& outputs) const {
   const Tensor& out = outputs[0];

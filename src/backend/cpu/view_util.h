@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "ember/core/tensor.h"
+#include "primitives/copy.h"
 
 namespace ember::cpu {
 
@@ -25,6 +26,13 @@ inline Tensor scratch_tensor(const std::vector<int64_t>& sizes, ScalarType dtype
   auto storage = std::make_shared<StorageImpl>(strided_nbytes(sizes, strides, dtype, op));
   return Tensor(
       std::make_shared<TensorImpl>(std::move(storage), dtype, sizes, std::move(strides), 0));
+}
+
+/// dst = src (any layouts and dtypes; src broadcasts to dst), by the Copy kernel.
+inline void copy_into(const Tensor& src, const Tensor& dst) {
+  if (dst.numel() == 0) return;
+  std::vector<Tensor> out{dst};
+  Copy().eval_cpu({src}, out);
 }
 
 /// Calls f with a null pointer to an unsigned integer type of `bytes` bytes (1, 2, 4 or 8).
