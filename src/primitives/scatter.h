@@ -128,7 +128,9 @@ class MaskedScatter : public PrimitiveOf<MaskedScatter, NoParams, PrimitiveKind:
   EMBER_INFER
   EMBER_VJP
   bool saves_input(size_t i) const override { return i == 1; }
-  const char* default_name() const override { return "masked_scatter_"; }
+  const char* default_name() const override {
+    return inplace() ? "masked_scatter_" : "masked_scatter";
+  }
   void eval_cpu(const std::vector<Tensor>& inputs, std::vector<Tensor>& outputs) const override;
 };
 

@@ -471,7 +471,7 @@ TEST(GatherScatter, Errors) {
        [&] {
          index_copy(x, 1, ints({1}, {-5}), zeros({3, 1}, kFloat32));
        },
-       "[index_copy_]"},
+       "[index_copy] index -5 is out of bounds for dimension 1 with size 4"},
       {"index_fill out of range", [&] { index_fill(x, 1, ints({1}, {4}), 0); },
        "index 4 is out of bounds for dimension 1 with size 4"},
       {"bad dim", [&] { gather(x, 2, i2); }, "Dimension out of range"},

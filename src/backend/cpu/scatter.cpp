@@ -244,11 +244,11 @@ void Scatter::eval_cpu(const std::vector<Tensor>& inputs, std::vector<Tensor>& o
 const char* IndexUpdate::default_name() const {
   switch (p_.op) {
     case IndexUpdateOp::Add:
-      return "index_add_";
+      return inplace() ? "index_add_" : "index_add";
     case IndexUpdateOp::Copy:
-      return "index_copy_";
+      return inplace() ? "index_copy_" : "index_copy";
     case IndexUpdateOp::Fill:
-      return "index_fill_";
+      return inplace() ? "index_fill_" : "index_fill";
   }
   return "index_update";
 }
