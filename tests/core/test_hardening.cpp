@@ -60,6 +60,46 @@ TEST(Hardening, SizeArithmeticRaises) {
   });
 }
 
+// Window and padding arithmetic on user arguments overflowed (undefined behaviour, then a wrong
+// size in the error or none at all); now every sum and product is checked.
+TEST(Hardening, WindowAndPaddingArithmeticRaises) {
+  namespace F = nn::functional;
+  const Tensor x = zeros({1, 1, 3, 3});
+  const Tensor w = zeros({1, 1, 1, 1});
+  expect_errors<RuntimeError>({
+      {"conv2d padding 2^62", [&] { F::conv2d(x, w, Tensor(), 1, ExpandingArray<2>(kBig)); },
+       "[conv2d] the padded input size overflows int64"},
+      {"conv_transpose2d stride 2^62",
+       [&] { F::conv_transpose2d(x, w, F::ConvTranspose2dFuncOptions().stride(kBig)); },
+       "[conv_transpose2d] the output size overflows int64"},
+      {"max_pool2d kernel 2^62, dilation 4", [&] { F::max_pool2d(x, kBig, 1, 0, 4); },
+       "[max_pool2d] the dilated kernel size overflows int64"},
+      {"max_pool2d dilation 2^62", [&] { F::max_pool2d(x, 3, 1, 1, kBig); },
+       "[max_pool2d] the dilated kernel size overflows int64"},
+      {"pad 2^62 on both sides",
+       [&] {
+         F::pad(x, F::PadFuncOptions({kBig, kBig}));
+       },
+       "[pad] the padded size overflows int64"},
+      {"pad removing more than the size",
+       [&] {
+         F::pad(x, F::PadFuncOptions({-kBig, kBig}));
+       },
+       "[pad] negative padding (-4611686018427387904, 4611686018427387904) removes more than the "
+       "input size 3 at dimension 3"},
+      {"unfold padding 2^62", [&] { F::unfold(x, F::UnfoldFuncOptions(2).padding(kBig)); },
+       "[unfold] the padded input size overflows int64"},
+      {"unfold dilation INT64_MAX",
+       [&] { F::unfold(x, F::UnfoldFuncOptions(2).dilation(kInt64Max)); },
+       "[unfold] the dilated kernel size overflows int64"},
+  });
+  // Legal with huge arguments: a stride beyond the input gives one block (PyTorch's result).
+  const Tensor img = arange(25, kFloat32).reshape({1, 1, 5, 5});
+  const Tensor one = F::unfold(img, F::UnfoldFuncOptions(2).stride(kInt64Max));
+  EXPECT_EQ(one.sizes(), (std::vector<int64_t>{1, 4, 1}));
+  EXPECT_EQ(one.flatten().tolist<float>(), (std::vector<float>{0, 1, 5, 6}));
+}
+
 TEST(Hardening, LegalEdgeCasesGivePyTorchsResult) {
   // PyTorch accepts any offset for an empty view: it reaches no memory.
   const Tensor e = zeros({4}).as_strided({0}, {1}, kBig).clone();

@@ -155,8 +155,8 @@ Tensor conv_nd(const char* op, int64_t D, const Tensor& input, const Tensor& wei
   std::vector<int64_t> padded(D), kernel(D), out_size{x.size(0), ws[0]};
   bool too_big = false;
   for (int64_t i = 0; i < D; ++i) {
-    padded[i] = x.size(i + 2) + 2 * a.padding[i];
-    kernel[i] = a.dilation[i] * (ws[i + 2] - 1) + 1;
+    padded[i] = ops::padded_size(x.size(i + 2), a.padding[i], op);
+    kernel[i] = ops::window_extent(ws[i + 2], a.dilation[i], op);
     too_big = too_big || padded[i] < kernel[i];
     out_size.push_back((padded[i] - kernel[i]) / a.stride[i] + 1);
   }
@@ -199,8 +199,14 @@ Tensor conv_transpose_nd(const char* op, int64_t D, const Tensor& input, const T
   bool too_small = false;
   for (int64_t i = 0; i < D; ++i) {
     in_size.push_back(x.size(i + 2));
-    out_size.push_back((x.size(i + 2) - 1) * a.stride[i] - 2 * a.padding[i] +
-                       a.dilation[i] * (ws[i + 2] - 1) + a.output_padding[i] + 1);
+    // (in - 1) * stride - 2 * padding + dilation * (kernel - 1) + output_padding + 1, checked.
+    const int64_t spread = ops::mul_size(x.size(i + 2) - 1, a.stride[i], op, "the output size");
+    const int64_t grown = ops::add_size(ops::window_extent(ws[i + 2], a.dilation[i], op),
+                                        a.output_padding[i], op, "the output size");
+    out_size.push_back(
+        ops::add_size(ops::add_size(spread, -ops::mul_size(2, a.padding[i], op, "the output size"),
+                                    op, "the output size"),
+                      grown, op, "the output size"));
     too_small = too_small || out_size.back() < 1;
   }
   EMBER_CHECK(!too_small, "[", op, "] Given input size per channel: (", join(in_size, " x "),
@@ -424,15 +430,15 @@ Tensor unfold(const Tensor& input, const UnfoldFuncOptions& o) {
               "but got: ",
               shape_str(input.sizes()));
   const int64_t H = x.size(2), W = x.size(3);
-  const int64_t Ho = (H + 2 * p[0] - (d[0] * (k[0] - 1) + 1)) / s[0] + 1;
-  const int64_t Wo = (W + 2 * p[1] - (d[1] * (k[1] - 1) + 1)) / s[1] + 1;
-  const bool bad = H + 2 * p[0] < d[0] * (k[0] - 1) + 1 || W + 2 * p[1] < d[1] * (k[1] - 1) + 1;
+  const int64_t Hp = ops::padded_size(H, p[0], op), Wp = ops::padded_size(W, p[1], op);
+  const int64_t Hk = ops::window_extent(k[0], d[0], op), Wk = ops::window_extent(k[1], d[1], op);
+  const int64_t Ho = (Hp - Hk) / s[0] + 1;
+  const int64_t Wo = (Wp - Wk) / s[1] + 1;
+  const bool bad = Hp < Hk || Wp < Wk;
   EMBER_CHECK(!bad && Ho >= 1 && Wo >= 1, "[unfold] Given input with spatial size (", H, ", ", W,
               "), kernel_size=(", k[0], ", ", k[1], "), dilation=(", d[0], ", ", d[1],
               "), padding=(", p[0], ", ", p[1],
-              "), calculated shape of the array of sliding blocks as (",
-              bad ? (H + 2 * p[0] - (d[0] * (k[0] - 1) + 1)) / s[0] + 1 : Ho, ", ",
-              bad ? (W + 2 * p[1] - (d[1] * (k[1] - 1) + 1)) / s[1] + 1 : Wo,
+              "), calculated shape of the array of sliding blocks as (", Ho, ", ", Wo,
               "), but its components must be at least one.");
   Tensor y = nn::detail::im2col(x, k[0], k[1], window_params(d, p, s));
   return batched ? y : y.squeeze(0);

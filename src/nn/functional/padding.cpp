@@ -101,7 +101,11 @@ Tensor pad(const Tensor& input, const PadFuncOptions& o) {
     if (mode == PadMode::Circular) {
       EMBER_CHECK(l <= in && r <= in, "[pad] Padding value causes wrapping around more than once.");
     }
-    out[d] = in + l + r;
+    out[d] =
+        ops::add_size(ops::add_size(in, l, "pad", "the padded size"), r, "pad", "the padded size");
+    // A negative pad removes elements (PyTorch narrows the input): never more than there are.
+    EMBER_CHECK((l >= 0 || in + l >= 0) && (r >= 0 || in + r >= 0), "[pad] negative padding (", l,
+                ", ", r, ") removes more than the input size ", in, " at dimension ", d);
     if (mode == PadMode::Constant) {
       EMBER_CHECK(out[d] >= 0, "[pad] The input size ", in, ", plus negative padding ", l, " and ",
                   r, " resulted in a negative output size, which is invalid. Check dimension ", d,

@@ -22,11 +22,15 @@ int64_t pool_out(int64_t in, int64_t k, int64_t pad, int64_t stride, int64_t dil
                  const char* op) {
   EMBER_CHECK(stride != 0, "[", op, "] stride should not be zero");
   EMBER_CHECK(pad >= 0, "[", op, "] pad must be non-negative, but got pad: ", pad);
-  EMBER_CHECK(pad <= ((k - 1) * dil + 1) / 2, "[", op,
+  const int64_t extent = ops::window_extent(k, dil, op);
+  EMBER_CHECK(pad <= extent / 2, "[", op,
               "] pad should be at most half of effective kernel size, but got pad=", pad,
               ", kernel_size=", k, " and dilation=", dil);
-  int64_t out = div_floor(in + 2 * pad - dil * (k - 1) - 1 + (ceil ? stride - 1 : 0), stride) + 1;
-  if (ceil && (out - 1) * stride >= in + pad) --out;
+  // pad <= extent / 2, so the padded size minus the extent cannot overflow once computed.
+  const int64_t span = ops::padded_size(in, pad, op) - extent;
+  int64_t out =
+      div_floor(ops::add_size(span, ceil ? stride - 1 : 0, op, "the output size"), stride) + 1;
+  if (ceil && ops::mul_size(out - 1, stride, op, "the output size") >= in + pad) --out;
   return out;
 }
 
