@@ -120,7 +120,8 @@ Reducer::Reducer(std::vector<Tensor> params, std::vector<std::vector<size_t>> bu
 }
 
 Reducer::~Reducer() {
-  drain_works();
+  // Works still running keep their buckets alive (the collective holds the tensor), so nothing
+  // waits here: an iteration abandoned by an error must not block until the group's timeout.
   for (size_t i = 0; i < hook_ids_.size(); ++i) params_[i].remove_hook(hook_ids_[i]);
 }
 

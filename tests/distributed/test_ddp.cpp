@@ -305,6 +305,37 @@ TEST(DistributedDataParallel, MismatchedModelsAreAnErrorOnEveryRank) {
   });
 }
 
+// A module with a buffer that forward reads, so that its broadcast is visible in the output.
+struct ScaledImpl : nn::Module {
+  ScaledImpl() {
+    lin = register_module("lin", nn::Linear(4, 2));
+    scale = register_buffer("scale", ones({2}, kFloat64));
+    to(kFloat64);
+  }
+  Tensor forward(const Tensor& x) { return lin->forward(x) * scale; }
+  nn::Linear lin{nullptr};
+  Tensor scale;
+};
+EMBER_MODULE(Scaled);
+
+TEST(DistributedDataParallel, BroadcastsRankZerosBuffers) {
+  run_world(2, [](int rank) {
+    for (bool broadcast : {true, false}) {
+      Scaled model;
+      model->scale.fill_(rank + 2.0);
+      DistributedDataParallel ddp(model,
+                                  DistributedDataParallelOptions().broadcast_buffers(broadcast));
+      DIST_CHILD_CHECK(holds(model->scale, {2, 2}, "scale at construction"));
+      model->scale.fill_(rank + 5.0);  // e.g. running statistics that drifted apart
+      Tensor y = ddp(head_input(rank));
+      const double want = broadcast ? 5 : rank + 5.0;
+      DIST_CHILD_CHECK(holds(model->scale, {want, want}, "scale after forward"));
+      y.sum().backward();
+    }
+    return 0;
+  });
+}
+
 TEST(DistributedDataParallel, ArgumentErrors) {
   run_world(1, [](int) {
     nn::Sequential model = make_mlp(1);
