@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <map>
+#include <set>
 #include <sstream>
 
 namespace ember::nn::parallel {
@@ -119,8 +120,11 @@ DistributedDataParallelBase::DistributedDataParallelBase(std::shared_ptr<Module>
                     "this process is not a member of the given process group");
   std::vector<Tensor> params;
   std::vector<std::string> names;
+  std::set<const TensorImpl*> seen;  // a tied parameter is reduced once, under its first name
   for (const auto& item : module->named_parameters()) {
-    if (!item.value().requires_grad()) continue;
+    if (!item.value().requires_grad() || !seen.insert(item.value().unsafeGetTensorImpl()).second) {
+      continue;
+    }
     names.push_back(item.key());
     params.push_back(item.value());
   }

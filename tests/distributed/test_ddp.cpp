@@ -305,6 +305,33 @@ TEST(DistributedDataParallel, MismatchedModelsAreAnErrorOnEveryRank) {
   });
 }
 
+// The same weight twice (as a weight-tied language-model head).
+struct TiedImpl : nn::Module {
+  explicit TiedImpl(uint64_t seed) {
+    manual_seed(seed);
+    a = register_module("a", nn::Linear(4, 4));
+    register_parameter("head", a->weight);
+    to(kFloat64);
+  }
+  Tensor forward(const Tensor& x) { return a->forward(x).tanh().matmul(a->weight.t()); }
+  nn::Linear a{nullptr};
+};
+EMBER_MODULE(Tied);
+
+TEST(DistributedDataParallel, TiedParameterIsReducedOnce) {
+  run_world(2, [](int rank) {
+    Tied model(9), ref(9);
+    DistributedDataParallel ddp(model);
+    const std::vector<std::vector<size_t>> want = {{1, 0}};  // a.weight, a.bias; not head again
+    DIST_CHILD_CHECK(ddp.bucket_indices() == want);
+    ddp(head_input(rank)).pow(2).sum().backward();
+    for (int r = 0; r < 2; ++r) ref->forward(head_input(r)).pow(2).sum().backward();
+    for (const auto& p : ref->parameters()) p.grad().div_(2);
+    DIST_CHILD_CHECK(close(grads(model->parameters()), grads(ref->parameters()), "tied"));
+    return 0;
+  });
+}
+
 // A module with a buffer that forward reads, so that its broadcast is visible in the output.
 struct ScaledImpl : nn::Module {
   ScaledImpl() {
