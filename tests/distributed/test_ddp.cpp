@@ -108,6 +108,22 @@ TEST_P(DistributedDataParallelWorld, TrainsLikeOneProcessOnTheFullBatch) {
 
 INSTANTIATE_TEST_SUITE_P(Ranks, DistributedDataParallelWorld, ::testing::Values(2, 4));
 
+TEST(DistributedDataParallel, TrainsOnASubgroup) {
+  run_world(3, [](int rank) {
+    auto sub = dist::new_group({1, 2});  // rank 1 is the subgroup's first: its weights win
+    if (rank == 0) {
+      nn::Sequential model = make_mlp(1);
+      try {
+        DistributedDataParallel ddp(model, DistributedDataParallelOptions().process_group(sub));
+      } catch (const ValueError& e) {
+        return std::string(e.what()).find("not a member") != std::string::npos ? 0 : 1;
+      }
+      return 1;
+    }
+    return trains_like_full_batch(rank - 1, 2, DistributedDataParallelOptions().process_group(sub));
+  });
+}
+
 TEST(DistributedDataParallel, BucketsReduceInOrderWhileBackwardRuns) {
   run_world(2, [](int rank) {
     nn::Sequential model = make_mlp(7);
