@@ -1,9 +1,12 @@
-// libtorch's SequentialSampler and RandomSampler (include/ember/data/samplers.h).
+// libtorch's SequentialSampler and RandomSampler, PyTorch's DistributedSampler
+// (ember/data/samplers.h).
 #include "ember/data/samplers.h"
 
 #include <algorithm>
 #include <numeric>
 
+#include "ember/core/generator.h"
+#include "ember/distributed/process_group.h"
 #include "ember/ops/factory.h"
 
 namespace ember::data::samplers {
@@ -41,6 +44,54 @@ std::optional<std::vector<size_t>> RandomSampler::next(size_t batch_size) {
       indices_.slice(0, index_, index_ + n).to(kInt64).tolist<int64_t>();
   index_ += n;
   return std::vector<size_t>(slice.begin(), slice.end());
+}
+
+DistributedSampler::DistributedSampler(size_t size, std::optional<int64_t> num_replicas,
+                                       std::optional<int64_t> rank, bool shuffle, uint64_t seed,
+                                       bool drop_last)
+    : dataset_size_(size),
+      num_replicas_(num_replicas ? *num_replicas : distributed::get_world_size()),
+      rank_(rank ? *rank : distributed::get_rank()),
+      shuffle_(shuffle),
+      drop_last_(drop_last),
+      seed_(seed) {
+  EMBER_CHECK_VALUE(num_replicas_ > 0,
+                    "[DistributedSampler] num_replicas should be a positive integer value, but "
+                    "got num_replicas=",
+                    num_replicas_);
+  EMBER_CHECK_VALUE(rank_ >= 0 && rank_ < num_replicas_, "[DistributedSampler] Invalid rank ",
+                    rank_, ", rank should be in the interval [0, ", num_replicas_ - 1, "]");
+  reset();
+}
+
+void DistributedSampler::reset(std::optional<size_t> new_size) {
+  if (new_size) dataset_size_ = *new_size;
+  const auto n = dataset_size_, r = static_cast<size_t>(num_replicas_);
+  // drop_last cuts to the largest multiple of num_replicas; otherwise pad up to the next one.
+  num_samples_ = drop_last_ ? n / r : (n + r - 1) / r;
+  const size_t total = num_samples_ * r;
+  std::vector<size_t> order(n);
+  if (shuffle_) {
+    Generator gen(seed_ + epoch_);
+    const auto perm = randperm(static_cast<int64_t>(n), gen).tolist<int64_t>();
+    std::copy(perm.begin(), perm.end(), order.begin());
+  } else {
+    std::iota(order.begin(), order.end(), size_t{0});
+  }
+  for (size_t k = n; k < total; ++k) order.push_back(order[k % n]);  // repeats the head
+  indices_.clear();
+  for (size_t k = static_cast<size_t>(rank_); k < total; k += r) indices_.push_back(order[k]);
+  index_ = 0;
+}
+
+std::optional<std::vector<size_t>> DistributedSampler::next(size_t batch_size) {
+  const size_t remaining = indices_.size() - index_;
+  if (remaining == 0) return std::nullopt;
+  const size_t n = std::min(batch_size, remaining);
+  std::vector<size_t> batch(indices_.begin() + static_cast<std::ptrdiff_t>(index_),
+                            indices_.begin() + static_cast<std::ptrdiff_t>(index_ + n));
+  index_ += n;
+  return batch;
 }
 
 }  // namespace ember::data::samplers

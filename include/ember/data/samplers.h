@@ -49,4 +49,42 @@ class RandomSampler : public Sampler<> {
   int64_t index_ = 0;
 };
 
+/// torch.utils.data.DistributedSampler: this replica's share of 0..size-1. Each epoch's order
+/// (a permutation drawn from a generator seeded with seed + epoch when shuffling, 0..size-1
+/// otherwise) is padded by repeating its head until it divides evenly, or with drop_last cut to
+/// a multiple of num_replicas; replica `rank` takes every num_replicas-th index from position
+/// rank. Every replica gets size() indices. num_replicas and rank default to the default
+/// process group's world size and rank.
+class DistributedSampler : public Sampler<> {
+ public:
+  explicit DistributedSampler(size_t size, std::optional<int64_t> num_replicas = std::nullopt,
+                              std::optional<int64_t> rank = std::nullopt, bool shuffle = true,
+                              uint64_t seed = 0, bool drop_last = false);
+  /// Starts the epoch again (over new_size samples when given); the epoch number stays.
+  void reset(std::optional<size_t> new_size = std::nullopt) override;
+  std::optional<std::vector<size_t>> next(size_t batch_size) override;
+  /// Makes the next reset() draw epoch `epoch`'s order (call it before each epoch).
+  void set_epoch(size_t epoch) { epoch_ = epoch; }
+  size_t epoch() const noexcept { return epoch_; }
+  /// This replica's number of samples per epoch (len() in PyTorch).
+  size_t size() const noexcept { return num_samples_; }
+  /// This replica's indices for the current epoch.
+  const std::vector<size_t>& indices() const noexcept { return indices_; }
+  size_t index() const noexcept { return index_; }
+  int64_t num_replicas() const noexcept { return num_replicas_; }
+  int64_t rank() const noexcept { return rank_; }
+
+ private:
+  size_t dataset_size_;
+  int64_t num_replicas_, rank_;
+  bool shuffle_, drop_last_;
+  uint64_t seed_;
+  size_t epoch_ = 0, num_samples_ = 0, index_ = 0;
+  std::vector<size_t> indices_;
+};
+
 }  // namespace ember::data::samplers
+
+namespace ember::data {
+using samplers::DistributedSampler;
+}  // namespace ember::data
