@@ -28,7 +28,7 @@ std::vector<Tensor> converted(const std::vector<Tensor>& ts, ScalarType t) {
 
 // Runs an elementwise primitive whose data inputs are `ins` (converted to `t`, the result's dtype
 // too), into a new tensor, or in place into `self` (ins[0]) when inplace is set.
-Tensor run_elementwise(const Primitive& prim, std::vector<Tensor> ins, ScalarType t, bool inplace,
+Tensor run_elementwise(Primitive&& prim, std::vector<Tensor> ins, ScalarType t, bool inplace,
                        const char* op) {
   auto shape = broadcast_all(ins, op);
   if (inplace) {
@@ -37,11 +37,8 @@ Tensor run_elementwise(const Primitive& prim, std::vector<Tensor> ins, ScalarTyp
     ops::check_inplace_shape(self, shape, op);
     for (size_t i = 1; i < ins.size(); ++i) ins[i] = ops::inplace_input(self, ins[i], op);
     if (t == self.dtype()) {
-      std::vector<Tensor> outs = {self};
-      // A copy of the caller's primitive in its in-place form (clone() made it: ours to change).
-      auto form = std::const_pointer_cast<Primitive>(prim.clone());
-      form->set_inplace();
-      dispatch(*form, converted(ins, t), outs);
+      prim.set_inplace();
+      dispatch(prim, converted(ins, t), {self});
     } else {
       Tensor tmp = ops::empty_tensor(shape, t, op);
       dispatch(prim, converted(ins, t), {tmp});

@@ -48,9 +48,7 @@ Tensor scalar_tensor(const Scalar& s, ScalarType dtype) {
   // Filled through dispatch, so that a tracer sees the number (as fill_'s parameter) instead of
   // a tensor whose memory was written behind its back (Note [Functional randomness] has the
   // generator's state, the one other value that enters from outside).
-  std::vector<Tensor> out{empty_tensor({}, dtype)};
-  dispatch(in_place(Fill(s)), {}, out);
-  return out[0];
+  return dispatch(in_place(Fill(s)), {}, {empty_tensor({}, dtype)})[0];
 }
 
 Tensor wrapped_scalar(const Scalar& s) {

@@ -7,9 +7,9 @@
 #include <numeric>
 
 #include "backend/cpu/parallel.h"
+#include "backend/cpu/view_util.h"
 #include "ember/core/generator.h"
 #include "ops/util.h"
-#include "primitives/copy.h"
 
 namespace ember {
 
@@ -238,8 +238,7 @@ void Random::eval_cpu(const std::vector<Tensor>& inputs, std::vector<Tensor>& ou
     prob = inputs.at(0);
     if (!prob.is_contiguous() || prob.sizes() != out.sizes()) {
       Tensor c = ops::empty_tensor(out.sizes(), prob.dtype(), name());
-      std::vector<Tensor> cout{c};
-      Copy().eval_cpu({prob}, cout);
+      cpu::copy_into(prob, c);
       prob = c;
     }
   }
@@ -248,10 +247,7 @@ void Random::eval_cpu(const std::vector<Tensor>& inputs, std::vector<Tensor>& ou
     fill_contiguous<T>(p_.op, p_.args, state, static_cast<T*>(target.data_ptr()), target.numel(),
                        &prob);
   });
-  if (!target.is_same(out)) {
-    std::vector<Tensor> dst{out};
-    Copy().eval_cpu({target}, dst);
-  }
+  if (!target.is_same(out)) cpu::copy_into(target, out);
 }
 
 }  // namespace ember
