@@ -15,13 +15,6 @@ const std::shared_ptr<Node>& grad_fn_of(const Tensor& t);
 /// base's layout is not one Ember can invert (overlapping or interleaved).
 std::optional<ViewGeometry> relative_geometry(const Tensor& base, const Tensor& view);
 
-/// The permutation `perm` (base dim b -> view dim perm[b]) that matches each view dim to a
-/// distinct base dim of the same size and stride; nullopt when there is none.
-std::optional<std::vector<int64_t>> match_permutation(const std::vector<int64_t>& base_sizes,
-                                                      const std::vector<int64_t>& base_strides,
-                                                      const std::vector<int64_t>& view_sizes,
-                                                      const std::vector<int64_t>& view_strides);
-
 /// The gradient of a view's base from the gradient of the view (differentiable).
 Tensor view_backward(const Tensor& grad, const ViewGeometry& g,
                      const std::vector<int64_t>& base_sizes);

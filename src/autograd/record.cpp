@@ -10,7 +10,6 @@
 #include "ember/autograd.h"
 #include "ember/ops/factory.h"
 #include "ops/util.h"
-#include "primitives/copy.h"
 
 namespace ember {
 
@@ -188,58 +187,17 @@ class CopySlices : public Node {
   int target_input_;
 };
 
-// A one-input node whose backward is a function of the gradient.
-class LambdaNode : public Node {
- public:
-  LambdaNode(std::string name, std::function<Tensor(const Tensor&)> fn)
-      : name_(std::move(name)), fn_(std::move(fn)) {}
-  std::string name() const override { return name_; }
-  std::vector<Tensor> apply(std::vector<Tensor>&& grads) override {
-    if (!grads[0].defined()) return {Tensor()};
-    return {fn_(grads[0])};
-  }
-
- private:
-  std::string name_;
-  std::function<Tensor(const Tensor&)> fn_;
-};
-
-// The backward of a view of `in`. When `in` itself has overlapping memory (an expanded tensor)
-// its storage cannot be mapped back to its elements; the view ops that keep the elements'
-// order (or only add broadcast dims, or only permute) are then inverted by what they are.
-std::shared_ptr<Node> make_view_node(const Primitive& prim, const Tensor& in, const Tensor& out) {
-  const char* op = prim.name();
+// The node of a view. Every view primitive has its own vjp (Note [Views]) except as_strided,
+// which is defined on memory: its gradient is placed through the view's geometry relative to
+// its input (Note [View geometry]), which exists when the input's memory does not overlap.
+std::shared_ptr<Node> make_view_node(const Primitive& prim, const std::vector<Tensor>& inputs,
+                                     const Tensor& out) {
+  if (prim.kind() != PrimitiveKind::AsStrided) return std::make_shared<PrimitiveNode>(prim, inputs);
+  const Tensor& in = inputs[0];
   if (auto geom = relative_geometry(in, out)) {
-    return std::make_shared<ViewNode>(backward_name(op), *geom, in.sizes());
+    return std::make_shared<ViewNode>(backward_name(prim.name()), *geom, in.sizes());
   }
-  const std::string name = op;
-  const std::vector<int64_t> in_sizes = in.sizes();
-  // Selections (select, slice, narrow, diagonal) say which elements they took: the gradient
-  // goes to the same view of zeros.
-  if (const auto* view = dynamic_cast<const View*>(&prim); view && view->replay()) {
-    return std::make_shared<LambdaNode>(
-        backward_name(op), [in_sizes, replay = view->replay()](const Tensor& g) {
-          Tensor out = zeros(in_sizes, TensorOptions().dtype(g.dtype()));
-          replay(out).copy_(g);
-          return out;
-        });
-  }
-  if (name == "view" || name == "reshape" || name == "squeeze" || name == "unsqueeze" ||
-      name == "alias" || name == "detach") {
-    return std::make_shared<LambdaNode>(
-        backward_name(op), [in_sizes](const Tensor& g) { return g.reshape(SymIntList(in_sizes)); });
-  }
-  if (name == "expand") {
-    return std::make_shared<LambdaNode>(
-        backward_name(op), [in_sizes](const Tensor& g) { return sum_to(g, in_sizes); });
-  }
-  if (name == "t" || name == "transpose" || name == "permute" || name == "movedim") {
-    if (auto perm = match_permutation(in.sizes(), in.strides(), out.sizes(), out.strides())) {
-      return std::make_shared<LambdaNode>(
-          backward_name(op), [p = *perm](const Tensor& g) { return g.permute(IntList(p)); });
-    }
-  }
-  return std::make_shared<UnsupportedViewNode>(op);
+  return std::make_shared<UnsupportedViewNode>(prim.name());
 }
 
 }  // namespace
@@ -294,7 +252,7 @@ void record_view(const OpCall& call) {
   om.view_geometry = relative_geometry(base, out);
   om.attr_version = out._version();
   if (!requires_grad_now(in)) return;
-  auto fn = make_view_node(call.prim, in, out);
+  auto fn = make_view_node(call.prim, call.inputs, out);
   fn->mutable_next_edges().push_back(gradient_edge(in));
   set_history(out, fn, 0);
 }

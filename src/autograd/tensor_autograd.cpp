@@ -3,7 +3,7 @@
 #include "autograd/meta.h"
 #include "dispatch/dispatch.h"
 #include "ember/autograd.h"
-#include "primitives/copy.h"
+#include "primitives/view.h"
 
 namespace ember {
 namespace autograd {
@@ -78,7 +78,7 @@ void Tensor::backward(const Tensor& gradient, std::optional<bool> retain_graph, 
 
 Tensor Tensor::detach() const {
   NoGradGuard no_grad;
-  return dispatch(View("detach", sizes(), strides(), storage_offset()), {*this})[0];
+  return dispatch(Alias({}, "detach"), {*this})[0];
 }
 
 const Tensor& Tensor::detach_() const {

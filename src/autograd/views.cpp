@@ -1,8 +1,10 @@
-// Gradients through views: where a view lies in its base, and how a view's gradient becomes its
-// base's. Note [View geometry]: every view op is one View primitive with an absolute storage
-// geometry, so the backward does not depend on which op made the view. We express the view's
-// elements as positions in its base taken as a contiguous tensor of the base's shape; the view's
-// gradient is then written there (reshape and permute get cheaper exact forms).
+// Gradients through views by geometry: where a view lies in its base, and how a view's gradient
+// becomes its base's. Note [View geometry]: view ops carry their own vjps (Note [Views] in
+// src/primitives/view.h), but two cases are about memory rather than elements: as_strided, and
+// an in-place op on a view, which rewrites its base's history (Note [In-place on views] in
+// record.cpp) whatever chain of views led there. We express the view's elements as positions in
+// its base taken as a contiguous tensor of the base's shape; the view's gradient is then written
+// there (reshape and permute get cheaper exact forms).
 #include <algorithm>
 #include <numeric>
 
@@ -42,6 +44,26 @@ std::optional<int64_t> linear_index(int64_t rel, const std::vector<int64_t>& ord
   }
   if (rel != 0) return std::nullopt;
   return lin;
+}
+
+// The permutation `perm` (base dim b -> view dim perm[b]) that matches each view dim to a
+// distinct base dim of the same size and stride; nullopt when there is none.
+std::optional<std::vector<int64_t>> match_permutation(const std::vector<int64_t>& base_sizes,
+                                                      const std::vector<int64_t>& base_strides,
+                                                      const std::vector<int64_t>& view_sizes,
+                                                      const std::vector<int64_t>& view_strides) {
+  if (view_sizes.size() != base_sizes.size()) return std::nullopt;
+  std::vector<int64_t> perm(base_sizes.size(), -1);
+  for (size_t d = 0; d < view_sizes.size(); ++d) {
+    size_t b = 0;
+    while (b < base_sizes.size() && (perm[b] != -1 || base_sizes[b] != view_sizes[d] ||
+                                     base_strides[b] != view_strides[d])) {
+      ++b;
+    }
+    if (b == base_sizes.size()) return std::nullopt;
+    perm[b] = static_cast<int64_t>(d);
+  }
+  return perm;
 }
 }  // namespace
 
@@ -83,24 +105,6 @@ std::optional<ViewGeometry> relative_geometry(const Tensor& base, const Tensor& 
     g.strides[d] = *next - g.offset;
   }
   return g;
-}
-
-std::optional<std::vector<int64_t>> match_permutation(const std::vector<int64_t>& base_sizes,
-                                                      const std::vector<int64_t>& base_strides,
-                                                      const std::vector<int64_t>& view_sizes,
-                                                      const std::vector<int64_t>& view_strides) {
-  if (view_sizes.size() != base_sizes.size()) return std::nullopt;
-  std::vector<int64_t> perm(base_sizes.size(), -1);
-  for (size_t d = 0; d < view_sizes.size(); ++d) {
-    size_t b = 0;
-    while (b < base_sizes.size() && (perm[b] != -1 || base_sizes[b] != view_sizes[d] ||
-                                     base_strides[b] != view_strides[d])) {
-      ++b;
-    }
-    if (b == base_sizes.size()) return std::nullopt;
-    perm[b] = static_cast<int64_t>(d);
-  }
-  return perm;
 }
 
 Tensor view_backward(const Tensor& grad, const ViewGeometry& geom,

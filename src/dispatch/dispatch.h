@@ -105,7 +105,7 @@ P in_place(P prim) {
 /// form (Primitive::inplace) takes its target as outputs[0].
 inline std::vector<Tensor> dispatch(const Primitive& prim, const std::vector<Tensor>& inputs,
                                     std::vector<Tensor> outputs = {}) {
-  const bool inferred = outputs.empty() && prim.infers();
+  const bool inferred = outputs.empty() && prim.infers() && !prim.is_view();
   if (inferred) outputs = detail::allocate_outputs(prim, inputs);
   OpCall call{prim, inputs, outputs, prim.inplace(), inferred};
   if (detail::autograd_involved(call)) {

@@ -22,7 +22,9 @@ namespace ember {
 // clang-format off
 #define EMBER_PRIMITIVE_KINDS(X)                                                                  \
   X(Unary) X(Binary) X(Where) X(Clamp) X(Lerp) X(Addc) X(MaskedFill) X(IsClose) X(Copy) X(Fill)   \
-  X(View) X(Range) X(Random) X(Reduce) X(Scan) X(Softmax) X(Matmul) X(Cat) X(Flip) X(Roll)        \
+  X(AsStrided) X(Alias) X(Reshape) X(Squeeze) X(Unsqueeze) X(Permute) X(Expand) X(StridedSlice)   \
+  X(Select) X(Diagonal) X(ViewDtype)                                                              \
+  X(Range) X(Random) X(Reduce) X(Scan) X(Softmax) X(Matmul) X(Cat) X(Flip) X(Roll)                \
   X(Repeat) X(Triangle) X(Index) X(IndexPut) X(Nonzero) X(IndexSelect) X(Gather) X(Scatter)       \
   X(IndexUpdate) X(Take) X(MaskedScatter) X(Bincount) X(Histc) X(SortSelect) X(Unique)            \
   X(SearchSorted) X(Convolution) X(SlidingWindow) X(Pooling) X(Upsample) X(Pad)                   \
@@ -134,9 +136,9 @@ class Primitive {
   }
 
   /// Note [Inference]. Whether infer() is defined: dispatch then allocates the outputs when the
-  /// op builder passes none. Every primitive infers except View (item 4 of the redesign: views
-  /// as logical primitives), Fill (its target is not an input) and the data-dependent shapes
-  /// (Nonzero, Unique, Bincount).
+  /// op builder passes none (views make theirs over the input's storage). Every primitive infers
+  /// except Fill (its target is not an input) and the data-dependent shapes (Nonzero, Unique,
+  /// Bincount).
   virtual bool infers() const { return false; }
   /// The outputs' sizes, strides, dtype and device from the inputs' alone (undefined inputs
   /// arrive as metadata with no sizes).

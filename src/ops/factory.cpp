@@ -10,6 +10,7 @@
 #include "ops/util.h"
 #include "primitives/copy.h"
 #include "primitives/factory.h"
+#include "primitives/view.h"
 
 namespace ember {
 
@@ -179,7 +180,7 @@ Tensor eye(int64_t n, int64_t m, const TensorOptions& options) {
   Tensor out = filled(ops::empty_tensor({n, m}, dtype, "eye", options.device()), 0);
   // The diagonal is a strided view; filling it writes the ones.
   const int64_t k = std::min(n, m);
-  if (k > 0) dispatch(View("diagonal", {k}, {m + 1}, 0), {out})[0].fill_(1);
+  if (k > 0) dispatch(Diagonal(), {out})[0].fill_(1);
   return ops::with_grad(out, options);
 }
 

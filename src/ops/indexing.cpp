@@ -2,11 +2,12 @@
 // Ellipsis and bools are basic indexing and give views; index tensors (int64/int32, or bool/uint8
 // masks) are advanced indexing and give copies through the Index / IndexPut primitives.
 #include <algorithm>
+#include <numeric>
 
 #include "ember/ops/shape.h"
 #include "ops/util.h"
-#include "primitives/copy.h"
 #include "primitives/index.h"
+#include "primitives/view.h"
 
 namespace ember {
 namespace {
@@ -153,9 +154,9 @@ Tensor strip_leading_ones(const Tensor& v) {
   int64_t k = 0;
   while (k < v.dim() && v.sizes()[k] == 1) ++k;
   if (k == 0) return v;
-  std::vector<int64_t> sz(v.sizes().begin() + k, v.sizes().end());
-  std::vector<int64_t> st(v.strides().begin() + k, v.strides().end());
-  return dispatch(View("view", sz, st, v.storage_offset()), {v})[0];
+  std::vector<int64_t> leading(k);
+  std::iota(leading.begin(), leading.end(), 0);
+  return dispatch(Squeeze({leading}, "view"), {v})[0];
 }
 
 bool expandable(const std::vector<int64_t>& from, const std::vector<int64_t>& to) {
@@ -199,9 +200,7 @@ void check_no_partial_overlap(const Tensor& self, const Tensor& other, const cha
               "before performing the operation.");
 }
 
-Tensor alias(const Tensor& x) {
-  return dispatch(View("alias", x.sizes(), x.strides(), x.storage_offset()), {x})[0];
-}
+Tensor alias(const Tensor& x) { return dispatch(Alias(), {x})[0]; }
 
 }  // namespace
 

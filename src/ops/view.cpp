@@ -1,4 +1,7 @@
-// View ops: new geometry over the same storage, through the View primitive (src/primitives/copy.h).
+// View ops: argument checks with PyTorch's messages, then one view primitive each
+// (Note [Views] in src/primitives/view.h), which computes the layout.
+#include "primitives/view.h"
+
 #include <algorithm>
 #include <numeric>
 
@@ -6,33 +9,13 @@
 #include "ember/ops/shape.h"
 #include "ops/promotion.h"
 #include "ops/util.h"
-#include "primitives/copy.h"
 
 namespace ember {
 namespace {
 
-Tensor make_view(const Tensor& x, const char* name, std::vector<int64_t> sizes,
-                 std::vector<int64_t> strides, int64_t offset, View::Replay replay = nullptr) {
-  checked_numel(sizes, name);  // an expand to 2^32 x 2^32 must not wrap numel
-  return dispatch(
-      View(name, std::move(sizes), std::move(strides), offset, std::nullopt, std::move(replay)),
-      {x})[0];
-}
-
-// A selection view (select, narrow, slice, diagonal) with its logical replay (View::Replay). The
-// replay is kept only when autograd will record the view, so that other calls do not allocate a
-// std::function on this hot path.
-template <typename F>
-Tensor make_selection(const Tensor& x, const char* name, std::vector<int64_t> sizes,
-                      std::vector<int64_t> strides, int64_t offset, F&& replay) {
-  View::Replay r = nullptr;
-  if (x.requires_grad() && is_grad_enabled()) r = std::forward<F>(replay);
-  return make_view(x, name, std::move(sizes), std::move(strides), offset, std::move(r));
-}
-
-Tensor make_view(const Tensor& x, const char* name, std::vector<int64_t> sizes,
-                 std::vector<int64_t> strides) {
-  return make_view(x, name, std::move(sizes), std::move(strides), x.storage_offset());
+template <typename P>
+Tensor make(const Tensor& x, P prim) {
+  return dispatch(prim, {x})[0];
 }
 
 // Resolves a single -1 in `shape` against numel (PyTorch's infer_size).
@@ -61,54 +44,17 @@ std::vector<int64_t> infer_size(const SymIntList& shape, int64_t numel, const ch
   return r;
 }
 
-// Strides for viewing (sizes, strides) as `shape` without copying, or nullopt (PyTorch's
-// computeStride): each run of input dims that is contiguous in memory may be re-split freely.
-std::optional<std::vector<int64_t>> view_strides(const std::vector<int64_t>& sizes,
-                                                 const std::vector<int64_t>& strides,
-                                                 const std::vector<int64_t>& shape) {
-  std::vector<int64_t> out(shape.size());
-  int64_t numel = 1;
-  for (auto s : sizes) numel *= s;
-  if (numel == 0 || sizes.empty()) return contiguous_strides(shape);  // empty, or 0-d to [1, ...]
-  int64_t view_d = static_cast<int64_t>(shape.size()) - 1;
-  int64_t chunk_base_stride = strides.empty() ? 1 : strides.back();
-  int64_t tensor_numel = 1, view_numel = 1;
-  for (int64_t d = static_cast<int64_t>(sizes.size()) - 1; d >= 0; --d) {
-    tensor_numel *= sizes[d];
-    if (d == 0 || (sizes[d - 1] != 1 && strides[d - 1] != tensor_numel * chunk_base_stride)) {
-      while (view_d >= 0 && (view_numel < tensor_numel || shape[view_d] == 1)) {
-        out[view_d] = view_numel * chunk_base_stride;
-        view_numel *= shape[view_d];
-        --view_d;
-      }
-      if (view_numel != tensor_numel) return std::nullopt;
-      if (d > 0) {
-        chunk_base_stride = strides[d - 1];
-        tensor_numel = 1;
-        view_numel = 1;
-      }
-    }
-  }
-  if (view_d != -1) return std::nullopt;
-  return out;
-}
-
 }  // namespace
 
 Tensor view(const Tensor& x, SymIntList size) {
-  auto shape = infer_size(size, x.numel(), "view");
-  auto st = view_strides(x.sizes(), x.strides(), shape);
-  EMBER_CHECK(st.has_value(),
-              "[view] view size is not compatible with input tensor's size and "
-              "stride (at least one dimension spans across two contiguous subspaces). Use "
-              ".reshape(...) instead.");
-  return make_view(x, "view", shape, *st);
+  return make(x, Reshape({infer_size(size, x.numel(), "view")}));
 }
 
 Tensor reshape(const Tensor& x, SymIntList size) {
   auto shape = infer_size(size, x.numel(), "reshape");
-  if (auto st = view_strides(x.sizes(), x.strides(), shape))
-    return make_view(x, "reshape", shape, *st);
+  const ViewLayout in = layout_of(x);
+  if (reshape_strides(in.sizes, in.strides, SymShape(shape.begin(), shape.end())))
+    return make(x, Reshape({shape}, "reshape"));
   return view(x.clone(), SymIntList(shape));
 }
 
@@ -126,37 +72,17 @@ Tensor flatten(const Tensor& x, int64_t start_dim, int64_t end_dim) {
 }
 
 Tensor squeeze(const Tensor& x) {
-  std::vector<int64_t> sz, st;
-  for (int64_t d = 0; d < x.dim(); ++d) {
-    if (x.sizes()[d] != 1) {
-      sz.push_back(x.sizes()[d]);
-      st.push_back(x.strides()[d]);
-    }
-  }
-  return make_view(x, "squeeze", sz, st);
+  std::vector<int64_t> all(x.dim());
+  std::iota(all.begin(), all.end(), 0);
+  return make(x, Squeeze({all}));
 }
 
 Tensor squeeze(const Tensor& x, IntList dims) {
-  auto wrapped = ops::wrap_dims(dims, x.dim(), "squeeze");
-  std::vector<int64_t> sz, st;
-  for (int64_t d = 0; d < x.dim(); ++d) {
-    bool drop = x.sizes()[d] == 1 && std::find(wrapped.begin(), wrapped.end(), d) != wrapped.end();
-    if (!drop) {
-      sz.push_back(x.sizes()[d]);
-      st.push_back(x.strides()[d]);
-    }
-  }
-  return make_view(x, "squeeze", sz, st);
+  return make(x, Squeeze({ops::wrap_dims(dims, x.dim(), "squeeze")}));
 }
 
 Tensor unsqueeze(const Tensor& x, int64_t dim) {
-  int64_t d = ops::wrap_dim(dim, x.dim() + 1, "unsqueeze");
-  auto sz = x.sizes();
-  auto st = x.strides();
-  int64_t stride = d < x.dim() ? sz[d] * st[d] : 1;
-  sz.insert(sz.begin() + d, 1);
-  st.insert(st.begin() + d, stride);
-  return make_view(x, "unsqueeze", sz, st);
+  return make(x, Unsqueeze({ops::wrap_dim(dim, x.dim() + 1, "unsqueeze")}));
 }
 
 Tensor permute(const Tensor& x, IntList dims) {
@@ -165,24 +91,21 @@ Tensor permute(const Tensor& x, IntList dims) {
               "in permute: expected ",
               x.dim(), " dims, got ", dims.size());
   auto w = ops::wrap_dims(dims, x.dim(), "permute");
-  std::vector<int64_t> sz(w.size()), st(w.size());
-  for (size_t i = 0; i < w.size(); ++i) {
-    sz[i] = x.sizes()[w[i]];
-    st[i] = x.strides()[w[i]];
+  std::vector<bool> seen(w.size(), false);
+  for (int64_t d : w) {
+    EMBER_CHECK(!seen[d], "[permute] permute(): duplicate dims are not allowed.");
+    seen[d] = true;
   }
-  return make_view(x, "permute", sz, st);
+  return make(x, Permute({w}));
 }
 
 Tensor transpose(const Tensor& x, int64_t dim0, int64_t dim1) {
   int64_t a = ops::wrap_dim(dim0, x.dim(), "transpose");
   int64_t b = ops::wrap_dim(dim1, x.dim(), "transpose");
-  auto sz = x.sizes();
-  auto st = x.strides();
-  if (x.dim() > 0) {
-    std::swap(sz[a], sz[b]);
-    std::swap(st[a], st[b]);
-  }
-  return make_view(x, "transpose", sz, st);
+  std::vector<int64_t> perm(x.dim());
+  std::iota(perm.begin(), perm.end(), 0);
+  if (x.dim() > 0) std::swap(perm[a], perm[b]);
+  return make(x, Permute({perm}, "transpose"));
 }
 
 Tensor swapaxes(const Tensor& x, int64_t dim0, int64_t dim1) { return transpose(x, dim0, dim1); }
@@ -190,7 +113,7 @@ Tensor swapaxes(const Tensor& x, int64_t dim0, int64_t dim1) { return transpose(
 Tensor t(const Tensor& x) {
   EMBER_CHECK(x.dim() <= 2, "[t] t() expects a tensor with <= 2 dimensions, but self is ", x.dim(),
               "D");
-  return x.dim() < 2 ? make_view(x, "t", x.sizes(), x.strides()) : transpose(x, 0, 1);
+  return x.dim() < 2 ? make(x, Alias({}, "t")) : transpose(x, 0, 1);
 }
 
 Tensor expand(const Tensor& x, SymIntList size) {
@@ -203,7 +126,6 @@ Tensor expand(const Tensor& x, SymIntList size) {
               "in the tensor (",
               x.dim(), ")");
   int64_t off = static_cast<int64_t>(shape.size()) - x.dim();
-  std::vector<int64_t> st(shape.size(), 0);
   for (int64_t d = 0; d < static_cast<int64_t>(shape.size()); ++d) {
     if (d < off) {
       EMBER_CHECK(shape[d] >= 0, "[expand] The expanded size of the tensor (", shape[d],
@@ -217,9 +139,8 @@ Tensor expand(const Tensor& x, SymIntList size) {
                 ".  Target sizes: ", ops::shape_str(shape),
                 ".  Tensor sizes: ", ops::shape_str(x.sizes()));
     EMBER_CHECK(shape[d] >= 0, "[expand] invalid size ", shape[d]);
-    st[d] = xs == shape[d] ? x.strides()[d - off] : 0;
   }
-  return make_view(x, "expand", shape, st);
+  return make(x, Expand({shape}));
 }
 
 Tensor broadcast_to(const Tensor& x, SymIntList size) { return expand(x, size); }
@@ -236,10 +157,7 @@ Tensor narrow(const Tensor& x, int64_t dim, SymInt start_s, SymInt length_s) {
   if (start < 0) start += size;
   EMBER_CHECK(length >= 0 && start <= size - length, "[narrow] start (", start, ") + length (",
               length, ") exceeds dimension size (", size, ").");
-  auto sz = x.sizes();
-  sz[d] = length;
-  return make_selection(x, "narrow", sz, x.strides(), x.storage_offset() + start * x.strides()[d],
-                        [d, start, length](const Tensor& t) { return t.narrow(d, start, length); });
+  return make(x, StridedSlice({d, start, start + length, 1}, "narrow"));
 }
 
 Tensor select(const Tensor& x, int64_t dim, SymInt index_s) {
@@ -249,13 +167,7 @@ Tensor select(const Tensor& x, int64_t dim, SymInt index_s) {
   EMBER_CHECK_INDEX(index >= -size && index < size, "[select] index ", index,
                     " is out of bounds for dimension ", d, " with size ", size);
   if (index < 0) index += size;
-  auto sz = x.sizes();
-  auto st = x.strides();
-  int64_t offset = x.storage_offset() + index * st[d];
-  sz.erase(sz.begin() + d);
-  st.erase(st.begin() + d);
-  return make_selection(x, "select", sz, st, offset,
-                        [d, index](const Tensor& t) { return t.select(d, index); });
+  return make(x, Select({d, index}));
 }
 
 Tensor as_strided(const Tensor& x, SymIntList size_s, SymIntList stride_s,
@@ -286,7 +198,7 @@ Tensor as_strided(const Tensor& x, SymIntList size_s, SymIntList stride_s,
               ops::shape_str(stride), ", storage offset ", offset, ", and itemsize ",
               x.element_size(), " requiring a storage size of ", needed,
               " are out of bounds for storage of size ", x.impl()->storage()->nbytes());
-  return make_view(x, "as_strided", size, stride, offset);
+  return make(x, AsStrided({size, stride, offset}));
 }
 
 Tensor diagonal(const Tensor& x, int64_t offset, int64_t dim1, int64_t dim2) {
@@ -295,24 +207,7 @@ Tensor diagonal(const Tensor& x, int64_t offset, int64_t dim1, int64_t dim2) {
   EMBER_CHECK(x.dim() >= 2, "[diagonal] diagonal dimensions requires at least 2 dims, got ",
               x.dim());
   EMBER_CHECK(a != b, "[diagonal] diagonal dimensions cannot be identical ", dim1, ", ", dim2);
-  int64_t len, start = x.storage_offset();
-  if (offset >= 0) {
-    len = std::max<int64_t>(std::min(x.sizes()[a], x.sizes()[b] - offset), 0);
-    if (len > 0) start += offset * x.strides()[b];
-  } else {
-    len = std::max<int64_t>(std::min(x.sizes()[a] + offset, x.sizes()[b]), 0);
-    if (len > 0) start -= offset * x.strides()[a];
-  }
-  std::vector<int64_t> sz, st;
-  for (int64_t d = 0; d < x.dim(); ++d) {
-    if (d == a || d == b) continue;
-    sz.push_back(x.sizes()[d]);
-    st.push_back(x.strides()[d]);
-  }
-  sz.push_back(len);
-  st.push_back(x.strides()[a] + x.strides()[b]);
-  return make_selection(x, "diagonal", sz, st, start,
-                        [=](const Tensor& t) { return t.diagonal(offset, a, b); });
+  return make(x, Diagonal({offset, a, b}));
 }
 
 Tensor movedim(const Tensor& x, IntList source, IntList destination) {
@@ -327,7 +222,7 @@ Tensor movedim(const Tensor& x, IntList source, IntList destination) {
   auto dst = ops::wrap_dims(destination, x.dim(), "movedim");
   const int64_t n = x.dim();
   // A 0-d tensor accepts dim 0 (or -1) and stays as it is.
-  if (n == 0) return make_view(x, "movedim", x.sizes(), x.strides());
+  if (n == 0) return make(x, Alias({}, "movedim"));
   std::vector<int64_t> order(n, -1);
   std::vector<bool> used(n, false);
   for (size_t i = 0; i < src.size(); ++i) {
@@ -389,55 +284,14 @@ Tensor Tensor::slice(int64_t dim, std::optional<int64_t> start, std::optional<in
   if (e < 0) e += size;
   b = std::clamp<int64_t>(b, 0, size);
   e = std::clamp<int64_t>(e, b, size);
-  auto sz = sizes();
-  auto st = strides();
-  sz[d] = e == b ? 0 : (e - b - 1) / step + 1;  // ceil((e - b) / step) without overflow
-  int64_t offset = storage_offset() + b * st[d];
-  if (sz[d] > 1) st[d] *= step;  // step < size here, so no overflow
-  return make_selection(*this, "slice", sz, st, offset,
-                        [=](const Tensor& t) { return t.slice(d, b, e, step); });
+  return make(*this, StridedSlice({d, b, e, step}));
 }
 Tensor Tensor::select(int64_t dim, SymInt index) const { return ember::select(*this, dim, index); }
 
-// Reinterprets the bytes (PyTorch's view_dtype): same element size keeps the geometry; otherwise
-// the last dim (which must have stride 1) is split or merged.
+// Reinterprets the bytes (PyTorch's view_dtype; the primitive checks the layout).
 Tensor Tensor::view(ScalarType dtype) const {
   ops::check_implemented(dtype, "view");
-  const int64_t old_es = element_size(), new_es = ember::element_size(dtype);
-  auto sz = sizes();
-  auto st = strides();
-  int64_t off = storage_offset();
-  const char* from = dtype_name(this->dtype());
-  const char* to = dtype_name(dtype);
-  const int64_t nd = dim();
-  if (old_es != new_es) {
-    EMBER_CHECK(nd > 0, "[view] self.dim() cannot be 0 to view ", from, " as ", to,
-                " (different element sizes)");
-  }
-  if (old_es > new_es) {
-    const int64_t ratio = old_es / new_es;
-    EMBER_CHECK(st[nd - 1] == 1, "[view] self.stride(-1) must be 1 to view ", from, " as ", to,
-                " (different element sizes), but got ", st[nd - 1]);
-    for (int64_t d = 0; d < nd - 1; ++d) st[d] *= ratio;
-    sz[nd - 1] *= ratio;
-    off *= ratio;
-  } else if (old_es < new_es) {
-    const int64_t ratio = new_es / old_es;
-    EMBER_CHECK(sz[nd - 1] % ratio == 0, "[view] self.size(-1) must be divisible by ", ratio,
-                " to view ", from, " as ", to, " (different element sizes), but got ", sz[nd - 1]);
-    EMBER_CHECK(off % ratio == 0, "[view] self.storage_offset() must be divisible by ", ratio,
-                " to view ", from, " as ", to, " (different element sizes), but got ", off);
-    EMBER_CHECK(st[nd - 1] == 1, "[view] self.stride(-1) must be 1 to view ", from, " as ", to,
-                " (different element sizes), but got ", st[nd - 1]);
-    for (int64_t d = 0; d < nd - 1; ++d) {
-      EMBER_CHECK(st[d] % ratio == 0, "[view] self.stride(", d, ") must be divisible by ", ratio,
-                  " to view ", from, " as ", to, " (different element sizes), but got ", st[d]);
-      st[d] /= ratio;
-    }
-    sz[nd - 1] /= ratio;
-    off /= ratio;
-  }
-  return dispatch(View("view", sz, st, off, dtype), {*this})[0];
+  return make(*this, ViewDtype({dtype}));
 }
 Tensor Tensor::as_strided(SymIntList size, SymIntList stride,
                           std::optional<SymInt> storage_offset) const {

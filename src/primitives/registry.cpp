@@ -17,6 +17,7 @@
 #include "primitives/sort.h"
 #include "primitives/ternary.h"
 #include "primitives/unary.h"
+#include "primitives/view.h"
 
 namespace ember {
 

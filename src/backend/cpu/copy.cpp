@@ -33,12 +33,4 @@ void Fill::eval_cpu(const std::vector<Tensor>&, std::vector<Tensor>& outputs) co
   });
 }
 
-void View::eval_cpu(const std::vector<Tensor>& inputs, std::vector<Tensor>& outputs) const {
-  const auto& src = inputs[0].impl();
-  auto impl = std::make_shared<TensorImpl>(src->storage(), p_.dtype.value_or(src->dtype()),
-                                           p_.sizes, p_.strides, p_.offset);
-  impl->share_version_counter(src->version_counter());
-  outputs.push_back(Tensor(std::move(impl)));
-}
-
 }  // namespace ember
