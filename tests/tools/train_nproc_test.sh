@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # Data-parallel `ember train` end to end (Note [Data-parallel ember train] in tools/cli/train.cpp):
-# `--nproc 2` against one process on the same global batch (gpt and mlp), exact resumption of
-# each one's checkpoint, `ember run ... -- ember train --distributed`, output from rank 0 alone,
-# an agreed stop on Ctrl-C, a dying rank stopping the job, and bad flags rejected before anything
-# starts or is written. Tiny models on loopback; every launch is bounded by `timeout`.
+# `--nproc 2` against one process on the same global batch (gpt, mlp, cnn), exact resumption of
+# each one's checkpoint, `ember run ... -- ember train --distributed` and Open MPI's mpirun,
+# output from rank 0 alone, an agreed stop on Ctrl-C, a dying rank stopping the job, and bad
+# flags rejected before anything starts or is written. Tiny models on loopback; every launch is
+# bounded by `timeout`.
 # Usage: train_nproc_test.sh path/to/ember
 set -uo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/harness.sh"
@@ -69,6 +70,13 @@ agree "2-rank checkpoint resumed by one process" u1 q2
 timeout -k 5 60 "$ember" run --nproc-per-node 2 -- "$ember" train "${gpt[@]}" --steps 20 --out r2 \
   --distributed >r2.log 2>&1 || fail "ember run -- ember train --distributed exited $?: $(tail -2 r2.log)"
 same "ember run --nproc-per-node 2 -- ember train --distributed" u2 r2
+# Open MPI's launcher: ranks from OMPI_COMM_WORLD_*, gloo's store on a free loopback port.
+port=$((20000 + RANDOM % 12000))  # below the ephemeral range (32768-)
+while (echo >"/dev/tcp/127.0.0.1/$port") 2>/dev/null; do port=$((port + 1)); done
+timeout -k 5 60 mpirun --allow-run-as-root --oversubscribe -np 2 -x MASTER_ADDR=127.0.0.1 \
+  -x MASTER_PORT="$port" "$ember" train "${gpt[@]}" --steps 20 --out o2 --distributed >o2.log 2>&1 ||
+  fail "mpirun -np 2 ember train --distributed exited $?: $(tail -2 o2.log)"
+same "mpirun -np 2 ember train --distributed" u2 o2
 
 # mlp on a small folder of IDX files (64 random images, labels i % 10).
 idx() {  # idx FILE MAGIC_TYPE_DIMS... then the payload on stdin
