@@ -27,8 +27,8 @@ void add_train_flags(CLI::App& cmd, TrainConfig& c,
   add("--data", c.data, "a text file or folder of .txt (gpt), a folder of IDX files (mlp, cnn)",
       "data");
   add("--steps", c.steps, "optimizer steps (default: gpt 1000, cnn 300, mlp 1000)", "steps");
-  add("--batch-size", c.batch_size, "sequences or images per step (default: gpt 32, else 128)",
-      "batch_size");
+  add("--batch-size", c.batch_size,
+      "sequences or images per step, over all ranks (default: gpt 32, else 128)", "batch_size");
   add("--context", c.context, "gpt: characters per sequence (default 64)", "context");
   add("--layers", c.layers, "gpt: transformer blocks (default 4)", "layers");
   add("--heads", c.heads, "gpt: attention heads (default 4)", "heads");
@@ -99,11 +99,11 @@ int main(int argc, char** argv) {
   std::string nproc_arg = "1";
   auto* nproc_opt = train_cmd->add_option(
       "--nproc", nproc_arg,
-      "train data-parallel in N processes on this machine, each on --batch-size/N rows of every "
-      "batch (default 1)");
+      "train data-parallel in N processes here, each on 1/N of every batch (default 1)");
+  nproc_opt->type_name("INT");
   train_cmd->add_flag("--distributed", train.distributed,
-                      "be one rank of a data-parallel job started by `ember run` (reads RANK, "
-                      "WORLD_SIZE, MASTER_ADDR, MASTER_PORT)");
+                      "be one rank of a data-parallel job started by `ember run` or mpirun (reads "
+                      "RANK, WORLD_SIZE, MASTER_ADDR, MASTER_PORT)");
   train_cmd->footer(
       "Data-parallel: `ember train --nproc 2 ...` starts 2 ranks on loopback (as `ember run "
       "--nproc-per-node 2 -- ember train --distributed ...` does). --batch-size is the global "
