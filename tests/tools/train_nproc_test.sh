@@ -151,6 +151,13 @@ expect_error "must be divisible by --nproc 3" --nproc 3
 expect_error "not both" --nproc 2 --distributed
 expect_error "--distributed needs RANK" --distributed
 expect_error "--heads must divide --dim" --nproc 2 --heads 3
+# The batch of a checkpoint to resume counts too; the checkpoint and its metrics stay as they were.
+cp u1/metrics.jsonl metrics.before
+timeout 30 "$ember" train --out u1 --resume --steps 25 --nproc 3 >out 2>err
+rc=$?
+[[ $rc == 2 ]] && grep -q "must be divisible by --nproc 3" err || fail "resume on 3 ranks: exit $rc, $(cat err)"
+cmp -s u1/metrics.jsonl metrics.before && cmp -s u1/checkpoint.safetensors p1/checkpoint.safetensors ||
+  fail "a rejected resume changed its --out"
 timeout 30 "$ember" run --nproc-per-node 3 -- "$ember" train "${gpt[@]}" --steps 5 --out bad \
   --distributed >out 2>&1
 rc=$?
