@@ -224,9 +224,7 @@ class ImageTask : public Task {
 
   // The training forward of `m` (model_, or low_ with mixed precision): through DDP when data
   // parallel.
-  Tensor forward(nn::Sequential& m, const Tensor& x) {
-    return ddp_ ? (*ddp_)(x) : m->forward(x);
-  }
+  Tensor forward(nn::Sequential& m, const Tensor& x) { return ddp_ ? (*ddp_)(x) : m->forward(x); }
 
   TrainConfig& config_;
   ImageSet train_, test_;
