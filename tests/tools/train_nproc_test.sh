@@ -9,6 +9,8 @@
 set -uo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/harness.sh"
 cd "$tmp" || exit 1
+# Not a rank of some outer job: the one-process runs and the error checks depend on it.
+unset RANK LOCAL_RANK WORLD_SIZE MASTER_ADDR MASTER_PORT OMPI_COMM_WORLD_RANK OMPI_COMM_WORLD_SIZE
 train() { timeout -k 5 60 "$ember" train "$@"; }
 
 # losses DIR: the training losses in DIR/metrics.jsonl, one per line.
