@@ -6,10 +6,12 @@
 
 #include <cmath>
 #include <csignal>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <numbers>
+#include <optional>
 #include <set>
 
 #include "cli/checkpoint.h"
@@ -241,19 +243,25 @@ TEST(CliTrain, ProfileFitsShortRuns) {
   EXPECT_FALSE(std::filesystem::exists(dir.file("short")));
 }
 
+// train(r) raises a ValueError whose message contains `needle`, and `out` does not exist.
+void expect_rejected_before_writing(TrainRequest r, const std::string& needle,
+                                    const std::string& out) {
+  try {
+    train(std::move(r));
+    ADD_FAILURE() << "no error for " << needle;
+  } catch (const ValueError& e) {
+    EXPECT_NE(std::string(e.what()).find(needle), std::string::npos) << e.what();
+  }
+  EXPECT_FALSE(fs::exists(out)) << needle;
+}
+
 // Every bad input is a ValueError and leaves --out exactly as it was.
 TEST(CliTrain, BadInputWritesNothing) {
   TempDir dir;
   const std::string text = write_text(dir, "a.txt", austen_like(3000));
   const std::string out = dir.file("run");
   auto expect_rejected = [&](TrainRequest r, const std::string& needle) {
-    try {
-      train(std::move(r));
-      ADD_FAILURE() << "no error for " << needle;
-    } catch (const ValueError& e) {
-      EXPECT_NE(std::string(e.what()).find(needle), std::string::npos) << e.what();
-    }
-    EXPECT_FALSE(fs::exists(out)) << needle;
+    expect_rejected_before_writing(std::move(r), needle, out);
   };
   expect_rejected(tiny_gpt(dir.file("missing.txt"), out, 5), "not found");
   expect_rejected(tiny_gpt(write_text(dir, "empty.txt", ""), out, 5), "empty");
@@ -279,6 +287,58 @@ TEST(CliTrain, BadInputWritesNothing) {
   write_images(dir.file("img"), 8);
   std::ofstream(dir.file("img/t10k-labels-idx1-ubyte"), std::ios::trunc) << "not an idx file";
   expect_rejected(r, "bad IDX file");
+}
+
+// Data-parallel settings are checked with everything else, before any rank starts or anything is
+// written: --nproc's range, a global batch the ranks cannot share evenly, a --distributed rank
+// without (or with impossible) launcher variables. check_only (what `ember train --nproc N` runs
+// before starting its ranks) checks and writes nothing.
+TEST(CliTrain, DataParallelChecksWriteNothing) {
+  TempDir dir;
+  const std::string text = write_text(dir, "a.txt", austen_like(3000));
+  const std::string out = dir.file("run");
+  auto expect_rejected = [&](TrainRequest r, const std::string& needle) {
+    expect_rejected_before_writing(std::move(r), needle, out);
+  };
+  TrainRequest r = tiny_gpt(text, out, 5);  // --batch-size 4
+  r.nproc = 2;
+  r.check_only = true;
+  const TrainResult checked = train(r);
+  EXPECT_EQ(checked.steps_done, 0);
+  EXPECT_FALSE(fs::exists(out));
+  r.nproc = 3;
+  expect_rejected(r,
+                  "--batch-size 4 is the global batch, split evenly over the 3 processes: it "
+                  "must be divisible by --nproc 3");
+  r.nproc = 0;
+  expect_rejected(r, "--nproc must be in [1, 1024] (got 0)");
+
+  // A --distributed rank reads RANK and WORLD_SIZE as the launcher sets them.
+  const char* names[] = {"RANK", "WORLD_SIZE", "OMPI_COMM_WORLD_RANK", "OMPI_COMM_WORLD_SIZE"};
+  std::vector<std::optional<std::string>> saved;
+  for (const char* name : names) {
+    const char* v = std::getenv(name);
+    saved.push_back(v ? std::optional<std::string>(v) : std::nullopt);
+    unsetenv(name);
+  }
+  r = tiny_gpt(text, out, 5);
+  r.distributed = true;
+  expect_rejected(r, "--distributed needs RANK in the environment");
+  setenv("RANK", "2", 1);
+  setenv("WORLD_SIZE", "2", 1);
+  expect_rejected(r, "RANK 2 and WORLD_SIZE 2 must satisfy");
+  setenv("RANK", "1", 1);
+  setenv("WORLD_SIZE", "3", 1);
+  expect_rejected(r, "must be divisible by WORLD_SIZE 3");
+  setenv("WORLD_SIZE", "two", 1);
+  expect_rejected(r, "WORLD_SIZE must be an integer (got 'two')");
+  for (size_t i = 0; i < saved.size(); ++i) {
+    if (saved[i]) {
+      setenv(names[i], saved[i]->c_str(), 1);
+    } else {
+      unsetenv(names[i]);
+    }
+  }
 }
 
 // --dtype bfloat16 on an image model: the step runs in bfloat16, the master weights (and what

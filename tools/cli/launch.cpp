@@ -391,4 +391,16 @@ int run_workers(const RunPlan& p, std::chrono::milliseconds grace) {
   return interrupted ? 128 + interrupted : 0;
 }
 
+int run_self(int64_t nproc, const std::vector<std::string>& args) {
+  char self[4096];
+  const ssize_t n = ::readlink("/proc/self/exe", self, sizeof self);
+  EMBER_CHECK(n > 0 && static_cast<size_t>(n) < sizeof self, kCtx,
+              " cannot find this program's path in /proc/self/exe: ", std::strerror(errno));
+  RunRequest request;
+  request.nproc_per_node = std::to_string(nproc);
+  request.command.assign(1, std::string(self, static_cast<size_t>(n)));
+  request.command.insert(request.command.end(), args.begin(), args.end());
+  return run_workers(plan_run(request), request.grace);
+}
+
 }  // namespace ember::cli

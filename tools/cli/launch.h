@@ -37,5 +37,9 @@ CLI::App* add_run_command(CLI::App& app, RunRequest& request);
 RunPlan plan_run(const RunRequest& request);
 /// Runs the workers to the end; returns the exit status for `ember run`.
 int run_workers(const RunPlan& plan, std::chrono::milliseconds grace);
+/// Runs `nproc` copies of this executable (/proc/self/exe) with `args` on this node, meeting on
+/// a free loopback port, as `ember run --nproc-per-node nproc -- ember ARGS...` would; returns
+/// the exit status (`ember train --nproc`).
+int run_self(int64_t nproc, const std::vector<std::string>& args);
 
 }  // namespace ember::cli

@@ -27,8 +27,8 @@ void add_train_flags(CLI::App& cmd, TrainConfig& c,
   add("--data", c.data, "a text file or folder of .txt (gpt), a folder of IDX files (mlp, cnn)",
       "data");
   add("--steps", c.steps, "optimizer steps (default: gpt 1000, cnn 300, mlp 1000)", "steps");
-  add("--batch-size", c.batch_size, "sequences or images per step (default: gpt 32, else 128)",
-      "batch_size");
+  add("--batch-size", c.batch_size,
+      "sequences or images per step, over all ranks (default: gpt 32, else 128)", "batch_size");
   add("--context", c.context, "gpt: characters per sequence (default 64)", "context");
   add("--layers", c.layers, "gpt: transformer blocks (default 4)", "layers");
   add("--heads", c.heads, "gpt: attention heads (default 4)", "heads");
@@ -44,16 +44,32 @@ void add_train_flags(CLI::App& cmd, TrainConfig& c,
   add("--dtype", c.dtype, "float32 or bfloat16 (mixed precision, float32 master weights)", "dtype");
 }
 
-// --sample: an integer in [0, kMaxSampleTokens], validated before anything runs or is written.
-constexpr int64_t kMaxSampleTokens = 1000000;
-int64_t parse_sample_tokens(const std::string& arg) {
-  int64_t n = -1;
+// An integer flag of `ember train` read as text (CLI11 saturates out-of-range integers) and
+// checked to lie in [lo, hi] before anything runs or is written.
+int64_t parse_train_int(const char* flag, const std::string& arg, int64_t lo, int64_t hi) {
+  int64_t n = lo - 1;
   const char* end = arg.data() + arg.size();
   const auto [ptr, ec] = std::from_chars(arg.data(), end, n);
-  EMBER_CHECK_VALUE(ec == std::errc() && ptr == end && n >= 0 && n <= kMaxSampleTokens,
-                    "[ember train] --sample must be an integer in [0, ", kMaxSampleTokens,
-                    "] (got '", arg, "')");
+  EMBER_CHECK_VALUE(ec == std::errc() && ptr == end && n >= lo && n <= hi, "[ember train] ", flag,
+                    " must be an integer in [", lo, ", ", hi, "] (got '", arg, "')");
   return n;
+}
+constexpr int64_t kMaxSampleTokens = 1000000;
+
+// The arguments of each rank that `ember train --nproc N` starts: its own, without --nproc,
+// with --distributed.
+std::vector<std::string> worker_args(int argc, char** argv) {
+  std::vector<std::string> args;
+  for (int i = 1; i < argc; ++i) {
+    const std::string a = argv[i];
+    if (a == "--nproc") {
+      ++i;  // and its value
+    } else if (a.rfind("--nproc=", 0) != 0) {
+      args.push_back(a);
+    }
+  }
+  args.push_back("--distributed");
+  return args;
 }
 
 }  // namespace
@@ -80,6 +96,22 @@ int main(int argc, char** argv) {
   std::string sample_arg = "200";
   train_cmd->add_option("--sample", sample_arg,
                         "gpt: characters to sample after training (0: none; default 200)");
+  std::string nproc_arg = "1";
+  auto* nproc_opt = train_cmd->add_option(
+      "--nproc", nproc_arg,
+      "train data-parallel in N processes here, each on 1/N of every batch (default 1)");
+  nproc_opt->type_name("INT");
+  train_cmd->add_flag("--distributed", train.distributed,
+                      "be one rank of a data-parallel job started by `ember run` or mpirun (reads "
+                      "RANK, WORLD_SIZE, MASTER_ADDR, MASTER_PORT)");
+  train_cmd->footer(
+      "Data-parallel: `ember train --nproc 2 ...` starts 2 ranks on loopback (as `ember run "
+      "--nproc-per-node 2 -- ember train --distributed ...` does). --batch-size is the global "
+      "batch, divided evenly among the ranks, so the losses match one process's on the same "
+      "batch; gradients are averaged by DistributedDataParallel over Gloo. Rank 0 alone prints, "
+      "evaluates and writes --out (once, atomically); --resume works with any number of ranks "
+      "that divides --batch-size. Each rank uses OMP_NUM_THREADS (set to 1 by the launcher "
+      "unless given) or --threads.");
 
   ember::cli::GenerateRequest gen;
   auto* gen_cmd = app.add_subcommand("generate", "sample text from a trained gpt, streaming");
@@ -117,10 +149,20 @@ int main(int argc, char** argv) {
   }
   try {
     if (*train_cmd) {
-      const int64_t sample_tokens = parse_sample_tokens(sample_arg);
+      const int64_t sample_tokens = parse_train_int("--sample", sample_arg, 0, kMaxSampleTokens);
+      train.nproc = parse_train_int("--nproc", nproc_arg, 1, ember::cli::kMaxTrainProcesses);
+      EMBER_CHECK_VALUE(!(nproc_opt->count() && train.distributed),
+                        "[ember train] give --nproc N (start N ranks here) or --distributed (be a "
+                        "rank a launcher started), not both");
       for (const auto& [opt, key] : train_names)
         if (opt->count()) train.given.insert(key);
+      if (train.nproc > 1) {  // check everything here, once, then start the ranks
+        train.check_only = true;
+        ember::cli::train(train);
+        return ember::cli::run_self(train.nproc, worker_args(argc, argv));
+      }
       const auto result = ember::cli::train(train);
+      if (result.rank != 0) return result.interrupted ? 130 : 0;
       char val[64] = "no validation yet";
       if (!std::isnan(result.val_loss))
         std::snprintf(val, sizeof val, "validation loss %.4f", result.val_loss);

@@ -4,6 +4,7 @@
 #include <ember/core/error.h>
 #include <ember/data/readers.h>
 #include <ember/ember.h>
+#include <ember/nn/parallel/distributed.h>
 
 #include <cmath>
 #include <filesystem>
@@ -18,6 +19,16 @@
 namespace ember::cli {
 namespace {
 
+// This process's contiguous share of every global batch: all of it for a single process.
+struct Shard {
+  int64_t rank = 0, world = 1;
+  Tensor of(const Tensor& rows) const {
+    if (world == 1) return rows;
+    const int64_t n = rows.size(0) / world;
+    return rows.narrow(0, rank * n, n);
+  }
+};
+
 class GptTask : public Task {
  public:
   explicit GptTask(TrainConfig& c) : config_(c), corpus_(load_corpus(c.data, c.context)) {
@@ -27,12 +38,15 @@ class GptTask : public Task {
     compute_ = c.dtype == "bfloat16" ? kBFloat16 : kFloat32;
   }
   nn::Module& module() override { return *model_; }
+  void make_data_parallel(int64_t rank, int64_t world) override {
+    shard_ = {rank, world};
+    ddp_ = std::make_unique<nn::parallel::DistributedDataParallel<GPTImpl>>(model_);
+  }
   Tensor loss(int64_t step) override {
-    auto [x, y] =
-        windows(corpus_.train,
-                train_offsets(corpus_, config_.seed, step, config_.batch_size, config_.context),
-                config_.context);
-    return cross_entropy_of(x, y);
+    const Tensor offsets =
+        train_offsets(corpus_, config_.seed, step, config_.batch_size, config_.context);
+    auto [x, y] = windows(corpus_.train, shard_.of(offsets), config_.context);
+    return cross_entropy_of(ddp_ ? (*ddp_)(x, compute_) : model_->forward(x, compute_), y);
   }
   double evaluate() override {
     Evaluating guard(*model_);
@@ -41,7 +55,8 @@ class GptTask : public Task {
     for (int64_t b = 0; b < offsets.numel(); b += config_.batch_size) {
       const int64_t e = std::min(offsets.numel(), b + config_.batch_size);
       auto [x, y] = windows(corpus_.val, offsets.slice(0, b, e), config_.context);
-      total += cross_entropy_of(x, y).item<double>() * static_cast<double>(e - b);
+      total += cross_entropy_of(model_->forward(x, compute_), y).item<double>() *
+               static_cast<double>(e - b);
     }
     return total / static_cast<double>(offsets.numel());
   }
@@ -62,8 +77,7 @@ class GptTask : public Task {
   }
 
  private:
-  Tensor cross_entropy_of(const Tensor& x, const Tensor& y) {
-    const Tensor logits = model_->forward(x, compute_);
+  static Tensor cross_entropy_of(const Tensor& logits, const Tensor& y) {
     return nn::functional::cross_entropy(logits.reshape({-1, logits.size(-1)}), y.reshape({-1}));
   }
 
@@ -71,6 +85,8 @@ class GptTask : public Task {
   CharCorpus corpus_;
   GPT model_{nullptr};
   ScalarType compute_ = kFloat32;
+  Shard shard_;
+  std::unique_ptr<nn::parallel::DistributedDataParallel<GPTImpl>> ddp_;
 };
 
 // One IDX file of the image folder; "<name>.gz" is accepted too.
@@ -133,6 +149,13 @@ class ImageTask : public Task {
     }
   }
   nn::Module& module() override { return *model_; }
+  void make_data_parallel(int64_t rank, int64_t world) override {
+    shard_ = {rank, world};
+    // With mixed precision, forward and backward run on the bfloat16 copy: its gradients are the
+    // ones to average (after_backward then moves them to the float32 masters).
+    ddp_ = std::make_unique<nn::parallel::DistributedDataParallel<nn::SequentialImpl>>(
+        low_ ? low_ : model_);
+  }
   Tensor loss(int64_t step) override {
     // Epoch e visits a permutation drawn from (seed, e); step s takes its next batch.
     const int64_t per_epoch = train_.images.size(0) / config_.batch_size;
@@ -142,9 +165,10 @@ class ImageTask : public Task {
       perm_ = randperm(train_.images.size(0), gen);
       perm_epoch_ = epoch;
     }
-    const Tensor idx = perm_.slice(0, pos * config_.batch_size, (pos + 1) * config_.batch_size);
+    const Tensor idx =
+        shard_.of(perm_.slice(0, pos * config_.batch_size, (pos + 1) * config_.batch_size));
     const Tensor x = train_.images.index({idx}), y = train_.labels.index({idx});
-    if (!low_) return nn::functional::cross_entropy(model_->forward(x), y);
+    if (!low_) return nn::functional::cross_entropy(forward(model_, x), y);
     // bfloat16 mixed precision with float32 master weights: the step runs on a bfloat16 copy of
     // the weights, its gradients are applied to the masters (after_backward).
     {
@@ -152,7 +176,7 @@ class ImageTask : public Task {
       copy_state(*model_, *low_);
     }
     low_->train(model_->is_training());
-    return nn::functional::cross_entropy(low_->forward(x.to(kBFloat16)).to(kFloat32), y);
+    return nn::functional::cross_entropy(forward(low_, x.to(kBFloat16)).to(kFloat32), y);
   }
   void after_backward() override {
     if (!low_) return;
@@ -198,6 +222,10 @@ class ImageTask : public Task {
     return {total / static_cast<double>(n), confusion};
   }
 
+  // The training forward of `m` (model_, or low_ with mixed precision): through DDP when data
+  // parallel.
+  Tensor forward(nn::Sequential& m, const Tensor& x) { return ddp_ ? (*ddp_)(x) : m->forward(x); }
+
   TrainConfig& config_;
   ImageSet train_, test_;
   // Copies parameters and buffers of `from` into the same-named tensors of `to` (any dtypes).
@@ -209,6 +237,8 @@ class ImageTask : public Task {
   }
 
   nn::Sequential model_{nullptr}, low_{nullptr};
+  Shard shard_;
+  std::unique_ptr<nn::parallel::DistributedDataParallel<nn::SequentialImpl>> ddp_;
   Tensor perm_;
   int64_t perm_epoch_ = -1;
 };

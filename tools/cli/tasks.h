@@ -16,6 +16,12 @@ class Task {
   virtual nn::Module& module() = 0;
   /// The training loss of 0-based step `step` (forward only; the caller runs backward).
   virtual Tensor loss(int64_t step) = 0;
+  /// Data-parallel training (ember train --nproc, --distributed), called once after
+  /// init_process_group and after any checkpoint is loaded: from then on loss(step) is the loss of
+  /// this rank's rows [rank * B / world, (rank + 1) * B / world) of the global batch (B =
+  /// --batch-size, which `world` divides), and its backward averages the gradients over the
+  /// default process group (DistributedDataParallel). Every rank sees the same batch order.
+  virtual void make_data_parallel(int64_t rank, int64_t world) = 0;
   /// Called after the loss's backward, before clipping and the optimizer step (mixed precision
   /// moves the low-precision copy's gradients to the float32 master weights here).
   virtual void after_backward() {}

@@ -2,6 +2,7 @@
 
 #include <ember/core/error.h>
 #include <ember/core/parallel.h>
+#include <ember/distributed.h>
 #include <ember/ember.h>
 #include <ember/optim.h>
 #include <ember/profiler.h>
@@ -11,6 +12,7 @@
 #include <chrono>
 #include <cmath>
 #include <csignal>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -21,11 +23,73 @@
 #include "cli/report.h"
 #include "cli/tasks.h"
 
+// Note [Data-parallel ember train]: `ember train --nproc N` checks everything, then starts N
+// copies of itself with --distributed through `ember run`'s launcher (launch.h); `ember run
+// --nproc-per-node N -- ember train --distributed` does the same by hand. Every rank builds the
+// same model from the same seed, loads the same checkpoint, and draws the same global batch of
+// --batch-size rows (the batch order depends on seed and step only); rank r trains on rows
+// [r B/N, (r+1) B/N) of it, and DistributedDataParallel averages the gradients, so N ranks take
+// the steps one process takes on the whole batch, up to float rounding. The loss and a stop flag
+// (Ctrl-C on any rank) are all-reduced after every step, so every rank reports the global batch's
+// loss and all stop at the same step. Rank 0 alone writes (metrics, chart, checkpoint, profile),
+// evaluates and prints. The checkpoint does not depend on N: it resumes with any number of ranks
+// that divides --batch-size. BatchNorm (cnn) normalises with each rank's own statistics, as
+// PyTorch's DDP without SyncBatchNorm does, so a cnn's losses differ slightly with N.
+
 namespace ember::cli {
 namespace fs = std::filesystem;
 using json = nlohmann::json;
+namespace dist = ember::distributed;
 
 namespace {
+
+struct Placement {
+  int64_t rank = 0, world = 1;
+};
+
+// This process's rank and the job's size: for --distributed from the launcher's environment
+// (RANK and WORLD_SIZE, or Open MPI's own under mpirun), else rank 0 of --nproc.
+Placement placement(const TrainRequest& r) {
+  const char* ctx = "[ember train]";
+  if (!r.distributed) {
+    EMBER_CHECK_VALUE(r.nproc >= 1 && r.nproc <= kMaxTrainProcesses, ctx,
+                      " --nproc must be in [1, ", kMaxTrainProcesses, "] (got ", r.nproc, ")");
+    return {0, r.nproc};
+  }
+  auto read = [&](const char* name, const char* mpi_name) {
+    const char* v = std::getenv(name);
+    if (v == nullptr || *v == '\0') v = std::getenv(mpi_name);
+    EMBER_CHECK_VALUE(v != nullptr && *v != '\0', ctx, " --distributed needs ", name,
+                      " in the environment, as a launcher sets it (ember run --nproc-per-node N "
+                      "-- ember train --distributed ...); to start the ranks here, use --nproc N");
+    char* end = nullptr;
+    const long long n = std::strtoll(v, &end, 10);
+    EMBER_CHECK_VALUE(*end == '\0' && end != v, ctx, " environment variable ", name,
+                      " must be an integer (got '", v, "')");
+    return static_cast<int64_t>(n);
+  };
+  const Placement p{read("RANK", "OMPI_COMM_WORLD_RANK"),
+                    read("WORLD_SIZE", "OMPI_COMM_WORLD_SIZE")};
+  EMBER_CHECK_VALUE(
+      p.world >= 1 && p.world <= kMaxTrainProcesses && p.rank >= 0 && p.rank < p.world, ctx,
+      " --distributed: RANK ", p.rank, " and WORLD_SIZE ", p.world,
+      " must satisfy 0 <= RANK < WORLD_SIZE <= ", kMaxTrainProcesses);
+  return p;
+}
+
+// The default process group of a --distributed run, destroyed when the run ends.
+class ProcessGroupScope {
+ public:
+  ProcessGroupScope() { dist::init_process_group("gloo"); }
+  ~ProcessGroupScope() {
+    try {
+      dist::destroy_process_group();
+    } catch (const std::exception&) {  // the process is ending with another error
+    }
+  }
+  ProcessGroupScope(const ProcessGroupScope&) = delete;
+  ProcessGroupScope& operator=(const ProcessGroupScope&) = delete;
+};
 
 std::atomic<bool> g_stop{false};
 
@@ -155,9 +219,21 @@ struct Curves {
   }
 };
 
+// Every rank's loss and stop wish after a step: the global batch's loss (the mean of the ranks'
+// equal shards) and whether any rank wants to stop, the same on every rank.
+std::pair<double, bool> agree(double loss, bool stop, bool distributed, int64_t world) {
+  if (!distributed) return {loss, stop};
+  Tensor both = tensor(std::vector<double>{loss, stop ? 1.0 : 0.0}, kFloat64);
+  dist::all_reduce(both, dist::ReduceOp::SUM);
+  return {both[0].item<double>() / static_cast<double>(world), both[1].item<double>() > 0};
+}
+
 }  // namespace
 
 TrainResult train(TrainRequest r) {
+  const Placement place = placement(r);
+  const bool lead = place.rank == 0;               // writes, evaluates and reports
+  std::optional<ProcessGroupScope> process_group;  // outlives the task, whose DDP uses it
   if (r.config.out.empty()) r.config.out = "runs/" + r.config.model;
   const fs::path out = r.config.out;
   const std::string ckpt_file = (out / "checkpoint.safetensors").string();
@@ -177,6 +253,10 @@ TrainResult train(TrainRequest r) {
                     out.string(),
                     " already holds a checkpoint: pass --resume to continue it, --overwrite to "
                     "start afresh, or choose another --out");
+  EMBER_CHECK_VALUE(config.batch_size % place.world == 0, "[ember train] --batch-size ",
+                    config.batch_size, " is the global batch, split evenly over the ", place.world,
+                    " processes: it must be divisible by ",
+                    r.distributed ? "WORLD_SIZE " : "--nproc ", place.world);
   if (config.threads > 0) set_num_threads(static_cast<int>(config.threads));
 
   // Everything that can fail on bad input happens before the first write.
@@ -210,12 +290,24 @@ TrainResult train(TrainRequest r) {
                     " training steps (1 warm-up + ", r.profile_steps, " recorded), but only ",
                     remaining, " remain (--steps ", config.steps, ")");
   const int64_t profile_skip = std::min<int64_t>(5, remaining - 1 - r.profile_steps);
+  TrainResult result{step, false, NAN, out.string(), config.model, place.rank};
+  if (r.check_only) return result;
 
-  fs::create_directories(out);
+  // Every rank has passed its checks once DDP's constructor (a collective) returns: only then
+  // does rank 0 write.
+  if (r.distributed) {
+    process_group.emplace();
+    task->make_data_parallel(place.rank, place.world);
+  }
   const std::string metrics_path = (out / "metrics.jsonl").string();
-  std::vector<json> history = r.resume ? read_metrics(metrics_path, step) : std::vector<json>{};
-  write_lines(metrics_path, history);
-  MetricsLog metrics(metrics_path);
+  std::vector<json> history;
+  if (lead) {
+    fs::create_directories(out);
+    if (r.resume) history = read_metrics(metrics_path, step);
+    write_lines(metrics_path, history);
+  }
+  std::optional<MetricsLog> metrics;
+  if (lead) metrics.emplace(metrics_path);
   Curves curves(history);
   const std::string title = "ember train --model " + config.model;
   auto save = [&](int64_t done) {
@@ -226,12 +318,12 @@ TrainResult train(TrainRequest r) {
   };
 
   std::optional<profiler::profile> prof;
-  if (r.profile_steps > 0) start_profiler(prof, out, r.profile_steps, profile_skip);
+  if (lead && r.profile_steps > 0) start_profiler(prof, out, r.profile_steps, profile_skip);
   std::optional<Progress> progress;
-  if (!r.quiet) progress.emplace(config.steps, task->unit(), config.log_every);
+  if (lead && !r.quiet) progress.emplace(config.steps, task->unit(), config.log_every);
   SigintScope sigint;
   model.train();
-  TrainResult result{step, false, curves.last_val.value_or(NAN), out.string(), config.model};
+  result.val_loss = curves.last_val.value_or(NAN);
   const int64_t first_step = step;
   double timed_ms = 0;
   int64_t timed_steps = 0;
@@ -245,25 +337,27 @@ TrainResult train(TrainRequest r) {
     task->after_backward();
     nn::utils::clip_grad_norm_(model.parameters(), config.clip);
     optimizer->step();
-    const double loss_value = loss.item<double>();
     ++step;
+    const bool hook_stop = r.stop_after && r.stop_after(step);
+    const auto [loss_value, stop] =
+        agree(loss.item<double>(), hook_stop || g_stop.load(), r.distributed, place.world);
     const double ms =
         std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
     if (step - first_step > 5) timed_ms += ms, ++timed_steps;  // skip warm-up steps
     EMBER_CHECK(std::isfinite(loss_value), "[ember train] the loss became ", loss_value,
                 " at step ", step, "; try a lower --lr (the last checkpoint is kept)");
-    json record = {{"step", step}, {"loss", loss_value}, {"lr", lr}, {"ms", ms}};
-    curves.train.push_back({static_cast<double>(step), loss_value});
-    if (step % config.eval_every == 0 || step == config.steps) {
-      curves.add_val(static_cast<double>(step), task->evaluate());
-      record["val_loss"] = *curves.last_val;
+    if (lead) {
+      json record = {{"step", step}, {"loss", loss_value}, {"lr", lr}, {"ms", ms}};
+      curves.train.push_back({static_cast<double>(step), loss_value});
+      if (step % config.eval_every == 0 || step == config.steps) {
+        curves.add_val(static_cast<double>(step), task->evaluate());
+        record["val_loss"] = *curves.last_val;
+      }
+      metrics->write(record);
+      if (progress) progress->update(step, loss_value, curves.last_val, task->items_per_step());
+      if (prof) prof->step();
+      if (stop || step % config.save_every == 0 || step == config.steps) save(step);
     }
-    metrics.write(record);
-    if (progress) progress->update(step, loss_value, curves.last_val, task->items_per_step());
-    if (prof) prof->step();
-    const bool hook_stop = r.stop_after && r.stop_after(step);
-    const bool stop = hook_stop || g_stop.load();
-    if (stop || step % config.save_every == 0 || step == config.steps) save(step);
     if (stop && step < config.steps) {
       result.interrupted = true;
       if (progress)
@@ -277,13 +371,14 @@ TrainResult train(TrainRequest r) {
   result.steps_done = step;
   result.val_loss = curves.last_val.value_or(NAN);
   const double ms_per_step = timed_steps ? timed_ms / static_cast<double>(timed_steps) : NAN;
-  metrics.write(
-      {{"final", true},
-       {"step", step},
-       {"val_loss", result.val_loss},
-       {"ms_per_step", ms_per_step},
-       {"items_per_s", static_cast<double>(task->items_per_step()) * 1000.0 / ms_per_step},
-       {"peak_rss_mb", peak_rss_mb()}});
+  if (lead)
+    metrics->write(
+        {{"final", true},
+         {"step", step},
+         {"val_loss", result.val_loss},
+         {"ms_per_step", ms_per_step},
+         {"items_per_s", static_cast<double>(task->items_per_step()) * 1000.0 / ms_per_step},
+         {"peak_rss_mb", peak_rss_mb()}});
   return result;
 }
 
