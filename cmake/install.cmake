@@ -73,3 +73,9 @@ install(FILES "${PROJECT_BINARY_DIR}/pkgconfig/ember.pc"
   DESTINATION "${CMAKE_INSTALL_LIBDIR}/pkgconfig")
 unset(_ember_pc_libdir)
 unset(_ember_pc_includedir)
+
+# libtorch's lib/libc10d.a, which some libtorch programs' CMake files link by path (see
+# cmake/c10d_stub.cpp). Installed under lib/ whatever CMAKE_INSTALL_LIBDIR says, as libtorch's.
+add_library(c10d STATIC "${CMAKE_CURRENT_LIST_DIR}/c10d_stub.cpp")
+set_target_properties(c10d PROPERTIES POSITION_INDEPENDENT_CODE ON)
+install(TARGETS c10d ARCHIVE DESTINATION lib)

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Builds the C++ programs of pytorch/examples (cpp/autograd, cpp/regression, cpp/mnist,
-# cpp/dcgan, cpp/custom-dataset) unchanged against an installed Ember, runs each briefly on
-# generated data and checks that it reaches a sensible result.
+# cpp/dcgan, cpp/custom-dataset, cpp/distributed) unchanged against an installed Ember, runs each
+# briefly on generated data and checks that it reaches a sensible result.
 #
 #   bash scripts/pytorch-examples.sh PATH-TO-pytorch-examples [EMBER_BUILD_DIR]
 #
@@ -10,7 +10,9 @@
 # they are; the script only passes -DDOWNLOAD_MNIST=OFF (no network: it writes small MNIST-format
 # files instead), dcgan's run length (--epochs 1), and, for dcgan, the folder of a minimal
 # <argparse/argparse.hpp> (Debian packages no C++ argparse). custom-dataset needs OpenCV
-# (Debian's libopencv-dev) and reads a few generated images. Exit status: the number of
+# (Debian's libopencv-dev) and reads a few generated images. distributed (dist-mnist) runs as two
+# ranks under Open MPI's mpirun (as root in CI, hence --allow-run-as-root); it links the
+# lib/libc10d.a that Ember installs for libtorch's CMake files. Exit status: the number of
 # examples that failed to build or run. EXAMPLES="mnist dcgan" runs only those; KEEP=1 keeps
 # the work folder (builds, logs, generated data) and prints its path.
 set -uo pipefail
@@ -120,17 +122,26 @@ run_example() {
     failures=$((failures + 1))
     return
   fi
-  local exe
-  exe=$(find "$dir/build" -maxdepth 1 -type f -executable -name "$name" -print -quit)
+  local exe exe_name=$name cwd=$dir/run
+  local launch=()
   mkdir -p "$dir/run"
   case $name in
     mnist) write_mnist "$dir/run/data" 1280 ;;
     dcgan) write_mnist "$dir/run/data" 640 ;;
     custom-dataset) write_images "$dir/run" ;;
+    distributed)
+      # dist-mnist reads ../data; two ranks share 1280 images.
+      exe_name=dist-mnist cwd=$dir/run/rank
+      launch=(mpirun --allow-run-as-root --oversubscribe -np 2)
+      mkdir -p "$cwd"
+      write_mnist "$dir/run/data" 1280
+      ;;
   esac
+  exe=$(find "$dir/build" -maxdepth 1 -type f -executable -name "$exe_name" -print -quit)
   local start=$SECONDS
   local status=0
-  (cd "$dir/run" && env -u LD_LIBRARY_PATH timeout 900 "$exe" "$@") >"$dir.run.log" 2>&1 || status=$?
+  (cd "$cwd" && env -u LD_LIBRARY_PATH timeout 900 "${launch[@]}" "$exe" "$@") >"$dir.run.log" 2>&1 ||
+    status=$?
   if ((status != 0)); then
     echo "   RUN FAILED (exit status $status); last lines:"
     tail -5 "$dir.run.log" | sed 's/^/     /'
@@ -157,6 +168,9 @@ run_example mnist 'Test set: ' 'Accuracy: (0\.9[0-9]*|1\.000)$'
 run_example dcgan 'D_loss: ' 'D_loss: [0-9.]+ \| G_loss: [0-9.]+$' --epochs 1
 # 10 epochs of AlexNet on 16 images: the 4 test images (2 reddish, 2 bluish) all right.
 run_example custom-dataset 'Test Loss: ' 'Test Loss: [0-9.e-]+[[:space:]]+Acc: 1$'
+# 10 epochs (the example's own count) on two ranks, with the gradients averaged by allreduce;
+# rank 0 then tests on the generated test set (percent correct).
+run_example distributed 'Test Accuracy - ' 'Test Accuracy - (9[0-9]|100)(\.[0-9]*)?$'
 
 echo "== summary"
 printf '   %s\n' "${report[@]}"

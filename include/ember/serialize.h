@@ -22,6 +22,7 @@
 
 #include "ember/core/ordered_dict.h"
 #include "ember/core/tensor.h"
+#include "ember/serialize/archive.h"
 #include "ember/serialize/pickle.h"
 
 namespace ember {

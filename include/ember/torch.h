@@ -146,6 +146,13 @@ inline Tensor avg_pool2d(const Tensor& self, IntArrayRef kernel_size, IntArrayRe
   return F_::avg_pool2d(self, a.kernel_size, a.stride, a.padding, ceil_mode, count_include_pad,
                         divisor_override);
 }
+/// at::threshold(self, threshold, value): elements <= threshold become value (the input's dtype).
+inline Tensor threshold(const Tensor& self, const Scalar& threshold, const Scalar& value) {
+  return F_::threshold(self, threshold.toDouble(), value.toDouble());
+}
+inline Tensor threshold_(const Tensor& self, const Scalar& threshold, const Scalar& value) {
+  return F_::threshold(self, threshold.toDouble(), value.toDouble(), /*inplace=*/true);
+}
 /// at::dropout(input, p, train).
 inline Tensor dropout(const Tensor& input, double p, bool train) {
   return F_::dropout(input, p, train);

@@ -10,6 +10,7 @@
 
 #include "autograd/functions.h"
 #include "primitives/binary.h"
+#include "primitives/reduction.h"
 #include "primitives/scatter.h"
 
 namespace ember::autograd {
@@ -48,6 +49,19 @@ int binary_overload(BinaryOp op, bool scalar_first, bool scalar_second) {
   return 0;  // ops with one differentiable overload
 }
 
+// sum, mean, prod and norm over dims are libtorch's second overloads (sum.dim_IntList,
+// norm.ScalarOpt_dim, ...), the full reductions the first; max() and min() are max/min's second
+// (after max.dim). Ember's primitive keeps the reduced dims, not how they were given: a list
+// naming every dim without keepdim reads as the full reduction.
+int reduce_overload(const Reduce& reduce, const std::string& op, const Tensor& input) {
+  using enum ReduceOp;
+  const ReduceOp r = reduce.op();
+  if ((r == AMax && op == "max") || (r == AMin && op == "min")) return 1;
+  if (r != Sum && r != Mean && r != Prod && r != Norm) return 0;
+  const bool every_dim = static_cast<int64_t>(reduce.dims().size()) == input.dim();
+  return every_dim && !reduce.keepdim() ? 0 : 1;
+}
+
 }  // namespace
 
 std::string backward_name(const char* op) { return camel_case(op) + "Backward0"; }
@@ -63,8 +77,13 @@ std::string backward_name(const Primitive& prim, const std::vector<Tensor>& inpu
     const auto& binary = static_cast<const Binary&>(prim);
     if (op == binary_op_name(binary.op()))
       overload = binary_overload(binary.op(), wrapped(inputs[0]), wrapped(inputs[1]));
-  } else if (kind == PrimitiveKind::Clamp && op == "clamp") {
-    overload = inputs.size() == 1 ? 1 : 0;  // clamp.Tensor, then clamp (Scalar bounds)
+    if (op == "rsub") overload = wrapped(inputs[0]) ? 1 : 0;  // rsub.Tensor, rsub.Scalar
+  } else if (kind == PrimitiveKind::Clamp) {
+    // clamp.Tensor before clamp (Scalar bounds); clamp_min and clamp_max Scalar before Tensor.
+    const bool scalar_bounds = inputs.size() == 1;
+    overload = (op == "clamp") == scalar_bounds ? 1 : 0;
+  } else if (kind == PrimitiveKind::Reduce && inputs.size() == 1) {
+    overload = reduce_overload(static_cast<const Reduce&>(prim), op, inputs[0]);
   } else if (kind == PrimitiveKind::Lerp) {
     overload = inputs.size() == 3 ? 1 : 0;  // lerp.Scalar, lerp.Tensor (the weight)
   } else if (kind == PrimitiveKind::Scatter && op == "scatter") {

@@ -1,9 +1,10 @@
-// libtorch's SequentialSampler and RandomSampler, PyTorch's DistributedSampler
-// (ember/data/samplers.h).
+// libtorch's SequentialSampler, RandomSampler and DistributedRandomSampler, PyTorch's
+// DistributedSampler (ember/data/samplers.h).
 #include "ember/data/samplers.h"
 
 #include <algorithm>
 #include <numeric>
+#include <random>
 
 #include "ember/core/generator.h"
 #include "ember/distributed/process_group.h"
@@ -91,6 +92,42 @@ std::optional<std::vector<size_t>> DistributedSampler::next(size_t batch_size) {
   std::vector<size_t> batch(indices_.begin() + static_cast<std::ptrdiff_t>(index_),
                             indices_.begin() + static_cast<std::ptrdiff_t>(index_ + n));
   index_ += n;
+  return batch;
+}
+
+DistributedRandomSampler::DistributedRandomSampler(size_t size, size_t num_replicas, size_t rank,
+                                                   bool allow_duplicates)
+    : size_(size), num_replicas_(num_replicas), rank_(rank), allow_duplicates_(allow_duplicates) {
+  EMBER_CHECK_VALUE(num_replicas > 0, "[DistributedRandomSampler] num_replicas must be positive");
+  EMBER_CHECK_VALUE(rank < num_replicas, "[DistributedRandomSampler] rank must be in [0, ",
+                    num_replicas, "), got ", rank);
+  reset(size_);
+}
+
+size_t DistributedRandomSampler::local_sample_count() const {
+  return allow_duplicates_ ? (size_ + num_replicas_ - 1) / num_replicas_ : size_ / num_replicas_;
+}
+
+void DistributedRandomSampler::reset(std::optional<size_t> new_size) {
+  size_ = new_size.value_or(size_);
+  const size_t local = local_sample_count();
+  const size_t count = num_replicas_ == 1 ? size_ : local * num_replicas_;
+  all_indices_.resize(count);
+  // 0..count-1, where positions past the dataset wrap around to its start (the duplicates).
+  for (size_t i = 0; i < count; ++i) all_indices_[i] = i < size_ ? i : i % size_;
+  begin_index_ = rank_ * local;
+  end_index_ = begin_index_ + local;
+  std::mt19937 rand(static_cast<std::mt19937::result_type>(epoch_));
+  std::shuffle(all_indices_.begin(), all_indices_.end(), rand);
+  sample_index_ = begin_index_;
+}
+
+std::optional<std::vector<size_t>> DistributedRandomSampler::next(size_t batch_size) {
+  if (sample_index_ == end_index_) return std::nullopt;
+  const size_t end = std::min(sample_index_ + batch_size, end_index_);
+  std::vector<size_t> batch(all_indices_.begin() + static_cast<std::ptrdiff_t>(sample_index_),
+                            all_indices_.begin() + static_cast<std::ptrdiff_t>(end));
+  sample_index_ = end;
   return batch;
 }
 

@@ -1,6 +1,8 @@
 // where, clamp/clip, lerp, addcmul/addcdiv, masked_fill: checks, promotion and dispatch.
 #include "primitives/ternary.h"
 
+#include <string_view>
+
 #include "ember/autograd.h"
 #include "ember/ops/elementwise.h"
 #include "ops/promotion.h"
@@ -68,6 +70,20 @@ Tensor where_impl(const Tensor& cond, const Tensor& a, const Tensor& b) {
 
 constexpr const char* kNoBound = "] At least one of 'min' or 'max' must not be None";
 
+// The node's name is the public op's (clip is clamp), whichever bounds were given: autograd
+// numbers clamp, clamp_min and clamp_max by their bounds' kind (Note [Overload suffix]).
+Clamp named_clamp(Clamp prim, const char* op) {
+  const std::string_view name(op);
+  if (name.starts_with("clamp_min")) {
+    prim.set_display_name("clamp_min");
+  } else if (name.starts_with("clamp_max")) {
+    prim.set_display_name("clamp_max");
+  } else {
+    prim.set_display_name("clamp");
+  }
+  return prim;
+}
+
 // clamp with Scalar bounds: the bounds take part in promotion as wrapped numbers, unless x is
 // already floating (PyTorch's clamp meta function).
 Tensor clamp_scalar(const Tensor& x, const std::optional<Scalar>& min,
@@ -87,11 +103,11 @@ Tensor clamp_scalar(const Tensor& x, const std::optional<Scalar>& min,
   if (t == kBool) ops::throw_not_implemented(op, "clamp_scalar_cpu", t);
   if (min) ops::check_scalar_fits(*min, t, op);
   if (max) ops::check_scalar_fits(*max, t, op);
-  return run_elementwise(Clamp(min, max), {x}, t, inplace, op);
+  return run_elementwise(named_clamp(Clamp(min, max), op), {x}, t, inplace, op);
 }
 
 Tensor clamp_tensor(const Tensor& x, const std::optional<Tensor>& min,
-                    const std::optional<Tensor>& max, const char* op) {
+                    const std::optional<Tensor>& max, const char* op, bool inplace = false) {
   check_defined(x, op, "input");
   const bool has_min = min && min->defined(), has_max = max && max->defined();
   EMBER_CHECK(has_min || has_max, "[", op, kNoBound);
@@ -102,7 +118,7 @@ Tensor clamp_tensor(const Tensor& x, const std::optional<Tensor>& min,
   ops::check_implemented(t, op);
   // One bound runs as maximum/minimum, which accept bool; both bounds do not.
   if (t == kBool && has_min && has_max) ops::throw_not_implemented(op, "clamp_cpu", t);
-  return run_elementwise(Clamp(has_min, has_max), ins, t, false, op);
+  return run_elementwise(named_clamp(Clamp(has_min, has_max), op), ins, t, inplace, op);
 }
 
 void check_lerp(const Tensor& start, const Tensor& end, const Tensor* weight) {
@@ -214,11 +230,42 @@ const Tensor& Tensor::clamp_(std::optional<Scalar> min, std::optional<Scalar> ma
 Tensor Tensor::clip(std::optional<Scalar> min, std::optional<Scalar> max) const {
   return clamp_scalar(*this, min, max, "clip", false);
 }
-Tensor Tensor::clamp_min(const Scalar& min) const {
-  return clamp_scalar(*this, min, std::nullopt, "clamp_min", false);
+const Tensor& Tensor::clamp_(const std::optional<Tensor>& min,
+                             const std::optional<Tensor>& max) const {
+  clamp_tensor(mutable_self(), min, max, "clamp_", true);
+  return *this;
 }
-Tensor Tensor::clamp_max(const Scalar& max) const {
-  return clamp_scalar(*this, std::nullopt, max, "clamp_max", false);
+Tensor clamp_min(const Tensor& x, const Scalar& min) {
+  return clamp_scalar(x, min, std::nullopt, "clamp_min", false);
+}
+Tensor clamp_min(const Tensor& x, const Tensor& min) {
+  return clamp_tensor(x, min, std::nullopt, "clamp_min");
+}
+Tensor clamp_max(const Tensor& x, const Scalar& max) {
+  return clamp_scalar(x, std::nullopt, max, "clamp_max", false);
+}
+Tensor clamp_max(const Tensor& x, const Tensor& max) {
+  return clamp_tensor(x, std::nullopt, max, "clamp_max");
+}
+Tensor Tensor::clamp_min(const Scalar& min) const { return ember::clamp_min(*this, min); }
+Tensor Tensor::clamp_min(const Tensor& min) const { return ember::clamp_min(*this, min); }
+Tensor Tensor::clamp_max(const Scalar& max) const { return ember::clamp_max(*this, max); }
+Tensor Tensor::clamp_max(const Tensor& max) const { return ember::clamp_max(*this, max); }
+const Tensor& Tensor::clamp_min_(const Scalar& min) const {
+  clamp_scalar(mutable_self(), min, std::nullopt, "clamp_min_", true);
+  return *this;
+}
+const Tensor& Tensor::clamp_min_(const Tensor& min) const {
+  clamp_tensor(mutable_self(), min, std::nullopt, "clamp_min_", true);
+  return *this;
+}
+const Tensor& Tensor::clamp_max_(const Scalar& max) const {
+  clamp_scalar(mutable_self(), std::nullopt, max, "clamp_max_", true);
+  return *this;
+}
+const Tensor& Tensor::clamp_max_(const Tensor& max) const {
+  clamp_tensor(mutable_self(), std::nullopt, max, "clamp_max_", true);
+  return *this;
 }
 
 Tensor lerp(const Tensor& start, const Tensor& end, const Scalar& weight) {
@@ -234,6 +281,16 @@ Tensor Tensor::lerp(const Tensor& end, const Scalar& weight) const {
 }
 Tensor Tensor::lerp(const Tensor& end, const Tensor& weight) const {
   return ember::lerp(*this, end, weight);
+}
+const Tensor& Tensor::lerp_(const Tensor& end, const Scalar& weight) const {
+  check_lerp(*this, end, nullptr);
+  run_elementwise(Lerp(weight), {*this, end}, dtype(), true, "lerp_");
+  return *this;
+}
+const Tensor& Tensor::lerp_(const Tensor& end, const Tensor& weight) const {
+  check_lerp(*this, end, &weight);
+  run_elementwise(Lerp(std::nullopt), {*this, end, weight}, dtype(), true, "lerp_");
+  return *this;
 }
 
 Tensor addcmul(const Tensor& x, const Tensor& t1, const Tensor& t2, const Scalar& value) {

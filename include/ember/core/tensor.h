@@ -10,6 +10,7 @@
 #include <string>
 #include <tuple>
 #include <type_traits>
+#include <utility>
 #include <vector>
 
 #include "ember/core/accessor.h"
@@ -32,6 +33,25 @@ class Tensor {
  public:
   Tensor() = default;  // undefined: defined() is false
   explicit Tensor(std::shared_ptr<TensorImpl> impl) : impl_(std::move(impl)) {}
+  Tensor(const Tensor&) = default;
+  Tensor(Tensor&&) noexcept = default;
+  // Note [Assignment to a temporary]: as in ATen, assigning to a named tensor rebinds the handle,
+  // while assigning to a temporary writes into the elements it views: x[0] = 5 fills row 0,
+  // x.index({0}) = y and t.grad().data() = g copy (broadcasting) into the viewed storage.
+  Tensor& operator=(const Tensor&) & = default;
+  Tensor& operator=(Tensor&&) & noexcept = default;
+  Tensor& operator=(const Tensor& src) && {
+    copy_(src);
+    return *this;
+  }
+  Tensor& operator=(Tensor&& src) && {
+    copy_(src);
+    return *this;
+  }
+  Tensor& operator=(const Scalar& value) && {
+    fill_(value);
+    return *this;
+  }
 
   // ---- metadata (src/core/tensor.cpp)
   bool defined() const { return impl_ != nullptr; }
@@ -304,10 +324,29 @@ class Tensor {
                const std::optional<Tensor>& max = std::nullopt) const;
   const Tensor& clamp_(std::optional<Scalar> min, std::optional<Scalar> max = std::nullopt) const;
   Tensor clip(std::optional<Scalar> min, std::optional<Scalar> max = std::nullopt) const;
+  const Tensor& clamp_(const std::optional<Tensor>& min,
+                       const std::optional<Tensor>& max = std::nullopt) const;
   Tensor clamp_min(const Scalar& min) const;
+  Tensor clamp_min(const Tensor& min) const;
   Tensor clamp_max(const Scalar& max) const;
+  Tensor clamp_max(const Tensor& max) const;
+  const Tensor& clamp_min_(const Scalar& min) const;
+  const Tensor& clamp_min_(const Tensor& min) const;
+  const Tensor& clamp_max_(const Scalar& max) const;
+  const Tensor& clamp_max_(const Tensor& max) const;
   Tensor lerp(const Tensor& end, const Scalar& weight) const;
   Tensor lerp(const Tensor& end, const Tensor& weight) const;
+  const Tensor& lerp_(const Tensor& end, const Scalar& weight) const;
+  const Tensor& lerp_(const Tensor& end, const Tensor& weight) const;
+  // (src/ops/binary_composite.cpp)
+  Tensor xlogy(const Tensor& other) const;
+  Tensor xlogy(const Scalar& other) const;
+  const Tensor& xlogy_(const Tensor& other) const;
+  const Tensor& xlogy_(const Scalar& other) const;
+  Tensor float_power(const Tensor& exponent) const;
+  Tensor float_power(const Scalar& exponent) const;
+  const Tensor& float_power_(const Tensor& exponent) const;
+  const Tensor& float_power_(const Scalar& exponent) const;
   Tensor addcmul(const Tensor& t1, const Tensor& t2, const Scalar& value = 1) const;
   Tensor addcdiv(const Tensor& t1, const Tensor& t2, const Scalar& value = 1) const;
   const Tensor& addcmul_(const Tensor& t1, const Tensor& t2, const Scalar& value = 1) const;
@@ -503,5 +542,15 @@ Tensor& operator*=(Tensor& a, const Tensor& b);
 Tensor& operator*=(Tensor& a, const Scalar& b);
 Tensor& operator/=(Tensor& a, const Tensor& b);
 Tensor& operator/=(Tensor& a, const Scalar& b);
+// Compound assignment to a temporary updates the elements it views (x[0] += 1), as in ATen;
+// see Note [Assignment to a temporary].
+#define EMBER_RVALUE_COMPOUND(op)                                                      \
+  inline Tensor operator op(Tensor&& a, const Tensor& b) { return std::move(a op b); } \
+  inline Tensor operator op(Tensor&& a, const Scalar& b) { return std::move(a op b); }
+EMBER_RVALUE_COMPOUND(+=)
+EMBER_RVALUE_COMPOUND(-=)
+EMBER_RVALUE_COMPOUND(*=)
+EMBER_RVALUE_COMPOUND(/=)
+#undef EMBER_RVALUE_COMPOUND
 
 }  // namespace ember

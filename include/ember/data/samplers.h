@@ -83,6 +83,33 @@ class DistributedSampler : public Sampler<> {
   std::vector<size_t> indices_;
 };
 
+/// libtorch's DistributedRandomSampler: each epoch the indices 0..size-1 (padded by wrapping
+/// around to local_sample_count() * num_replicas when allow_duplicates rounds up) are shuffled
+/// with std::mt19937 seeded by the epoch, the same on every replica, and replica `rank` takes
+/// the rank-th contiguous block of local_sample_count() of them. Same standard library, same
+/// order as libtorch's.
+class DistributedRandomSampler : public Sampler<> {
+ public:
+  explicit DistributedRandomSampler(size_t size, size_t num_replicas = 1, size_t rank = 0,
+                                    bool allow_duplicates = true);
+  void reset(std::optional<size_t> new_size = std::nullopt) override;
+  std::optional<std::vector<size_t>> next(size_t batch_size) override;
+  /// Makes the next reset() shuffle with seed `epoch`.
+  void set_epoch(size_t epoch) { epoch_ = epoch; }
+  size_t epoch() const noexcept { return epoch_; }
+  /// The position reached in the epoch's shuffled list, as libtorch's index() (this replica's
+  /// block starts at rank * local_sample_count()).
+  size_t index() const noexcept { return sample_index_; }
+  /// ceil(size / num_replicas) with allow_duplicates, else floor.
+  size_t local_sample_count() const;
+
+ private:
+  size_t size_, num_replicas_, rank_;
+  bool allow_duplicates_;
+  size_t epoch_ = 0, begin_index_ = 0, end_index_ = 0, sample_index_ = 0;
+  std::vector<size_t> all_indices_;
+};
+
 }  // namespace ember::data::samplers
 
 namespace ember::data {

@@ -16,6 +16,11 @@ namespace ember {
 
 using StateDict = OrderedDict<std::string, Tensor>;
 
+namespace serialize {
+class OutputArchive;
+class InputArchive;
+}  // namespace serialize
+
 namespace nn {
 
 class Module : public std::enable_shared_from_this<Module> {
@@ -81,6 +86,12 @@ class Module : public std::enable_shared_from_this<Module> {
   /// names every offending key. Returns the missing and unexpected keys (non-strict use).
   std::pair<std::vector<std::string>, std::vector<std::string>> load_state_dict(
       const StateDict& state, bool strict = true);
+
+  /// libtorch's archive interface (ember/serialize/archive.h): writes this module's parameters,
+  /// buffers and, recursively, its submodules' under their names; load reads them back into the
+  /// existing tensors (shapes must match).
+  virtual void save(serialize::OutputArchive& archive) const;
+  virtual void load(serialize::InputArchive& archive);
 
   virtual void pretty_print(std::ostream& stream) const;
 

@@ -70,11 +70,14 @@ Tensor sub(const Tensor& a, const Tensor& b, const Scalar& alpha = 1);
 Tensor sub(const Tensor& a, const Scalar& b, const Scalar& alpha = 1);
 Tensor subtract(const Tensor& a, const Tensor& b, const Scalar& alpha = 1);
 /// rounding_mode: none (true division), "trunc" or "floor".
-Tensor div(const Tensor& a, const Tensor& b, std::optional<std::string> rounding_mode = std::nullopt);
-Tensor div(const Tensor& a, const Scalar& b, std::optional<std::string> rounding_mode = std::nullopt);
-Tensor divide(const Tensor& a, const Tensor& b, std::optional<std::string> rounding_mode = std::nullopt);
-#define EMBER_BINARY_FN(name)                          \
-  Tensor name(const Tensor& a, const Tensor& b);       \
+Tensor div(const Tensor& a, const Tensor& b,
+           std::optional<std::string> rounding_mode = std::nullopt);
+Tensor div(const Tensor& a, const Scalar& b,
+           std::optional<std::string> rounding_mode = std::nullopt);
+Tensor divide(const Tensor& a, const Tensor& b,
+              std::optional<std::string> rounding_mode = std::nullopt);
+#define EMBER_BINARY_FN(name)                    \
+  Tensor name(const Tensor& a, const Tensor& b); \
   Tensor name(const Tensor& a, const Scalar& b);
 EMBER_BINARY_FN(mul)
 EMBER_BINARY_FN(multiply)
@@ -106,6 +109,18 @@ EMBER_BINARY_FN(bitwise_left_shift)
 EMBER_BINARY_FN(bitwise_right_shift)
 #undef EMBER_BINARY_FN
 Tensor pow(const Scalar& base, const Tensor& exponent);
+/// other - alpha * self (src/ops/binary_composite.cpp).
+Tensor rsub(const Tensor& self, const Tensor& other, const Scalar& alpha = 1);
+Tensor rsub(const Tensor& self, const Scalar& other, const Scalar& alpha = 1);
+/// self * log(other), 0 where self == 0 unless other is NaN; integers promote to the default
+/// floating dtype.
+Tensor xlogy(const Tensor& self, const Tensor& other);
+Tensor xlogy(const Tensor& self, const Scalar& other);
+Tensor xlogy(const Scalar& self, const Tensor& other);
+/// pow computed in float64 (the result is float64 whatever the operands' dtypes).
+Tensor float_power(const Tensor& self, const Tensor& exponent);
+Tensor float_power(const Tensor& self, const Scalar& exponent);
+Tensor float_power(const Scalar& self, const Tensor& exponent);
 
 Tensor where(const Tensor& condition, const Tensor& input, const Tensor& other);
 Tensor where(const Tensor& condition, const Scalar& input, const Tensor& other);
@@ -115,6 +130,10 @@ Tensor clamp(const Tensor& x, std::optional<Scalar> min, std::optional<Scalar> m
 Tensor clamp(const Tensor& x, const std::optional<Tensor>& min,
              const std::optional<Tensor>& max = std::nullopt);
 Tensor clip(const Tensor& x, std::optional<Scalar> min, std::optional<Scalar> max = std::nullopt);
+Tensor clamp_min(const Tensor& x, const Scalar& min);
+Tensor clamp_min(const Tensor& x, const Tensor& min);
+Tensor clamp_max(const Tensor& x, const Scalar& max);
+Tensor clamp_max(const Tensor& x, const Tensor& max);
 Tensor lerp(const Tensor& start, const Tensor& end, const Scalar& weight);
 Tensor lerp(const Tensor& start, const Tensor& end, const Tensor& weight);
 Tensor addcmul(const Tensor& x, const Tensor& t1, const Tensor& t2, const Scalar& value = 1);

@@ -1,5 +1,6 @@
 #pragma once
 // Tensor creation (src/ops/factory.cpp) and random sampling (src/ops/random.cpp).
+#include <algorithm>
 #include <functional>
 #include <initializer_list>
 #include <optional>
@@ -24,6 +25,10 @@ Tensor full(SymIntList size, const Scalar& fill_value, const TensorOptions& opti
 Tensor arange(const Scalar& end, const TensorOptions& options = {});
 Tensor arange(const Scalar& start, const Scalar& end, const Scalar& step = 1,
               const TensorOptions& options = {});
+/// arange(start, end, options), as libtorch spells it: step 1.
+inline Tensor arange(const Scalar& start, const Scalar& end, const TensorOptions& options) {
+  return arange(start, end, 1, options);
+}
 /// `steps` evenly spaced values from start to end inclusive (default float dtype).
 Tensor linspace(const Scalar& start, const Scalar& end, int64_t steps,
                 const TensorOptions& options = {});
@@ -149,37 +154,65 @@ template <typename T>
 Tensor tensor(std::initializer_list<T> values, const TensorOptions& options = {}) {
   return tensor(std::vector<T>(values), options);
 }
-template <typename T>
-Tensor tensor(std::initializer_list<std::initializer_list<T>> rows,
-              const TensorOptions& options = {}) {
-  std::vector<detail::buffer_t<T>> v;
-  int64_t cols = rows.size() ? static_cast<int64_t>(rows.begin()->size()) : 0;
-  for (const auto& r : rows) {
-    EMBER_CHECK_VALUE(static_cast<int64_t>(r.size()) == cols,
-                      "[tensor] expected sequence of length ", cols, " at dim 1 (got ", r.size(),
-                      ")");
-    detail::append<T>(v, r);
+namespace detail {
+template <typename L>
+struct list_depth : std::integral_constant<size_t, 0> {};
+template <typename U>
+struct list_depth<std::initializer_list<U>>
+    : std::integral_constant<size_t, 1 + list_depth<U>::value> {};
+// Appends a nested list's elements in row-major order; the first list met at each dim fixes that
+// dim's size, and every other list at that dim must match it (PyTorch's wording).
+template <typename T, typename U>
+void flatten(const std::initializer_list<U>& list, size_t dim, std::vector<int64_t>& sizes,
+             std::vector<buffer_t<T>>& v) {
+  const auto n = static_cast<int64_t>(list.size());
+  if (sizes[dim] < 0) sizes[dim] = n;
+  EMBER_CHECK_VALUE(n == sizes[dim], "[tensor] expected sequence of length ", sizes[dim],
+                    " at dim ", dim, " (got ", n, ")");
+  if constexpr (std::is_same_v<U, T>) {
+    append<T>(v, list);
+  } else {
+    for (const auto& inner : list) flatten<T>(inner, dim + 1, sizes, v);
   }
-  return detail::from_buffer<T>(v, {static_cast<int64_t>(rows.size()), cols}, options);
+}
+template <typename T, typename L>
+Tensor from_nested(const L& list, const TensorOptions& options) {
+  std::vector<int64_t> sizes(list_depth<L>::value, -1);
+  std::vector<buffer_t<T>> v;
+  flatten<T>(list, 0, sizes, v);
+  for (int64_t& s : sizes) s = std::max<int64_t>(s, 0);  // dims below an empty list
+  return from_buffer<T>(v, std::move(sizes), options);
 }
 template <typename T>
-Tensor tensor(std::initializer_list<std::initializer_list<std::initializer_list<T>>> blocks,
+using list = std::initializer_list<T>;
+}  // namespace detail
+
+// Nested braces up to 6 dims, as libtorch's TensorDataContainer takes them:
+// tensor({{{{1, 2}}, {{3, 4}}}}) has sizes [1, 2, 1, 2].
+template <typename T>
+Tensor tensor(detail::list<detail::list<T>> values, const TensorOptions& options = {}) {
+  return detail::from_nested<T>(values, options);
+}
+template <typename T>
+Tensor tensor(detail::list<detail::list<detail::list<T>>> values,
               const TensorOptions& options = {}) {
-  std::vector<detail::buffer_t<T>> v;
-  int64_t rows = blocks.size() ? static_cast<int64_t>(blocks.begin()->size()) : 0;
-  int64_t cols = rows ? static_cast<int64_t>(blocks.begin()->begin()->size()) : 0;
-  for (const auto& b : blocks) {
-    EMBER_CHECK_VALUE(static_cast<int64_t>(b.size()) == rows,
-                      "[tensor] expected sequence of length ", rows, " at dim 1 (got ", b.size(),
-                      ")");
-    for (const auto& r : b) {
-      EMBER_CHECK_VALUE(static_cast<int64_t>(r.size()) == cols,
-                        "[tensor] expected sequence of length ", cols, " at dim 2 (got ", r.size(),
-                        ")");
-      detail::append<T>(v, r);
-    }
-  }
-  return detail::from_buffer<T>(v, {static_cast<int64_t>(blocks.size()), rows, cols}, options);
+  return detail::from_nested<T>(values, options);
+}
+template <typename T>
+Tensor tensor(detail::list<detail::list<detail::list<detail::list<T>>>> values,
+              const TensorOptions& options = {}) {
+  return detail::from_nested<T>(values, options);
+}
+template <typename T>
+Tensor tensor(detail::list<detail::list<detail::list<detail::list<detail::list<T>>>>> values,
+              const TensorOptions& options = {}) {
+  return detail::from_nested<T>(values, options);
+}
+template <typename T>
+Tensor tensor(
+    detail::list<detail::list<detail::list<detail::list<detail::list<detail::list<T>>>>>> values,
+    const TensorOptions& options = {}) {
+  return detail::from_nested<T>(values, options);
 }
 
 }  // namespace ember
