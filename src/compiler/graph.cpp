@@ -63,6 +63,7 @@ bool is_contiguous(const ValueMeta& m) {
 }  // namespace
 
 ValueMeta ValueMeta::of(const Tensor& t) {
+  if (!t.defined()) return {{}, {}, ScalarType::Undefined, kCPU, false};
   const TensorMeta m = TensorMeta::of(t);
   return {m.sizes, m.strides, m.dtype, m.device, t.defined() && t.requires_grad()};
 }
@@ -73,6 +74,7 @@ bool ValueMeta::operator==(const ValueMeta& o) const {
 }
 
 std::string ValueMeta::str() const {
+  if (!defined()) return "None";
   std::string s = detail::short_dtype_name(dtype) + list_str(sizes);
   if (!is_contiguous(*this)) s += " stride=" + list_str(strides);
   if (!device.is_cpu()) s += " " + device.str();
@@ -265,6 +267,9 @@ void Graph::verify() const {
       invalid(n, "placeholders must come before every other node");
     }
     if (n.kind == NodeKind::GetAttr && n.target.empty()) invalid(n, "get_attr without a target");
+    for (const ValueMeta& m : n.outputs) {
+      if (!m.defined() && n.kind != NodeKind::Placeholder) invalid(n, "defines an undefined value");
+    }
     seen_other = seen_other || n.kind != NodeKind::Placeholder;
     if (n.kind == NodeKind::Output) {
       if (i + 1 != nodes_.size()) invalid(n, "the output node must be the last node");
@@ -292,7 +297,7 @@ void Graph::verify() const {
     if (!n.prim->infers()) continue;
     std::vector<TensorMeta> in;
     for (ValueRef a : n.args) {
-      in.push_back(a.is_none() ? TensorMeta{} : detail::to_tensor_meta(meta(a)));
+      in.push_back(a.is_none() || !meta(a).defined() ? TensorMeta{} : detail::to_tensor_meta(meta(a)));
     }
     MetaList expected;
     try {

@@ -28,6 +28,7 @@ constexpr size_t kMaxRank = 64;
 constexpr size_t kMaxNameLength = 256;
 
 json meta_json(const ValueMeta& m) {
+  if (!m.defined()) return nullptr;  // a placeholder for an input passed as None
   auto ints = [](const SmallVector<SymInt, 6>& v) {
     json a = json::array();
     for (const SymInt& s : v) {
@@ -268,7 +269,13 @@ class Reader {
     if (n.kind != NodeKind::Output) {
       const json& metas = need(j, "meta", where);
       if (!metas.is_array()) bad(where, "'meta' must be a list");
-      for (const json& m : metas) n.outputs.push_back(meta(m, where));
+      for (const json& m : metas) {
+        if (m.is_null() && n.kind == NodeKind::Placeholder) {
+          n.outputs.push_back(ValueMeta::of(Tensor()));
+        } else {
+          n.outputs.push_back(meta(m, where));
+        }
+      }
     } else if (j.contains("meta")) {
       bad(where, "an output node has no 'meta'");
     }

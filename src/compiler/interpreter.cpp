@@ -11,7 +11,6 @@ namespace ember::fx {
 namespace {
 
 void check_input(const Node& p, size_t i, const Tensor& t) {
-  EMBER_CHECK_VALUE(t.defined(), "[GraphModule] input ", i, " ('", p.name, "') is undefined");
   ValueMeta got = ValueMeta::of(t), want = p.outputs[0];
   got.requires_grad = want.requires_grad = false;
   // Views are recorded with their geometry, so the graph holds for the traced layout only.

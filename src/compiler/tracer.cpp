@@ -8,9 +8,11 @@
 //    of an in-place call that overwrites every element (fill_, copy_, random fills) is the op
 //    builder's own fresh allocation: the call node allocates it (no target). Anything else is a
 //    constant the function captured (a parameter, the generator state of a random op): a
-//    get_attr node, held by the GraphModule.
+//    get_attr node, held by the GraphModule (a copy taken when first seen, unless it requires
+//    grad; parameters of make_fx(module, ...) are held by reference).
 //  - A tensor sharing a known tensor's memory under another geometry was made outside dispatch;
 //    its relation to the known value cannot be recorded, so tracing refuses it.
+#include <cstring>
 #include <unordered_map>
 
 #include "dispatch/dispatch.h"
@@ -20,6 +22,20 @@
 namespace ember {
 
 namespace {
+
+// A copy of a captured constant's memory with the same layout. Op builders wrap temporaries
+// (tensor<int64_t>({1, 2, 0}) borrows its list) whose memory is gone once the op returns; a
+// leaf that requires grad (a parameter) is kept by reference instead.
+Tensor snapshot(const Tensor& t) {
+  const TensorImpl* impl = t.unsafeGetTensorImpl();
+  const size_t nbytes = impl->storage()->nbytes();
+  auto storage = std::make_shared<StorageImpl>(nbytes, t.device());
+  if (nbytes > 0 && impl->storage()->data()) {
+    std::memcpy(storage->data(), impl->storage()->data(), nbytes);
+  }
+  return Tensor(std::make_shared<TensorImpl>(std::move(storage), t.dtype(), t.sizes(),
+                                             t.strides(), impl->storage_offset()));
+}
 
 bool is_identifier(const std::string& s) {
   if (s.empty() || std::isdigit(static_cast<unsigned char>(s[0]))) return false;
@@ -44,8 +60,10 @@ class Tracer final : public DispatchMode {
   fx::Graph graph;
   std::map<std::string, Tensor> attrs;
 
+  // An undefined input (an optional tensor passed as None) is a placeholder that nothing uses.
   void add_input(const Tensor& t, size_t i) {
-    bind(t, graph.placeholder("arg" + std::to_string(i) + "_1", fx::ValueMeta::of(t)));
+    const fx::ValueRef v = graph.placeholder("arg" + std::to_string(i) + "_1", fx::ValueMeta::of(t));
+    if (t.defined()) bind(t, v);
   }
 
   void add_attr(const std::string& path, const Tensor& t) {
@@ -59,7 +77,7 @@ class Tracer final : public DispatchMode {
     if (!t.defined()) return {};
     if (auto v = known(t)) return *v;
     const std::string name = constant_prefix + std::to_string(constants_++);
-    attrs[name] = t;
+    attrs[name] = t.requires_grad() ? t : snapshot(t);
     const fx::ValueRef v = graph.get_attr(name, name, fx::ValueMeta::of(t));
     bind(t, v);
     return v;
@@ -151,6 +169,8 @@ void check_spec(const DynamicSpec& spec, const std::vector<Tensor>& inputs) {
   std::string described;
   for (size_t i = 0; i < inputs.size(); ++i) {
     for (const auto& [dim, d] : spec.inputs[i]) {
+      EMBER_CHECK_VALUE(inputs[i].defined(), "[make_fx] dynamic_shapes gives dims of input ", i,
+                        ", which is None");
       const int64_t ndim = inputs[i].dim();
       EMBER_CHECK_VALUE(dim >= 0 && dim < ndim, "[make_fx] dynamic_shapes of input ", i,
                         " names dim ", dim, " ('", d.name, "'), but the input has ", ndim,
@@ -190,10 +210,7 @@ fx::GraphModule trace(const TracedFn& fn, const std::vector<Tensor>& inputs,
   check_spec(options.dynamic, inputs);
   EMBER_CHECK_VALUE(static_cast<bool>(fn), "[make_fx] the function is empty");
   Tracer tracer;
-  for (size_t i = 0; i < inputs.size(); ++i) {
-    EMBER_CHECK_VALUE(inputs[i].defined(), "[make_fx] example input ", i, " is undefined");
-    tracer.add_input(inputs[i], i);
-  }
+  for (size_t i = 0; i < inputs.size(); ++i) tracer.add_input(inputs[i], i);
   if (module) {
     for (const auto& item : module->named_parameters()) tracer.add_attr(item.key(), item.value());
     for (const auto& item : module->named_buffers()) tracer.add_attr(item.key(), item.value());

@@ -133,7 +133,9 @@ TEST(MakeFx, SingleTensorFunctionAndConstants) {
   Tensor x = values_tensor({2, 3}, 0.5);
   fx::GraphModule gm = make_fx(fn, {x});
   ASSERT_EQ(gm.attrs().size(), 1u);
-  EXPECT_TRUE(gm.attrs().begin()->second.is_same(c));
+  // A copy taken when first seen (op builders wrap short-lived memory), with c's values.
+  EXPECT_FALSE(gm.attrs().begin()->second.is_same(c));
+  EXPECT_TRUE(gm.attrs().begin()->second.equal(c));
   Tensor x2 = values_tensor({2, 3}, -1.5);
   EXPECT_TRUE(gm({x2})[0].equal(x2 * c + 2));
   // The scalar 2 enters as fill_ of a tensor the op builder made (a node allocating its target).
@@ -201,17 +203,29 @@ TEST(MakeFx, ModuleParametersAreGetAttrs) {
   EXPECT_TRUE(fc->weight.grad().defined());
 }
 
+TEST(MakeFx, NoneInputIsAnUnusedPlaceholder) {
+  auto fn = [](const std::vector<Tensor>& xs) -> std::vector<Tensor> {
+    return {xs[1].defined() ? xs[0] + xs[1] : xs[0] * 2};
+  };
+  Tensor x = values_tensor({2, 2}, 1.0);
+  fx::GraphModule gm = make_fx(fn, {x, Tensor()});
+  EXPECT_NE(gm.graph().to_string().find("arg1_1: \"None\""), std::string::npos);
+  EXPECT_EQ(fx::Graph::from_json(gm.graph().to_json()), gm.graph());
+  EXPECT_TRUE(gm({x, Tensor()})[0].equal(x * 2));
+  expect_errors<ValueError>({{"None expected", [&] { gm({x, x}); }, "expected None as traced"}});
+}
+
 TEST(MakeFx, Errors) {
   auto identity = [](const std::vector<Tensor>& xs) { return xs; };
   fx::GraphModule gm = make_fx(identity, {ones({2})});
   expect_errors<ValueError>({
-      {"undefined example", [&] { make_fx(identity, {Tensor()}); }, "[make_fx] example input 0"},
       {"undefined output",
        [&] { make_fx([](const std::vector<Tensor>&) { return std::vector<Tensor>{Tensor()}; }, {}); },
        "[make_fx] output 0"},
       {"input count", [&] { gm({}); }, "[GraphModule] expected 1 inputs, got 0"},
       {"input shape", [&] { gm({ones({3})}); }, "expected f32[2] as traced"},
       {"input dtype", [&] { gm({ones({2}, kFloat64)}); }, "got f64[2]"},
+      {"input None", [&] { gm({Tensor()}); }, "got None"},
   });
   // An untraced alias of a traced tensor under another geometry cannot be recorded.
   auto sneaky = [](const std::vector<Tensor>& xs) -> std::vector<Tensor> {

@@ -37,9 +37,12 @@ struct ValueMeta {
   ScalarType dtype = kFloat32;
   Device device = kCPU;
   bool requires_grad = false;
+  /// Undefined (dtype Undefined) for an undefined tensor: a placeholder for an optional input
+  /// passed as None.
   static ValueMeta of(const Tensor& t);
+  bool defined() const { return dtype != ScalarType::Undefined; }
   bool operator==(const ValueMeta& o) const;
-  /// FX's short form: "f32[4, 5]", with " stride=[1, 4]" when not contiguous and the device
+  /// FX's short form: "f32[4, 5]" ("None" when undefined), with " stride=[1, 4]" when not contiguous and the device
   /// when not the CPU.
   std::string str() const;
 };
