@@ -21,6 +21,7 @@
 #include "ember/core/tensor.h"
 #include "ember/fx/graph.h"
 #include "ember/fx/graph_module.h"
+#include "ember/fx/passes.h"
 
 namespace ember {
 
@@ -60,6 +61,9 @@ struct TraceOptions {
   /// against the example inputs (ConstraintViolationError) and then refused with
   /// NotImplementedError rather than ignored.
   DynamicSpec dynamic = {};
+  /// Rewrite in-place calls whose writes nothing else observes into out-of-place ones
+  /// (fx::functionalize); writes to inputs, attributes and views stay in place.
+  bool functionalize = true;
 };
 
 using TracedFn = std::function<std::vector<Tensor>(const std::vector<Tensor>&)>;

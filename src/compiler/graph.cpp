@@ -23,20 +23,34 @@ Tensor allocate(const ValueMeta& m, const char* op) {
 
 const char* short_dtype_name(ScalarType t) {
   switch (t) {
-    case kBool: return "b8";
-    case kUInt8: return "u8";
-    case kInt8: return "i8";
-    case kInt16: return "i16";
-    case kInt32: return "i32";
-    case kInt64: return "i64";
-    case kFloat16: return "f16";
-    case kBFloat16: return "bf16";
-    case kFloat32: return "f32";
-    case kFloat64: return "f64";
-    case kComplexFloat: return "c64";
-    case kFloat8_e4m3fn: return "f8e4m3fn";
-    case kFloat8_e5m2: return "f8e5m2";
-    case ScalarType::Undefined: return "undefined";
+    case kBool:
+      return "b8";
+    case kUInt8:
+      return "u8";
+    case kInt8:
+      return "i8";
+    case kInt16:
+      return "i16";
+    case kInt32:
+      return "i32";
+    case kInt64:
+      return "i64";
+    case kFloat16:
+      return "f16";
+    case kBFloat16:
+      return "bf16";
+    case kFloat32:
+      return "f32";
+    case kFloat64:
+      return "f64";
+    case kComplexFloat:
+      return "c64";
+    case kFloat8_e4m3fn:
+      return "f8e4m3fn";
+    case kFloat8_e5m2:
+      return "f8e5m2";
+    case ScalarType::Undefined:
+      return "undefined";
   }
   return "?";
 }
@@ -83,10 +97,14 @@ std::string ValueMeta::str() const {
 
 const char* node_kind_name(NodeKind kind) {
   switch (kind) {
-    case NodeKind::Placeholder: return "placeholder";
-    case NodeKind::GetAttr: return "get_attr";
-    case NodeKind::Call: return "call";
-    case NodeKind::Output: return "output";
+    case NodeKind::Placeholder:
+      return "placeholder";
+    case NodeKind::GetAttr:
+      return "get_attr";
+    case NodeKind::Call:
+      return "call";
+    case NodeKind::Output:
+      return "output";
   }
   return "?";
 }
@@ -297,7 +315,8 @@ void Graph::verify() const {
     if (!n.prim->infers()) continue;
     std::vector<TensorMeta> in;
     for (ValueRef a : n.args) {
-      in.push_back(a.is_none() || !meta(a).defined() ? TensorMeta{} : detail::to_tensor_meta(meta(a)));
+      in.push_back(a.is_none() || !meta(a).defined() ? TensorMeta{}
+                                                     : detail::to_tensor_meta(meta(a)));
     }
     MetaList expected;
     try {

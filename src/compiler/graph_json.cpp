@@ -121,7 +121,8 @@ class Reader {
     Graph g;
     for (size_t i = 0; i < nodes.size(); ++i) {
       Node n = node(nodes[i], i);
-      if (!names_.insert(n.name).second) bad("node " + std::to_string(i), "the name '" + n.name + "' is reused");
+      if (!names_.insert(n.name).second)
+        bad("node " + std::to_string(i), "the name '" + n.name + "' is reused");
       g.append(std::move(n));
     }
     try {
@@ -156,8 +157,10 @@ class Reader {
     if (!j.is_string()) bad(where, std::string(what) + " must be a string");
     const std::string& s = j.get_ref<const std::string&>();
     bool ok = !s.empty() && s.size() <= kMaxNameLength && !std::isdigit((unsigned char)s[0]);
-    for (char c : s) ok = ok && (std::isalnum((unsigned char)c) || c == '_' || (dotted && c == '.'));
-    if (!ok) bad(where, std::string(what) + " must be an identifier, got " + j.dump().substr(0, 64));
+    for (char c : s)
+      ok = ok && (std::isalnum((unsigned char)c) || c == '_' || (dotted && c == '.'));
+    if (!ok)
+      bad(where, std::string(what) + " must be an identifier, got " + j.dump().substr(0, 64));
     return s;
   }
 
@@ -170,8 +173,8 @@ class Reader {
       bad(where, "refers to node " + std::to_string(node) + ", which is not defined before it");
     }
     if (output < 0 || output >= defined_[node]) {
-      bad(where, "refers to output " + std::to_string(output) + " of node " +
-                     std::to_string(node) + ", which has " + std::to_string(defined_[node]));
+      bad(where, "refers to output " + std::to_string(output) + " of node " + std::to_string(node) +
+                     ", which has " + std::to_string(defined_[node]));
     }
     return {static_cast<int>(node), static_cast<int>(output)};
   }
@@ -200,8 +203,8 @@ class Reader {
     const json& strides = need(j, "strides", where);
     if (!sizes.is_array() || !strides.is_array() || sizes.size() != strides.size() ||
         sizes.size() > kMaxRank) {
-      bad(where, "'sizes' and 'strides' must be lists of one length, at most " +
-                     std::to_string(kMaxRank));
+      bad(where,
+          "'sizes' and 'strides' must be lists of one length, at most " + std::to_string(kMaxRank));
     }
     std::vector<int64_t> sz, st;
     for (size_t d = 0; d < sizes.size(); ++d) {
@@ -233,15 +236,16 @@ class Reader {
     where += " '" + n.name + "'";
     const json& op = need(j, "op", where);
     bool known = false;
-    for (NodeKind k : {NodeKind::Placeholder, NodeKind::GetAttr, NodeKind::Call, NodeKind::Output}) {
+    for (NodeKind k :
+         {NodeKind::Placeholder, NodeKind::GetAttr, NodeKind::Call, NodeKind::Output}) {
       if (op.is_string() && op == node_kind_name(k)) {
         n.kind = k;
         known = true;
       }
     }
     if (!known) bad(where, "unknown node kind " + op.dump().substr(0, 64));
-    if (n.kind == NodeKind::GetAttr) n.target = identifier(need(j, "target", where), where,
-                                                           "'target'", true);
+    if (n.kind == NodeKind::GetAttr)
+      n.target = identifier(need(j, "target", where), where, "'target'", true);
     if (n.kind == NodeKind::Call) {
       const json& prim = need(j, "primitive", where);
       try {
@@ -256,7 +260,8 @@ class Reader {
       if (j.contains("inplace_target")) n.inplace_target = ref(j["inplace_target"], where);
     } else {
       for (const char* k : {"primitive", "inplace_target", "alloc_outputs", "subgraphs"}) {
-        if (j.contains(k)) bad(where, std::string("a ") + node_kind_name(n.kind) + " has no '" + k + "'");
+        if (j.contains(k))
+          bad(where, std::string("a ") + node_kind_name(n.kind) + " has no '" + k + "'");
       }
     }
     if (n.kind == NodeKind::Call || n.kind == NodeKind::Output) {
@@ -281,7 +286,8 @@ class Reader {
     }
     if (j.contains("subgraphs")) {
       if (!j["subgraphs"].is_array()) bad(where, "'subgraphs' must be a list");
-      for (const json& s : j["subgraphs"]) n.subgraphs.push_back(std::make_shared<Graph>(Reader().graph(s)));
+      for (const json& s : j["subgraphs"])
+        n.subgraphs.push_back(std::make_shared<Graph>(Reader().graph(s)));
     }
     defined_.push_back(static_cast<int64_t>(n.outputs.size()));
     return n;

@@ -65,8 +65,7 @@ std::vector<Tensor> GraphModule::operator()(const std::vector<Tensor>& inputs) c
         }
         env[i] = dispatch(*n.prim, args, std::move(outs));
         EMBER_CHECK(env[i].size() == n.outputs.size(), "[GraphModule] node '", n.name, "' (", op,
-                    ") produced ", env[i].size(), " outputs, the graph records ",
-                    n.outputs.size());
+                    ") produced ", env[i].size(), " outputs, the graph records ", n.outputs.size());
         break;
       }
       case NodeKind::Output: {

@@ -17,6 +17,7 @@
 
 #include "dispatch/dispatch.h"
 #include "ember/compiler.h"
+#include "ember/fx/passes.h"
 #include "ember/nn/module.h"
 
 namespace ember {
@@ -33,8 +34,8 @@ Tensor snapshot(const Tensor& t) {
   if (nbytes > 0 && impl->storage()->data()) {
     std::memcpy(storage->data(), impl->storage()->data(), nbytes);
   }
-  return Tensor(std::make_shared<TensorImpl>(std::move(storage), t.dtype(), t.sizes(),
-                                             t.strides(), impl->storage_offset()));
+  return Tensor(std::make_shared<TensorImpl>(std::move(storage), t.dtype(), t.sizes(), t.strides(),
+                                             impl->storage_offset()));
 }
 
 bool is_identifier(const std::string& s) {
@@ -59,10 +60,12 @@ class Tracer final : public DispatchMode {
  public:
   fx::Graph graph;
   std::map<std::string, Tensor> attrs;
+  std::vector<fx::ValueRef> aliased;  // values reached through another TensorImpl too
 
   // An undefined input (an optional tensor passed as None) is a placeholder that nothing uses.
   void add_input(const Tensor& t, size_t i) {
-    const fx::ValueRef v = graph.placeholder("arg" + std::to_string(i) + "_1", fx::ValueMeta::of(t));
+    const fx::ValueRef v =
+        graph.placeholder("arg" + std::to_string(i) + "_1", fx::ValueMeta::of(t));
     if (t.defined()) bind(t, v);
   }
 
@@ -142,6 +145,7 @@ class Tracer final : public DispatchMode {
           other->storage_offset() == impl->storage_offset() && other->dtype() == impl->dtype()) {
         const fx::ValueRef v = values_.at(other).ref;
         bind(t, v);
+        aliased.push_back(v);  // a second handle: a write through one is seen by the other
         return v;
       }
     }
@@ -163,8 +167,8 @@ class Tracer final : public DispatchMode {
 void check_spec(const DynamicSpec& spec, const std::vector<Tensor>& inputs) {
   if (spec.empty()) return;
   EMBER_CHECK_VALUE(spec.inputs.size() == inputs.size(), "[make_fx] dynamic_shapes has ",
-                    spec.inputs.size(), " entries, but the function is traced with ",
-                    inputs.size(), " inputs (one entry per input, {} for a static one)");
+                    spec.inputs.size(), " entries, but the function is traced with ", inputs.size(),
+                    " inputs (one entry per input, {} for a static one)");
   std::map<std::string, std::pair<const Dim*, int64_t>> seen;
   std::string described;
   for (size_t i = 0; i < inputs.size(); ++i) {
@@ -173,8 +177,7 @@ void check_spec(const DynamicSpec& spec, const std::vector<Tensor>& inputs) {
                         ", which is None");
       const int64_t ndim = inputs[i].dim();
       EMBER_CHECK_VALUE(dim >= 0 && dim < ndim, "[make_fx] dynamic_shapes of input ", i,
-                        " names dim ", dim, " ('", d.name, "'), but the input has ", ndim,
-                        " dims");
+                        " names dim ", dim, " ('", d.name, "'), but the input has ", ndim, " dims");
       const int64_t size = inputs[i].size(dim);
       if (size < d.min || size > d.max) {
         EMBER_THROW(ConstraintViolationError, "[make_fx] Constraints violated (", d.name,
@@ -188,8 +191,8 @@ void check_spec(const DynamicSpec& spec, const std::vector<Tensor>& inputs) {
         EMBER_CHECK_VALUE(it->second.first->min == d.min && it->second.first->max == d.max,
                           "[make_fx] two different dims are named '", d.name, "'");
         if (it->second.second != size) {
-          EMBER_THROW(ConstraintViolationError, "[make_fx] Constraints violated (", d.name,
-                      ")! ", d.name, " is used for sizes ", it->second.second, " and ", size,
+          EMBER_THROW(ConstraintViolationError, "[make_fx] Constraints violated (", d.name, ")! ",
+                      d.name, " is used for sizes ", it->second.second, " and ", size,
                       " of the example inputs, but the same Dim means equal sizes. Suggested ",
                       "fix: use a separate Dim for input ", i, " dim ", dim);
         }
@@ -222,11 +225,13 @@ fx::GraphModule trace(const TracedFn& fn, const std::vector<Tensor>& inputs,
   }
   std::vector<fx::ValueRef> results;
   for (size_t i = 0; i < outputs.size(); ++i) {
-    EMBER_CHECK_VALUE(outputs[i].defined(), "[make_fx] output ", i, " of the function is undefined");
+    EMBER_CHECK_VALUE(outputs[i].defined(), "[make_fx] output ", i,
+                      " of the function is undefined");
     results.push_back(tracer.value_of(outputs[i]));
   }
   tracer.finish();
   tracer.graph.output(std::move(results));
+  if (options.functionalize) fx::functionalize(tracer.graph, tracer.aliased);
   return fx::GraphModule(std::move(tracer.graph), std::move(tracer.attrs));
 }
 

@@ -1,8 +1,7 @@
 // Note [Tracer] and the graph interpreter: make_fx records what dispatch sees; running the graph
 // gives eager's results.
-#include <gtest/gtest.h>
-
 #include <ember/compiler.h>
+#include <gtest/gtest.h>
 
 #include "dispatch/primitive.h"
 #include "ember/ember.h"
@@ -62,26 +61,27 @@ TEST(MakeFx, InterfaceSnippetStatic) {
     EXPECT_NEAR(out[0][i].item<double>(), row, 1e-5) << i;
   }
   // matmul of two matrices runs as a batched mm between views (as Ember's matmul builds it).
-  EXPECT_EQ(kinds(gm.graph()), (std::vector<fx::NodeKind>{
-                                   fx::NodeKind::Placeholder, fx::NodeKind::Placeholder,
-                                   fx::NodeKind::Call, fx::NodeKind::Call, fx::NodeKind::Call,
-                                   fx::NodeKind::Call, fx::NodeKind::Call, fx::NodeKind::Call,
-                                   fx::NodeKind::Output}));
+  EXPECT_EQ(kinds(gm.graph()),
+            (std::vector<fx::NodeKind>{fx::NodeKind::Placeholder, fx::NodeKind::Placeholder,
+                                       fx::NodeKind::Call, fx::NodeKind::Call, fx::NodeKind::Call,
+                                       fx::NodeKind::Call, fx::NodeKind::Call, fx::NodeKind::Call,
+                                       fx::NodeKind::Output}));
   EXPECT_EQ(call_names(gm.graph()),
             (std::vector<std::string>{"unsqueeze", "unsqueeze", "mm", "reshape", "relu", "sum"}));
-  EXPECT_EQ(text,
-            "def forward(self, arg0_1: \"f32[4, 3]\", arg1_1: \"f32[3, 5]\"):\n"
-            "    unsqueeze: \"f32[1, 3, 5]\" = ember.unsqueeze(arg1_1, sizes=[1, 3, 5], "
-            "strides=[15, 5, 1], offset=0, dtype=None)\n"
-            "    unsqueeze_1: \"f32[1, 4, 3]\" = ember.unsqueeze(arg0_1, sizes=[1, 4, 3], "
-            "strides=[12, 3, 1], offset=0, dtype=None)\n"
-            "    mm: \"f32[1, 4, 5]\" = ember.mm(unsqueeze_1, unsqueeze, alpha=1, beta=0)\n"
-            "    reshape: \"f32[4, 5]\" = ember.reshape(mm, sizes=[4, 5], strides=[5, 1], offset=0, "
-            "dtype=None)\n"
-            "    relu: \"f32[4, 5]\" = ember.relu(reshape)\n"
-            "    sum: \"f32[4]\" = ember.sum(relu, op=Sum, dims=[1], keepdim=False, param=0, "
-            "dtype=Float)\n"
-            "    return (sum,)\n");
+  EXPECT_EQ(
+      text,
+      "def forward(self, arg0_1: \"f32[4, 3]\", arg1_1: \"f32[3, 5]\"):\n"
+      "    unsqueeze: \"f32[1, 3, 5]\" = ember.unsqueeze(arg1_1, sizes=[1, 3, 5], "
+      "strides=[15, 5, 1], offset=0, dtype=None)\n"
+      "    unsqueeze_1: \"f32[1, 4, 3]\" = ember.unsqueeze(arg0_1, sizes=[1, 4, 3], "
+      "strides=[12, 3, 1], offset=0, dtype=None)\n"
+      "    mm: \"f32[1, 4, 5]\" = ember.mm(unsqueeze_1, unsqueeze, alpha=1, beta=0)\n"
+      "    reshape: \"f32[4, 5]\" = ember.reshape(mm, sizes=[4, 5], strides=[5, 1], offset=0, "
+      "dtype=None)\n"
+      "    relu: \"f32[4, 5]\" = ember.relu(reshape)\n"
+      "    sum: \"f32[4]\" = ember.sum(relu, op=Sum, dims=[1], keepdim=False, param=0, "
+      "dtype=Float)\n"
+      "    return (sum,)\n");
 }
 
 TEST(MakeFx, DynamicSpecIsCheckedThenRefused) {
@@ -116,8 +116,16 @@ TEST(MakeFx, DynamicSpecIsCheckedThenRefused) {
     EXPECT_NE(std::string(e.what()).find("same Dim means equal sizes"), std::string::npos);
   }
   expect_errors<ValueError>({
-      {"dim out of range", [&] { make_fx(fn, {x, w}, {.dynamic = {{{2, batch}}, {}}}); }, "dim 2"},
-      {"spec length", [&] { make_fx(fn, {x, w}, {.dynamic = {{{0, batch}}}}); }, "2 inputs"},
+      {"dim out of range",
+       [&] {
+         make_fx(fn, {x, w}, {.dynamic = {{{2, batch}}, {}}});
+       },
+       "dim 2"},
+      {"spec length",
+       [&] {
+         make_fx(fn, {x, w}, {.dynamic = {{{0, batch}}}});
+       },
+       "2 inputs"},
       {"bad name", [] { Dim("2b", 1, 4); }, "valid identifier, got 2b"},
       {"min > max", [] { Dim("b", 4, 2); }, "inconsistent min=4, max=2"},
       {"min == max", [] { Dim("b", 4, 4); }, "inconsistent min=4, max=4"},
@@ -138,13 +146,19 @@ TEST(MakeFx, SingleTensorFunctionAndConstants) {
   EXPECT_TRUE(gm.attrs().begin()->second.equal(c));
   Tensor x2 = values_tensor({2, 3}, -1.5);
   EXPECT_TRUE(gm({x2})[0].equal(x2 * c + 2));
-  // The scalar 2 enters as fill_ of a tensor the op builder made (a node allocating its target).
-  bool fresh_fill = false;
-  for (const fx::Node& n : gm.graph().nodes()) {
-    fresh_fill = fresh_fill || (n.kind == fx::NodeKind::Call && std::string(n.prim->name()) == "fill_" &&
-                                !n.inplace_target);
-  }
-  EXPECT_TRUE(fresh_fill) << gm.graph().to_string();
+  // The scalar 2 enters as a fill of a tensor the op builder made: in place when recorded, a
+  // node allocating its own output once functionalised.
+  auto fills = [](const fx::Graph& g, bool inplace) {
+    int count = 0;
+    for (const fx::Node& n : g.nodes()) {
+      count += n.kind == fx::NodeKind::Call && n.prim->inplace() == inplace &&
+               std::string(n.prim->name()) == (inplace ? "fill_" : "fill") && !n.inplace_target &&
+               n.alloc_outputs == !inplace;
+    }
+    return count;
+  };
+  EXPECT_EQ(fills(gm.graph(), false), 1) << gm.graph().to_string();
+  EXPECT_EQ(fills(make_fx(fn, {x}, {.functionalize = false}).graph(), true), 1);
 }
 
 TEST(MakeFx, InPlaceOpsAndViewsReplayAsEager) {
@@ -169,6 +183,45 @@ TEST(MakeFx, InPlaceOpsAndViewsReplayAsEager) {
   EXPECT_NE(text.find("# in place on"), std::string::npos) << text;
 }
 
+// Note [Functionalization]: writes nobody else sees become out-of-place calls; a write to an
+// input or through a view stays in place. Results and input mutations equal eager's.
+TEST(MakeFx, FunctionalizationKeepsOnlyVisibleWrites) {
+  auto fn = [](const std::vector<Tensor>& xs) -> std::vector<Tensor> {
+    Tensor y = xs[0] * 2;
+    y.add_(1);
+    y.mul_(xs[0]);
+    Tensor z = xs[0].exp();
+    z.clamp_(0, 2);
+    xs[1].add_(y);  // an input: stays in place
+    return {y, z};
+  };
+  auto inplace_targets = [](const fx::Graph& g) {
+    std::vector<std::string> targets;
+    for (const fx::Node& n : g.nodes()) {
+      if (n.kind == fx::NodeKind::Call && n.prim->inplace()) {
+        targets.push_back(n.inplace_target ? g.value_name(*n.inplace_target) : "new");
+      }
+    }
+    return targets;
+  };
+  Tensor a = values_tensor({2, 3}, 0.3), b = values_tensor({2, 3}, 0.1);
+  fx::GraphModule recorded = make_fx(fn, {a, b.clone()}, {.functionalize = false});
+  fx::GraphModule functional = make_fx(fn, {a, b.clone()});
+  // fill_ of the scalars 2 and 1, add_, mul_, clamp_ and the add_ into the input.
+  EXPECT_EQ(inplace_targets(recorded.graph()).size(), 6u) << recorded.graph().to_string();
+  EXPECT_EQ(inplace_targets(functional.graph()), std::vector<std::string>{"arg1_1"})
+      << functional.graph().to_string();
+  Tensor b_eager = b.clone(), b_graph = b.clone();
+  const std::vector<Tensor> eager = fn({a, b_eager});
+  const std::vector<Tensor> out = functional({a, b_graph});
+  EXPECT_TRUE(out[0].equal(eager[0]));
+  EXPECT_TRUE(out[1].equal(eager[1]));
+  EXPECT_TRUE(b_graph.equal(b_eager));
+  // Running the pass again changes nothing.
+  fx::Graph again = functional.graph();
+  EXPECT_EQ(fx::functionalize(again), 0);
+}
+
 TEST(MakeFx, RandomOpsTakeTheGeneratorStateAsAnAttribute) {
   auto fn = [](const std::vector<Tensor>& xs) -> std::vector<Tensor> {
     return {xs[0] + randn({2, 3})};
@@ -189,9 +242,10 @@ TEST(MakeFx, RandomOpsTakeTheGeneratorStateAsAnAttribute) {
 TEST(MakeFx, ModuleParametersAreGetAttrs) {
   nn::Linear fc(3, 2);
   Tensor x = values_tensor({4, 3}, 0.5);
-  fx::GraphModule gm = make_fx(*fc, [&](const std::vector<Tensor>& xs) -> std::vector<Tensor> {
-    return {fc->forward(xs[0])};
-  }, {x});
+  fx::GraphModule gm = make_fx(
+      *fc,
+      [&](const std::vector<Tensor>& xs) -> std::vector<Tensor> { return {fc->forward(xs[0])}; },
+      {x});
   EXPECT_EQ(gm.attrs().count("weight"), 1u);
   EXPECT_EQ(gm.attrs().count("bias"), 1u);
   const std::string text = gm.graph().to_string();
@@ -220,7 +274,9 @@ TEST(MakeFx, Errors) {
   fx::GraphModule gm = make_fx(identity, {ones({2})});
   expect_errors<ValueError>({
       {"undefined output",
-       [&] { make_fx([](const std::vector<Tensor>&) { return std::vector<Tensor>{Tensor()}; }, {}); },
+       [&] {
+         make_fx([](const std::vector<Tensor>&) { return std::vector<Tensor>{Tensor()}; }, {});
+       },
        "[make_fx] output 0"},
       {"input count", [&] { gm({}); }, "[GraphModule] expected 1 inputs, got 0"},
       {"input shape", [&] { gm({ones({3})}); }, "expected f32[2] as traced"},

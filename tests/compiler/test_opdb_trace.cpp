@@ -5,11 +5,11 @@
 // order), and so must the inputs afterwards (the same in-place writes). Entries that cannot be
 // captured yet are listed in capture_pending() with the reason; the test fails if one of them
 // starts working, so the list only shrinks.
+#include <ember/compiler.h>
 #include <gtest/gtest.h>
 
 #include <cmath>
 #include <cstring>
-#include <ember/compiler.h>
 
 #include "opdb.h"
 
@@ -57,21 +57,20 @@ std::string shape_of(const Tensor& t) {
 // Exact equality of dtype, sizes and values (NaN equals NaN).
 ::testing::AssertionResult same(const Tensor& got, const Tensor& want, const std::string& what) {
   if (got.defined() != want.defined()) {
-    return ::testing::AssertionFailure() << what << ": defined " << got.defined() << " vs "
-                                         << want.defined();
+    return ::testing::AssertionFailure()
+           << what << ": defined " << got.defined() << " vs " << want.defined();
   }
   if (!got.defined()) return ::testing::AssertionSuccess();
   if (got.dtype() != want.dtype() || got.sizes() != want.sizes()) {
-    return ::testing::AssertionFailure() << what << ": " << dtype_name(got.dtype()) << " "
-                                         << shape_of(got) << " vs eager "
-                                         << dtype_name(want.dtype()) << " "
-                                         << shape_of(want);
+    return ::testing::AssertionFailure()
+           << what << ": " << dtype_name(got.dtype()) << " " << shape_of(got) << " vs eager "
+           << dtype_name(want.dtype()) << " " << shape_of(want);
   }
   const std::vector<double> a = values(got), b = values(want);
   for (size_t i = 0; i < a.size(); ++i) {
     if (a[i] != b[i] && !(std::isnan(a[i]) && std::isnan(b[i]))) {
-      return ::testing::AssertionFailure() << what << ": element " << i << " is " << a[i]
-                                           << ", eager " << b[i];
+      return ::testing::AssertionFailure()
+             << what << ": element " << i << " is " << a[i] << ", eager " << b[i];
     }
   }
   return ::testing::AssertionSuccess();
@@ -148,12 +147,15 @@ TEST_P(OpTest, TracedMatchesEager) {
   if (pending != capture_pending().end()) {
     std::printf("[ capture  ] %s: not captured yet (%s); %zu samples fail\n", info.name.c_str(),
                 pending->second.c_str(), failures.size());
-    EXPECT_FALSE(failures.empty()) << info.name << " is captured now: take it off capture_pending()";
+    EXPECT_FALSE(failures.empty())
+        << info.name << " is captured now: take it off capture_pending()";
     return;
   }
   // The first few in full (with the graph), then a count.
-  for (size_t i = 0; i < failures.size() && i < 3; ++i) ADD_FAILURE() << info.name << " " << failures[i];
-  if (failures.size() > 3) ADD_FAILURE() << info.name << ": " << failures.size() - 3 << " more samples fail";
+  for (size_t i = 0; i < failures.size() && i < 3; ++i)
+    ADD_FAILURE() << info.name << " " << failures[i];
+  if (failures.size() > 3)
+    ADD_FAILURE() << info.name << ": " << failures.size() - 3 << " more samples fail";
 }
 
 }  // namespace

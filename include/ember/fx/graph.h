@@ -42,8 +42,8 @@ struct ValueMeta {
   static ValueMeta of(const Tensor& t);
   bool defined() const { return dtype != ScalarType::Undefined; }
   bool operator==(const ValueMeta& o) const;
-  /// FX's short form: "f32[4, 5]" ("None" when undefined), with " stride=[1, 4]" when not contiguous and the device
-  /// when not the CPU.
+  /// FX's short form: "f32[4, 5]" ("None" when undefined), with " stride=[1, 4]" when not
+  /// contiguous and the device when not the CPU.
   std::string str() const;
 };
 
@@ -72,7 +72,7 @@ struct Node {
   /// call: the op builder allocated the outputs (the interpreter allocates them from `outputs`
   /// too) instead of dispatch allocating them from the primitive's inference.
   bool alloc_outputs = false;
-  std::vector<ValueMeta> outputs;  // one per output value (output nodes: none)
+  std::vector<ValueMeta> outputs;                       // one per output value (output nodes: none)
   std::vector<std::shared_ptr<const Graph>> subgraphs;  // control-flow bodies (later)
   bool operator==(const Node& o) const;
 };
@@ -84,8 +84,8 @@ class Graph {
   ValueRef get_attr(const std::string& name, std::string target, ValueMeta meta);
   /// Returns the index of the new call node.
   int call(const std::string& name, std::shared_ptr<const Primitive> prim,
-           std::vector<ValueRef> args, std::optional<ValueRef> inplace_target,
-           bool alloc_outputs, std::vector<ValueMeta> outputs);
+           std::vector<ValueRef> args, std::optional<ValueRef> inplace_target, bool alloc_outputs,
+           std::vector<ValueMeta> outputs);
   void output(std::vector<ValueRef> results);
   /// Appends a node as given (its name must be unused); for readers and tests.
   int append(Node node);
