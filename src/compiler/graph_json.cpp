@@ -152,15 +152,23 @@ class Reader {
     }
     return j.get<int64_t>();
   }
+  // A node name is an identifier; an attribute path is dot-separated names or indices
+  // ("layers.0.weight").
   static std::string identifier(const json& j, const std::string& where, const char* what,
                                 bool dotted) {
     if (!j.is_string()) bad(where, std::string(what) + " must be a string");
     const std::string& s = j.get_ref<const std::string&>();
-    bool ok = !s.empty() && s.size() <= kMaxNameLength && !std::isdigit((unsigned char)s[0]);
-    for (char c : s)
-      ok = ok && (std::isalnum((unsigned char)c) || c == '_' || (dotted && c == '.'));
-    if (!ok)
-      bad(where, std::string(what) + " must be an identifier, got " + j.dump().substr(0, 64));
+    bool ok = !s.empty() && s.size() <= kMaxNameLength && s.front() != '.' && s.back() != '.' &&
+              (dotted || !std::isdigit(static_cast<unsigned char>(s[0])));
+    for (size_t i = 0; ok && i < s.size(); ++i) {
+      const char c = s[i];
+      ok = std::isalnum(static_cast<unsigned char>(c)) || c == '_' ||
+           (dotted && c == '.' && s[i + 1] != '.');
+    }
+    if (!ok) {
+      bad(where, std::string(what) + " must be " + (dotted ? "a dotted path" : "an identifier") +
+                     ", got " + j.dump().substr(0, 64));
+    }
     return s;
   }
 

@@ -177,6 +177,7 @@ TEST(FxGraph, HostileJsonIsRefused) {
       {with([](json& j) { j["nodes"][1]["name"] = std::string(300, 'a'); }),
        "'name' must be an identifier"},
       {with([](json& j) { j["nodes"][1]["name"] = 5; }), "'name' must be a string"},
+      {with([](json& j) { j["nodes"][1]["name"] = "0.weight"; }), "'name' must be an identifier"},
       {with([](json& j) { j["nodes"][4]["name"] = "transpose"; }),
        "the name 'transpose' is reused"},
       {with([](json& j) { j["nodes"][1]["args"] = "arg0_1"; }), "'args' must be a list"},
