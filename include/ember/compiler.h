@@ -56,6 +56,11 @@ struct DynamicSpec {
   bool empty() const;
 };
 
+/// How make_fx runs the function (proxy_tensor's tracing_mode): Real runs every kernel while
+/// recording; Fake gives the function meta tensors (Note [Meta device]) with the inputs'
+/// sizes, strides and dtypes, so that only shape inference runs.
+enum class TracingMode : uint8_t { Real, Fake };
+
 struct TraceOptions {
   /// Dynamic dimensions. Symbolic shapes are not implemented yet: a non-empty spec is checked
   /// against the example inputs (ConstraintViolationError) and then refused with
@@ -64,6 +69,7 @@ struct TraceOptions {
   /// Rewrite in-place calls whose writes nothing else observes into out-of-place ones
   /// (fx::functionalize); writes to inputs, attributes and views stay in place.
   bool functionalize = true;
+  TracingMode mode = TracingMode::Real;
 };
 
 using TracedFn = std::function<std::vector<Tensor>(const std::vector<Tensor>&)>;

@@ -15,6 +15,7 @@
 #include <cstring>
 #include <unordered_map>
 
+#include "compiler/meta.h"
 #include "dispatch/dispatch.h"
 #include "ember/compiler.h"
 #include "ember/fx/passes.h"
@@ -61,12 +62,17 @@ class Tracer final : public DispatchMode {
   fx::Graph graph;
   std::map<std::string, Tensor> attrs;
   std::vector<fx::ValueRef> aliased;  // values reached through another TensorImpl too
+  bool fake = false;  // TracingMode::Fake: calls on meta tensors, recorded on real_device
+  Device real_device = kCPU;
 
   // An undefined input (an optional tensor passed as None) is a placeholder that nothing uses.
-  void add_input(const Tensor& t, size_t i) {
+  // Returns the tensor the function receives (a meta twin when tracing fake).
+  Tensor add_input(const Tensor& t, size_t i) {
     const fx::ValueRef v =
         graph.placeholder("arg" + std::to_string(i) + "_1", fx::ValueMeta::of(t));
-    if (t.defined()) bind(t, v);
+    if (!t.defined()) return t;
+    bind(t, v);
+    return fake ? twin(t) : t;
   }
 
   void add_attr(const std::string& path, const Tensor& t) {
@@ -79,9 +85,20 @@ class Tracer final : public DispatchMode {
   fx::ValueRef value_of(const Tensor& t, const char* constant_prefix = "_tensor_constant") {
     if (!t.defined()) return {};
     if (auto v = known(t)) return *v;
+    if (fake && t.device().is_meta() && t.numel() == 0) {  // no values: a real empty tensor
+      const std::string name = "_tensor_constant" + std::to_string(constants_++);
+      attrs[name] = fx::detail::allocate(meta_of(t), "make_fx");
+      const fx::ValueRef v = graph.get_attr(name, name, meta_of(t));
+      bind(t, v);
+      return v;
+    }
+    EMBER_CHECK_NOT_IMPL(!fake || !t.device().is_meta(), "[make_fx] tracing_mode fake: a ",
+                         meta_of(t).str(), " meta tensor made outside dispatch (such as a random ",
+                         "op's generator state) has no value for the graph to hold; trace with ",
+                         "TracingMode::Real");
     const std::string name = constant_prefix + std::to_string(constants_++);
     attrs[name] = t.requires_grad() ? t : snapshot(t);
-    const fx::ValueRef v = graph.get_attr(name, name, fx::ValueMeta::of(t));
+    const fx::ValueRef v = graph.get_attr(name, name, meta_of(t));
     bind(t, v);
     return v;
   }
@@ -105,13 +122,34 @@ class Tracer final : public DispatchMode {
       }
     }
     const bool given = !call.outputs.empty() && !call.inplace;
-    next(call);
+    // Fake: a call that involves a meta tensor runs on meta twins of the real ones (constants,
+    // scalars the op builder made, its preallocated outputs); calls on real tensors alone
+    // (factories, scalar conversions) run as they are.
+    std::vector<Tensor> outs = call.outputs;
+    if (fake && involves_meta(call)) {
+      std::vector<Tensor> ins;
+      for (const Tensor& t : call.inputs) ins.push_back(twin(t));
+      for (Tensor& t : outs) t = twin(t);
+      OpCall sub{call.prim, ins, outs, call.inplace, call.outputs_inferred};
+      next(sub);
+      for (size_t k = call.inplace ? 1 : 0; k < outs.size(); ++k) {
+        if (k < call.outputs.size()) {
+          call.outputs[k] = outs[k];
+        } else {
+          call.outputs.push_back(outs[k]);
+        }
+      }
+    } else {
+      next(call);
+      outs = call.outputs;
+    }
     std::vector<fx::ValueMeta> metas;
-    for (const Tensor& o : call.outputs) metas.push_back(fx::ValueMeta::of(o));
+    for (const Tensor& o : call.outputs) metas.push_back(meta_of(o));
     const int node =
         graph.call(p.name(), p.clone(), std::move(args), target, given, std::move(metas));
     for (size_t k = 0; k < call.outputs.size(); ++k) {
       bind(call.outputs[k], {node, static_cast<int>(k)});
+      if (!outs[k].is_same(call.outputs[k])) bind(outs[k], {node, static_cast<int>(k)});
       produced_.push_back({{node, static_cast<int>(k)}, call.outputs[k]});
     }
   }
@@ -128,6 +166,38 @@ class Tracer final : public DispatchMode {
     fx::ValueRef ref;
     Tensor keep;  // keeps the TensorImpl (and so its address) alive while tracing
   };
+
+  // What the graph records: a fake trace's meta tensors stand for tensors on real_device.
+  fx::ValueMeta meta_of(const Tensor& t) const {
+    fx::ValueMeta m = fx::ValueMeta::of(t);
+    if (fake && t.defined() && t.device().is_meta()) m.device = real_device;
+    return m;
+  }
+
+  bool involves_meta(const OpCall& call) const {
+    for (const Tensor& t : call.inputs) {
+      if (t.defined() && t.device().is_meta()) return true;
+    }
+    for (const Tensor& t : call.outputs) {
+      if (t.defined() && t.device().is_meta()) return true;
+    }
+    return false;
+  }
+
+  // A meta tensor with t's sizes, strides, offset and dtype, one per real tensor, standing for
+  // the same value.
+  Tensor twin(const Tensor& t) {
+    if (!t.defined() || t.device().is_meta()) return t;
+    auto it = twins_.find(t.unsafeGetTensorImpl());
+    if (it != twins_.end()) return it->second;
+    const TensorImpl* impl = t.unsafeGetTensorImpl();
+    auto storage = std::make_shared<StorageImpl>(impl->storage()->nbytes(), Device(kMeta));
+    Tensor m(std::make_shared<TensorImpl>(std::move(storage), t.dtype(), t.sizes(), t.strides(),
+                                          impl->storage_offset()));
+    twins_.emplace(impl, m);
+    if (auto v = values_.find(impl); v != values_.end()) bind(m, v->second.ref);
+    return m;
+  }
 
   void bind(const Tensor& t, fx::ValueRef v) {
     const TensorImpl* impl = t.unsafeGetTensorImpl();
@@ -159,6 +229,7 @@ class Tracer final : public DispatchMode {
   std::unordered_map<const TensorImpl*, Entry> values_;
   std::unordered_map<const StorageImpl*, std::vector<const TensorImpl*>> by_storage_;
   std::vector<std::pair<fx::ValueRef, Tensor>> produced_;
+  std::unordered_map<const TensorImpl*, Tensor> twins_;
   int constants_ = 0;
 };
 
@@ -213,7 +284,16 @@ fx::GraphModule trace(const TracedFn& fn, const std::vector<Tensor>& inputs,
   check_spec(options.dynamic, inputs);
   EMBER_CHECK_VALUE(static_cast<bool>(fn), "[make_fx] the function is empty");
   Tracer tracer;
-  for (size_t i = 0; i < inputs.size(); ++i) tracer.add_input(inputs[i], i);
+  tracer.fake = options.mode == TracingMode::Fake;
+  std::vector<Tensor> traced_inputs;
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    if (inputs[i].defined()) {
+      EMBER_CHECK_NOT_IMPL(!tracer.fake || inputs[i].device().is_cpu(),
+                           "[make_fx] tracing_mode fake traces CPU inputs only, got input ", i,
+                           " on ", inputs[i].device().str());
+    }
+    traced_inputs.push_back(tracer.add_input(inputs[i], i));
+  }
   if (module) {
     for (const auto& item : module->named_parameters()) tracer.add_attr(item.key(), item.value());
     for (const auto& item : module->named_buffers()) tracer.add_attr(item.key(), item.value());
@@ -221,7 +301,7 @@ fx::GraphModule trace(const TracedFn& fn, const std::vector<Tensor>& inputs,
   std::vector<Tensor> outputs;
   {
     DispatchModeGuard guard(tracer);
-    outputs = fn(inputs);
+    outputs = fn(traced_inputs);
   }
   std::vector<fx::ValueRef> results;
   for (size_t i = 0; i < outputs.size(); ++i) {

@@ -84,6 +84,39 @@ TEST(MakeFx, InterfaceSnippetStatic) {
       "    return (sum,)\n");
 }
 
+// TracingMode::Fake: the function sees meta tensors (no kernel runs), and the graph is the one a
+// real trace records.
+TEST(MakeFx, FakeModeRecordsTheRealGraph) {
+  bool saw_meta = false;
+  auto fn = [&](const std::vector<Tensor>& xs) -> std::vector<Tensor> {
+    saw_meta = xs[0].device().is_meta() && xs[1].device().is_meta();
+    Tensor y = (xs[0].matmul(xs[1])).relu();
+    y.mul_(2);
+    return {y.sum(-1), y.t()};
+  };
+  Tensor x = values_tensor({4, 3}, 0.5), w = values_tensor({3, 5}, 0.25);
+  fx::GraphModule fake = make_fx(fn, {x, w}, {.mode = TracingMode::Fake});
+  EXPECT_TRUE(saw_meta);
+  fx::GraphModule real = make_fx(fn, {x, w});
+  EXPECT_FALSE(saw_meta);
+  EXPECT_EQ(fake.graph(), real.graph()) << fake.graph().to_string() << real.graph().to_string();
+  const std::vector<Tensor> a = fake({x, w}), b = real({x, w});
+  EXPECT_TRUE(a[0].equal(b[0]));
+  EXPECT_TRUE(a[1].equal(b[1]));
+  EXPECT_EQ(a[1].strides(), (std::vector<int64_t>{1, 5}));
+  // A random op's generator state on meta has no value to hold.
+  expect_errors<NotImplementedError>(
+      {{"random",
+        [&] {
+          make_fx(
+              [](const std::vector<Tensor>& xs) {
+                return std::vector<Tensor>{xs[0] + randn({4, 3}, xs[0].options())};
+              },
+              {x}, {.mode = TracingMode::Fake});
+        },
+        "made outside dispatch"}});
+}
+
 TEST(MakeFx, DynamicSpecIsCheckedThenRefused) {
   auto fn = [](const std::vector<Tensor>& xs) -> std::vector<Tensor> { return {xs[0] + xs[1]}; };
   Tensor x = ones({8, 3}), w = ones({3});
