@@ -1,0 +1,92 @@
+#pragma once
+// The compiler's public surface (DESIGN.md §4): capture a function into a graph with make_fx,
+// inspect, print, serialise and run the graph.
+//
+//   auto fn = [](const std::vector<Tensor>& xs) -> std::vector<Tensor> {
+//     return {xs[0].matmul(xs[1]).relu().sum(-1)};
+//   };
+//   ember::fx::GraphModule gm = ember::make_fx(fn, {x, w});
+//   std::cout << gm.graph().to_string();
+//   std::vector<Tensor> out = gm({x, w});
+#include <cstdint>
+#include <functional>
+#include <initializer_list>
+#include <limits>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "ember/core/error.h"
+#include "ember/core/tensor.h"
+#include "ember/fx/graph.h"
+#include "ember/fx/graph_module.h"
+#include "ember/fx/passes.h"
+
+namespace ember {
+
+namespace nn {
+class Module;
+}
+
+/// A dynamic-shape specification was violated (torch._dynamo.exc.ConstraintViolationError):
+/// an example input outside a dim's range, or a traced program that specialises a dynamic dim.
+class ConstraintViolationError : public Error {
+ public:
+  explicit ConstraintViolationError(const std::string& msg) : Error(msg) {}
+};
+
+/// A named dynamic dimension with an inclusive range (torch.export.Dim): Dim("batch", 1, 1024).
+/// The same Dim in two places means the two sizes are equal.
+struct Dim {
+  std::string name;
+  int64_t min = 0;
+  int64_t max = std::numeric_limits<int64_t>::max() - 1;
+  /// Raises ValueError unless `name` is an identifier and 0 <= min <= max.
+  explicit Dim(std::string name, std::optional<int64_t> min = std::nullopt,
+               std::optional<int64_t> max = std::nullopt);
+};
+
+/// Per input position, the dynamic dims of that input: {dim index -> Dim}. An input without
+/// entries is static. `DynamicSpec spec = {{{0, batch}}, {}};` makes dim 0 of input 0 dynamic.
+struct DynamicSpec {
+  std::vector<std::map<int64_t, Dim>> inputs;
+  DynamicSpec() = default;
+  DynamicSpec(std::initializer_list<std::map<int64_t, Dim>> per_input) : inputs(per_input) {}
+  bool empty() const;
+};
+
+/// How make_fx runs the function (proxy_tensor's tracing_mode): Real runs every kernel while
+/// recording; Fake gives the function meta tensors (Note [Meta device]) with the inputs'
+/// sizes, strides and dtypes, so that only shape inference runs.
+enum class TracingMode : uint8_t { Real, Fake };
+
+struct TraceOptions {
+  /// Dynamic dimensions. Symbolic shapes are not implemented yet: a non-empty spec is checked
+  /// against the example inputs (ConstraintViolationError) and then refused with
+  /// NotImplementedError rather than ignored.
+  DynamicSpec dynamic = {};
+  /// Rewrite in-place calls whose writes nothing else observes into out-of-place ones
+  /// (fx::functionalize); writes to inputs, attributes and views stay in place.
+  bool functionalize = true;
+  TracingMode mode = TracingMode::Real;
+};
+
+using TracedFn = std::function<std::vector<Tensor>(const std::vector<Tensor>&)>;
+using TracedTensorFn = std::function<Tensor(const std::vector<Tensor>&)>;
+
+/// Runs `fn` once on `example_inputs` and records every primitive that dispatch sees into a
+/// graph (torch.fx.experimental.proxy_tensor.make_fx with tracing_mode="real": kernels run
+/// while recording). Inputs become placeholders; tensors the function did not create
+/// (constants, the generator state of random ops) become get_attr nodes held by the module.
+fx::GraphModule make_fx(const TracedFn& fn, const std::vector<Tensor>& example_inputs,
+                        const TraceOptions& options = {});
+fx::GraphModule make_fx(const TracedTensorFn& fn, const std::vector<Tensor>& example_inputs,
+                        const TraceOptions& options = {});
+/// Traces `fn` (typically a call of the module's forward) with the module's parameters and
+/// buffers lifted as get_attr nodes named by their path ("fc.weight").
+fx::GraphModule make_fx(const nn::Module& module, const TracedFn& fn,
+                        const std::vector<Tensor>& example_inputs,
+                        const TraceOptions& options = {});
+
+}  // namespace ember

@@ -1,0 +1,354 @@
+// Note [Tracer]: make_fx is a dispatch mode (Note [Dispatch modes]) that records every primitive
+// the traced function runs into a Graph, while the kernels run as usual ("real" tracing).
+//  - A tensor is known by its TensorImpl's identity: each traced call maps its outputs to the
+//    node's values; an in-place call maps its target to its own (new) value, so later reads see
+//    the write. The tracer keeps every mapped tensor alive, so an address is never reused.
+//  - A tensor the tracer has not seen is one of three things. A new handle on a known tensor's
+//    memory with the same geometry (detach(), a shallow copy) is that tensor's value. The target
+//    of an in-place call that overwrites every element (fill_, copy_, random fills) is the op
+//    builder's own fresh allocation: the call node allocates it (no target). Anything else is a
+//    constant the function captured (a parameter, the generator state of a random op): a
+//    get_attr node, held by the GraphModule (a copy taken when first seen, unless it requires
+//    grad; parameters of make_fx(module, ...) are held by reference).
+//  - A tensor sharing a known tensor's memory under another geometry was made outside dispatch;
+//    its relation to the known value cannot be recorded, so tracing refuses it.
+#include <cstring>
+#include <unordered_map>
+
+#include "compiler/meta.h"
+#include "dispatch/dispatch.h"
+#include "ember/compiler.h"
+#include "ember/fx/passes.h"
+#include "ember/nn/module.h"
+
+namespace ember {
+
+namespace {
+
+// A copy of a captured constant's memory with the same layout. Op builders wrap temporaries
+// (tensor<int64_t>({1, 2, 0}) borrows its list) whose memory is gone once the op returns; a
+// leaf that requires grad (a parameter) is kept by reference instead.
+Tensor snapshot(const Tensor& t) {
+  const TensorImpl* impl = t.unsafeGetTensorImpl();
+  const size_t nbytes = impl->storage()->nbytes();
+  auto storage = std::make_shared<StorageImpl>(nbytes, t.device());
+  if (nbytes > 0 && impl->storage()->data()) {
+    std::memcpy(storage->data(), impl->storage()->data(), nbytes);
+  }
+  return Tensor(std::make_shared<TensorImpl>(std::move(storage), t.dtype(), t.sizes(), t.strides(),
+                                             impl->storage_offset()));
+}
+
+bool is_identifier(const std::string& s) {
+  if (s.empty() || std::isdigit(static_cast<unsigned char>(s[0]))) return false;
+  for (char c : s) {
+    if (!std::isalnum(static_cast<unsigned char>(c)) && c != '_') return false;
+  }
+  return true;
+}
+
+std::string opt_str(const std::optional<int64_t>& v) {
+  return v ? std::to_string(*v) : std::string("None");
+}
+
+// Inputs whose last argument is the Philox state (Note [Functional randomness]).
+bool takes_rng_state(PrimitiveKind k) {
+  return k == PrimitiveKind::Random || k == PrimitiveKind::ScaledDotProductAttention ||
+         k == PrimitiveKind::ScaledDotProductAttentionBackward;
+}
+
+class Tracer final : public DispatchMode {
+ public:
+  fx::Graph graph;
+  std::map<std::string, Tensor> attrs;
+  std::vector<fx::ValueRef> aliased;  // values reached through another TensorImpl too
+  bool fake = false;  // TracingMode::Fake: calls on meta tensors, recorded on real_device
+  Device real_device = kCPU;
+
+  // An undefined input (an optional tensor passed as None) is a placeholder that nothing uses.
+  // Returns the tensor the function receives (a meta twin when tracing fake).
+  Tensor add_input(const Tensor& t, size_t i) {
+    const fx::ValueRef v =
+        graph.placeholder("arg" + std::to_string(i) + "_1", fx::ValueMeta::of(t));
+    if (!t.defined()) return t;
+    bind(t, v);
+    return fake ? twin(t) : t;
+  }
+
+  void add_attr(const std::string& path, const Tensor& t) {
+    if (!t.defined() || values_.count(t.unsafeGetTensorImpl())) return;
+    bind(t, graph.get_attr(path, path, fx::ValueMeta::of(t)));
+    attrs[path] = t;
+  }
+
+  // The value of an argument (None for an undefined one).
+  fx::ValueRef value_of(const Tensor& t, const char* constant_prefix = "_tensor_constant") {
+    if (!t.defined()) return {};
+    if (auto v = known(t)) return *v;
+    if (fake && t.device().is_meta() && t.numel() == 0) {  // no values: a real empty tensor
+      const std::string name = "_tensor_constant" + std::to_string(constants_++);
+      attrs[name] = fx::detail::allocate(meta_of(t), "make_fx");
+      const fx::ValueRef v = graph.get_attr(name, name, meta_of(t));
+      bind(t, v);
+      return v;
+    }
+    EMBER_CHECK_NOT_IMPL(!fake || !t.device().is_meta(), "[make_fx] tracing_mode fake: a ",
+                         meta_of(t).str(), " meta tensor made outside dispatch (such as a random ",
+                         "op's generator state) has no value for the graph to hold; trace with ",
+                         "TracingMode::Real");
+    const std::string name = constant_prefix + std::to_string(constants_++);
+    attrs[name] = t.requires_grad() ? t : snapshot(t);
+    const fx::ValueRef v = graph.get_attr(name, name, meta_of(t));
+    bind(t, v);
+    return v;
+  }
+
+  void handle(OpCall& call, const DispatchNext& next) override {
+    const Primitive& p = call.prim;
+    std::vector<fx::ValueRef> args;
+    args.reserve(call.inputs.size());
+    for (size_t i = 0; i < call.inputs.size(); ++i) {
+      const bool rng = takes_rng_state(p.kind()) && i + 1 == call.inputs.size() &&
+                       call.inputs[i].defined() && call.inputs[i].dtype() == kInt64;
+      args.push_back(value_of(call.inputs[i], rng ? "_rng_state" : "_tensor_constant"));
+    }
+    std::optional<fx::ValueRef> target;
+    if (call.inplace) {
+      const Tensor& t = call.outputs.at(0);
+      if (auto v = known(t)) {
+        target = v;
+      } else if (!p.overwrites_target()) {
+        target = value_of(t);  // a captured tensor, written in place as eager does
+      }
+    }
+    const bool given = !call.outputs.empty() && !call.inplace;
+    // Fake: a call that involves a meta tensor runs on meta twins of the real ones (constants,
+    // scalars the op builder made, its preallocated outputs); calls on real tensors alone
+    // (factories, scalar conversions) run as they are.
+    std::vector<Tensor> outs = call.outputs;
+    if (fake && involves_meta(call)) {
+      std::vector<Tensor> ins;
+      for (const Tensor& t : call.inputs) ins.push_back(twin(t));
+      for (Tensor& t : outs) t = twin(t);
+      OpCall sub{call.prim, ins, outs, call.inplace, call.outputs_inferred};
+      next(sub);
+      for (size_t k = call.inplace ? 1 : 0; k < outs.size(); ++k) {
+        if (k < call.outputs.size()) {
+          call.outputs[k] = outs[k];
+        } else {
+          call.outputs.push_back(outs[k]);
+        }
+      }
+    } else {
+      next(call);
+      outs = call.outputs;
+    }
+    std::vector<fx::ValueMeta> metas;
+    for (const Tensor& o : call.outputs) metas.push_back(meta_of(o));
+    const int node =
+        graph.call(p.name(), p.clone(), std::move(args), target, given, std::move(metas));
+    for (size_t k = 0; k < call.outputs.size(); ++k) {
+      bind(call.outputs[k], {node, static_cast<int>(k)});
+      if (!outs[k].is_same(call.outputs[k])) bind(outs[k], {node, static_cast<int>(k)});
+      produced_.push_back({{node, static_cast<int>(k)}, call.outputs[k]});
+    }
+  }
+
+  // Autograd marks outputs after the modes below it ran: read requires_grad at the end.
+  void finish() {
+    for (const auto& [ref, t] : produced_) {
+      graph.mutable_nodes()[ref.node].outputs[ref.output].requires_grad = t.requires_grad();
+    }
+  }
+
+ private:
+  struct Entry {
+    fx::ValueRef ref;
+    Tensor keep;  // keeps the TensorImpl (and so its address) alive while tracing
+  };
+
+  // What the graph records: a fake trace's meta tensors stand for tensors on real_device.
+  fx::ValueMeta meta_of(const Tensor& t) const {
+    fx::ValueMeta m = fx::ValueMeta::of(t);
+    if (fake && t.defined() && t.device().is_meta()) m.device = real_device;
+    return m;
+  }
+
+  bool involves_meta(const OpCall& call) const {
+    for (const Tensor& t : call.inputs) {
+      if (t.defined() && t.device().is_meta()) return true;
+    }
+    for (const Tensor& t : call.outputs) {
+      if (t.defined() && t.device().is_meta()) return true;
+    }
+    return false;
+  }
+
+  // A meta tensor with t's sizes, strides, offset and dtype, one per real tensor, standing for
+  // the same value.
+  Tensor twin(const Tensor& t) {
+    if (!t.defined() || t.device().is_meta()) return t;
+    auto it = twins_.find(t.unsafeGetTensorImpl());
+    if (it != twins_.end()) return it->second;
+    const TensorImpl* impl = t.unsafeGetTensorImpl();
+    auto storage = std::make_shared<StorageImpl>(impl->storage()->nbytes(), Device(kMeta));
+    Tensor m(std::make_shared<TensorImpl>(std::move(storage), t.dtype(), t.sizes(), t.strides(),
+                                          impl->storage_offset()));
+    twins_.emplace(impl, m);
+    if (auto v = values_.find(impl); v != values_.end()) bind(m, v->second.ref);
+    return m;
+  }
+
+  void bind(const Tensor& t, fx::ValueRef v) {
+    const TensorImpl* impl = t.unsafeGetTensorImpl();
+    if (!values_.count(impl)) by_storage_[impl->storage().get()].push_back(impl);
+    values_[impl] = {v, t};
+  }
+
+  std::optional<fx::ValueRef> known(const Tensor& t) {
+    const TensorImpl* impl = t.unsafeGetTensorImpl();
+    if (auto it = values_.find(impl); it != values_.end()) return it->second.ref;
+    auto same = by_storage_.find(impl->storage().get());
+    if (same == by_storage_.end()) return std::nullopt;
+    for (const TensorImpl* other : same->second) {
+      if (other->sizes() == impl->sizes() && other->strides() == impl->strides() &&
+          other->storage_offset() == impl->storage_offset() && other->dtype() == impl->dtype()) {
+        const fx::ValueRef v = values_.at(other).ref;
+        bind(t, v);
+        aliased.push_back(v);  // a second handle: a write through one is seen by the other
+        return v;
+      }
+    }
+    const fx::ValueRef v = values_.at(same->second.front()).ref;
+    EMBER_THROW(NotImplementedError, "[make_fx] a tensor ", fx::ValueMeta::of(t).str(),
+                " shares the memory of traced value '", graph.value_name(v), "' (",
+                graph.meta(v).str(), ") under another geometry, made without dispatch; ",
+                "make it with a view op so that the tracer can record it");
+  }
+
+  std::unordered_map<const TensorImpl*, Entry> values_;
+  std::unordered_map<const StorageImpl*, std::vector<const TensorImpl*>> by_storage_;
+  std::vector<std::pair<fx::ValueRef, Tensor>> produced_;
+  std::unordered_map<const TensorImpl*, Tensor> twins_;
+  int constants_ = 0;
+};
+
+// Checks a dynamic spec against the example inputs, then refuses it: symbolic shapes (issue 19,
+// item 3) are not implemented yet, and ignoring a spec would silently specialise.
+void check_spec(const DynamicSpec& spec, const std::vector<Tensor>& inputs) {
+  if (spec.empty()) return;
+  EMBER_CHECK_VALUE(spec.inputs.size() == inputs.size(), "[make_fx] dynamic_shapes has ",
+                    spec.inputs.size(), " entries, but the function is traced with ", inputs.size(),
+                    " inputs (one entry per input, {} for a static one)");
+  std::map<std::string, std::pair<const Dim*, int64_t>> seen;
+  std::string described;
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    for (const auto& [dim, d] : spec.inputs[i]) {
+      EMBER_CHECK_VALUE(inputs[i].defined(), "[make_fx] dynamic_shapes gives dims of input ", i,
+                        ", which is None");
+      const int64_t ndim = inputs[i].dim();
+      EMBER_CHECK_VALUE(dim >= 0 && dim < ndim, "[make_fx] dynamic_shapes of input ", i,
+                        " names dim ", dim, " ('", d.name, "'), but the input has ", ndim, " dims");
+      const int64_t size = inputs[i].size(dim);
+      if (size < d.min || size > d.max) {
+        EMBER_THROW(ConstraintViolationError, "[make_fx] Constraints violated (", d.name,
+                    ")! The example input ", i, " has size ", size, " in dim ", dim,
+                    ", outside the range of ", d.name, " [", d.min, ", ", d.max,
+                    "]. Suggested fix: ", d.name, " = Dim(\"", d.name,
+                    "\", min=", std::min(d.min, size), ", max=", std::max(d.max, size), ")");
+      }
+      auto [it, fresh] = seen.try_emplace(d.name, &d, size);
+      if (!fresh) {
+        EMBER_CHECK_VALUE(it->second.first->min == d.min && it->second.first->max == d.max,
+                          "[make_fx] two different dims are named '", d.name, "'");
+        if (it->second.second != size) {
+          EMBER_THROW(ConstraintViolationError, "[make_fx] Constraints violated (", d.name, ")! ",
+                      d.name, " is used for sizes ", it->second.second, " and ", size,
+                      " of the example inputs, but the same Dim means equal sizes. Suggested ",
+                      "fix: use a separate Dim for input ", i, " dim ", dim);
+        }
+      }
+      described += (described.empty() ? "" : ", ") + std::string("input ") + std::to_string(i) +
+                   " dim " + std::to_string(dim) + " '" + d.name + "' [" + std::to_string(d.min) +
+                   ", " + std::to_string(d.max) + "]";
+    }
+  }
+  EMBER_THROW(NotImplementedError,
+              "[make_fx] dynamic shapes are not implemented yet (symbolic shapes come with the "
+              "compiler's SymNode); the spec marks ",
+              described, " as dynamic. Trace with TraceOptions{} for static shapes.");
+}
+
+fx::GraphModule trace(const TracedFn& fn, const std::vector<Tensor>& inputs,
+                      const TraceOptions& options, const nn::Module* module) {
+  check_spec(options.dynamic, inputs);
+  EMBER_CHECK_VALUE(static_cast<bool>(fn), "[make_fx] the function is empty");
+  Tracer tracer;
+  tracer.fake = options.mode == TracingMode::Fake;
+  std::vector<Tensor> traced_inputs;
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    if (inputs[i].defined()) {
+      EMBER_CHECK_NOT_IMPL(!tracer.fake || inputs[i].device().is_cpu(),
+                           "[make_fx] tracing_mode fake traces CPU inputs only, got input ", i,
+                           " on ", inputs[i].device().str());
+    }
+    traced_inputs.push_back(tracer.add_input(inputs[i], i));
+  }
+  if (module) {
+    for (const auto& item : module->named_parameters()) tracer.add_attr(item.key(), item.value());
+    for (const auto& item : module->named_buffers()) tracer.add_attr(item.key(), item.value());
+  }
+  std::vector<Tensor> outputs;
+  {
+    DispatchModeGuard guard(tracer);
+    outputs = fn(traced_inputs);
+  }
+  std::vector<fx::ValueRef> results;
+  for (size_t i = 0; i < outputs.size(); ++i) {
+    EMBER_CHECK_VALUE(outputs[i].defined(), "[make_fx] output ", i,
+                      " of the function is undefined");
+    results.push_back(tracer.value_of(outputs[i]));
+  }
+  tracer.finish();
+  tracer.graph.output(std::move(results));
+  if (options.functionalize) fx::functionalize(tracer.graph, tracer.aliased);
+  return fx::GraphModule(std::move(tracer.graph), std::move(tracer.attrs));
+}
+
+}  // namespace
+
+Dim::Dim(std::string name_, std::optional<int64_t> min_, std::optional<int64_t> max_)
+    : name(std::move(name_)) {
+  EMBER_CHECK_VALUE(is_identifier(name), "[Dim] Dim name must be a valid identifier, got ", name);
+  min = min_.value_or(0);
+  max = max_.value_or(std::numeric_limits<int64_t>::max() - 1);
+  EMBER_CHECK_VALUE(max > min, "[Dim] Cannot create Dim with inconsistent min=", opt_str(min_),
+                    ", max=", opt_str(max_));
+  EMBER_CHECK_VALUE(min >= 0, "[Dim] a size cannot be negative: min=", min, " for ", name);
+}
+
+bool DynamicSpec::empty() const {
+  for (const auto& dims : inputs) {
+    if (!dims.empty()) return false;
+  }
+  return true;
+}
+
+fx::GraphModule make_fx(const TracedFn& fn, const std::vector<Tensor>& example_inputs,
+                        const TraceOptions& options) {
+  return trace(fn, example_inputs, options, nullptr);
+}
+
+fx::GraphModule make_fx(const TracedTensorFn& fn, const std::vector<Tensor>& example_inputs,
+                        const TraceOptions& options) {
+  EMBER_CHECK_VALUE(static_cast<bool>(fn), "[make_fx] the function is empty");
+  return trace([&](const std::vector<Tensor>& xs) { return std::vector<Tensor>{fn(xs)}; },
+               example_inputs, options, nullptr);
+}
+
+fx::GraphModule make_fx(const nn::Module& module, const TracedFn& fn,
+                        const std::vector<Tensor>& example_inputs, const TraceOptions& options) {
+  return trace(fn, example_inputs, options, &module);
+}
+
+}  // namespace ember
