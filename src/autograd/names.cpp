@@ -84,6 +84,8 @@ std::string backward_name(const Primitive& prim, const std::vector<Tensor>& inpu
     overload = (op == "clamp") == scalar_bounds ? 1 : 0;
   } else if (kind == PrimitiveKind::Reduce && inputs.size() == 1) {
     overload = reduce_overload(static_cast<const Reduce&>(prim), op, inputs[0]);
+  } else if (kind == PrimitiveKind::Fill) {
+    overload = prim.inplace() ? 2 : 0;  // fill.Scalar, fill.Tensor, fill_.Scalar, fill_.Tensor
   } else if (kind == PrimitiveKind::Lerp) {
     overload = inputs.size() == 3 ? 1 : 0;  // lerp.Scalar, lerp.Tensor (the weight)
   } else if (kind == PrimitiveKind::Scatter && op == "scatter") {

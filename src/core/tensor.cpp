@@ -170,6 +170,8 @@ const Tensor& Tensor::fill_(const Tensor& value) const {
               "[fill_] fill_ only supports 0-dimension value tensor but got "
               "tensor with ",
               value.dim(), " dimensions.");
+  // A value that needs a gradient gets the sum of this tensor's: copy_ broadcasts it.
+  if (ops::value_needs_grad(value)) return copy_(value);
   return fill_(value.item());
 }
 

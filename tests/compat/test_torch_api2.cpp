@@ -221,6 +221,15 @@ TEST(TorchApi2, LerpInPlaceClampWithTensorBoundsFillsWithTensorValue) {
   EXPECT_TRUE(close(ifl, torch::tensor({{2.0, 0.0, 2.0}, {2.0, 0.0, 2.0}})));
   (mf.sum() + ifl.sum()).backward();
   EXPECT_EQ(v.grad().item<float>(), 3.0f + 4.0f);
+  // fill_ with a value that needs a gradient: the value gets the sum of the tensor's gradient.
+  Tensor fv = torch::tensor(3.0, torch::requires_grad());
+  Tensor target = torch::zeros({2, 2});
+  target.fill_(fv);
+  EXPECT_TRUE(target.requires_grad());
+  EXPECT_TRUE(close(target, torch::full({2, 2}, 3.0)));
+  (target * torch::tensor({{1.0, 2.0}, {3.0, 4.0}})).sum().backward();
+  EXPECT_EQ(fv.grad().item<float>(), 10.0f);
+  EXPECT_EQ(node(leaf.clone().fill_(2.0)), "FillBackward2");
   Tensor filled = torch::zeros(3);
   filled.fill_(torch::tensor(4, torch::kInt64));
   EXPECT_TRUE(close(filled, torch::full(3, 4.0)));
