@@ -97,19 +97,12 @@ Tensor& rounding_(Tensor& self, UnaryOp op, const char* name, int64_t decimals =
 
 // ---- abs, neg, sign, relu: dtype-preserving, defined for integers too.
 void check_numeric(ScalarType t, UnaryOp op, const char* name) {
-  if (t != kBool) return;
-  switch (op) {
-    case UnaryOp::Neg:
-      EMBER_THROW(RuntimeError, "[", name,
-                  "] Negation, the `-` operator, on a bool tensor is not supported. If you are "
-                  "trying to invert a mask, use the `~` or `logical_not()` operator instead.");
-    case UnaryOp::Relu:
-      EMBER_THROW(RuntimeError, "[", name, "] Boolean inputs not supported for relu");
-    case UnaryOp::Abs:
-      not_implemented("abs", t);
-    default:
-      return;  // sign
-  }
+  if (t != kBool || op == UnaryOp::Sign) return;  // sign of a bool is itself
+  EMBER_CHECK(op != UnaryOp::Neg, "[", name,
+              "] Negation, the `-` operator, on a bool tensor is not supported. If you are "
+              "trying to invert a mask, use the `~` or `logical_not()` operator instead.");
+  EMBER_CHECK(op != UnaryOp::Relu, "[", name, "] Boolean inputs not supported for relu");
+  not_implemented("abs", t);
 }
 
 Tensor numeric(const Tensor& x, UnaryOp op) {

@@ -1,109 +1,29 @@
 #include "primitives/unary.h"
 
+#include <iterator>
 #include <sstream>
 
 namespace ember {
 
+namespace {
+#define EMBER_UNARY_CLASS_NAME(Op, ...) #Op,
+#define EMBER_UNARY_OP_NAME(Op, name, ...) #name,
+constexpr const char* kClassNames[] = {EMBER_UNARY_TABLE_OPS(EMBER_UNARY_CLASS_NAME)
+                                           EMBER_UNARY_OTHER_OPS(EMBER_UNARY_CLASS_NAME)};
+constexpr const char* kOpNames[] = {EMBER_UNARY_TABLE_OPS(EMBER_UNARY_OP_NAME)
+                                        EMBER_UNARY_OTHER_OPS(EMBER_UNARY_OP_NAME)};
+#undef EMBER_UNARY_CLASS_NAME
+#undef EMBER_UNARY_OP_NAME
+constexpr int kCount = static_cast<int>(std::size(kOpNames));
+}  // namespace
+
+EnumInfo enum_info(UnaryOp) {
+  return {kCount, [](int i) { return kClassNames[i]; }};
+}
+
 const char* unary_op_name(UnaryOp op) {
-  switch (op) {
-    case UnaryOp::Abs:
-      return "abs";
-    case UnaryOp::Neg:
-      return "neg";
-    case UnaryOp::Sign:
-      return "sign";
-    case UnaryOp::Exp:
-      return "exp";
-    case UnaryOp::Exp2:
-      return "exp2";
-    case UnaryOp::Expm1:
-      return "expm1";
-    case UnaryOp::Log:
-      return "log";
-    case UnaryOp::Log2:
-      return "log2";
-    case UnaryOp::Log10:
-      return "log10";
-    case UnaryOp::Log1p:
-      return "log1p";
-    case UnaryOp::Sqrt:
-      return "sqrt";
-    case UnaryOp::Rsqrt:
-      return "rsqrt";
-    case UnaryOp::Reciprocal:
-      return "reciprocal";
-    case UnaryOp::Sin:
-      return "sin";
-    case UnaryOp::Cos:
-      return "cos";
-    case UnaryOp::Tan:
-      return "tan";
-    case UnaryOp::Asin:
-      return "asin";
-    case UnaryOp::Acos:
-      return "acos";
-    case UnaryOp::Atan:
-      return "atan";
-    case UnaryOp::Sinh:
-      return "sinh";
-    case UnaryOp::Cosh:
-      return "cosh";
-    case UnaryOp::Tanh:
-      return "tanh";
-    case UnaryOp::Sigmoid:
-      return "sigmoid";
-    case UnaryOp::Logit:
-      return "logit";
-    case UnaryOp::Erf:
-      return "erf";
-    case UnaryOp::Erfc:
-      return "erfc";
-    case UnaryOp::Erfinv:
-      return "erfinv";
-    case UnaryOp::Floor:
-      return "floor";
-    case UnaryOp::Ceil:
-      return "ceil";
-    case UnaryOp::Round:
-      return "round";
-    case UnaryOp::Trunc:
-      return "trunc";
-    case UnaryOp::Frac:
-      return "frac";
-    case UnaryOp::Relu:
-      return "relu";
-    case UnaryOp::Gelu:
-      return "gelu";
-    case UnaryOp::Silu:
-      return "silu";
-    case UnaryOp::Mish:
-      return "mish";
-    case UnaryOp::Softplus:
-      return "softplus";
-    case UnaryOp::Elu:
-      return "elu";
-    case UnaryOp::LeakyRelu:
-      return "leaky_relu";
-    case UnaryOp::Hardtanh:
-      return "hardtanh";
-    case UnaryOp::Hardsigmoid:
-      return "hardsigmoid";
-    case UnaryOp::Hardswish:
-      return "hardswish";
-    case UnaryOp::NanToNum:
-      return "nan_to_num";
-    case UnaryOp::IsNan:
-      return "isnan";
-    case UnaryOp::IsInf:
-      return "isinf";
-    case UnaryOp::IsFinite:
-      return "isfinite";
-    case UnaryOp::LogicalNot:
-      return "logical_not";
-    case UnaryOp::BitwiseNot:
-      return "bitwise_not";
-  }
-  return "unary";
+  const auto i = static_cast<int>(op);
+  return i < kCount ? kOpNames[i] : "unary";
 }
 
 std::string Unary::describe() const {
@@ -141,8 +61,19 @@ std::string Unary::describe() const {
     case UnaryOp::NanToNum:
       opt("nan", p_.args.a), opt("posinf", p_.args.b), opt("neginf", p_.args.c);
       break;
-    default:
-      break;
+#define EMBER_UNARY_CASE(Op, ...) case UnaryOp::Op:
+      EMBER_UNARY_TABLE_OPS(EMBER_UNARY_CASE)
+#undef EMBER_UNARY_CASE
+    case UnaryOp::Abs:
+    case UnaryOp::Neg:
+    case UnaryOp::Sign:
+    case UnaryOp::Relu:
+    case UnaryOp::IsNan:
+    case UnaryOp::IsInf:
+    case UnaryOp::IsFinite:
+    case UnaryOp::LogicalNot:
+    case UnaryOp::BitwiseNot:
+      break;  // no parameters
   }
   return ss.str();
 }

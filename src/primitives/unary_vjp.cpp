@@ -11,102 +11,69 @@
 namespace ember {
 
 namespace {
-bool uses_output(UnaryOp op) {
+UnaryReads reads(UnaryOp op) {
   switch (op) {
-    case UnaryOp::Exp:
-    case UnaryOp::Exp2:
-    case UnaryOp::Expm1:
-    case UnaryOp::Sqrt:
-    case UnaryOp::Rsqrt:
-    case UnaryOp::Reciprocal:
-    case UnaryOp::Tan:
-    case UnaryOp::Tanh:
-    case UnaryOp::Sigmoid:
-    case UnaryOp::Erfinv:
+#define EMBER_UNARY_READS(Op, name, F, Reads, ...) \
+  case UnaryOp::Op:                                \
+    return UnaryReads::Reads;
+    EMBER_UNARY_TABLE_OPS(EMBER_UNARY_READS)
+#undef EMBER_UNARY_READS
     case UnaryOp::Relu:
-      return true;
-    default:
-      return false;
-  }
-}
-bool uses_nothing(UnaryOp op) {
-  switch (op) {
+      return UnaryReads::Output;
     case UnaryOp::Neg:
     case UnaryOp::Sign:
-    case UnaryOp::Floor:
-    case UnaryOp::Ceil:
     case UnaryOp::Round:
-    case UnaryOp::Trunc:
-    case UnaryOp::Frac:
-      return true;
-    default:
-      return false;
+    case UnaryOp::IsNan:
+    case UnaryOp::IsInf:
+    case UnaryOp::IsFinite:
+    case UnaryOp::LogicalNot:
+    case UnaryOp::BitwiseNot:
+      return UnaryReads::Nothing;
+    case UnaryOp::Abs:
+    case UnaryOp::Logit:
+    case UnaryOp::Gelu:
+    case UnaryOp::Softplus:
+    case UnaryOp::Elu:
+    case UnaryOp::LeakyRelu:
+    case UnaryOp::Hardtanh:
+    case UnaryOp::NanToNum:
+      return UnaryReads::Input;
   }
+  return UnaryReads::Input;
+}
+
+// silu'(x) and mish'(x), for the table's vjps.
+Tensor silu_slope(const Tensor& x) {
+  Tensor s = x.sigmoid();
+  return s * (x * (1 - s) + 1);
+}
+Tensor mish_slope(const Tensor& x) {
+  Tensor t = softplus(x).tanh();
+  return t + x * x.sigmoid() * (1 - t * t);
 }
 }  // namespace
 
-bool Unary::saves_input(size_t) const { return !uses_output(p_.op) && !uses_nothing(p_.op); }
-bool Unary::saves_output(size_t) const { return uses_output(p_.op); }
+bool Unary::saves_input(size_t) const { return reads(p_.op) == UnaryReads::Input; }
+bool Unary::saves_output(size_t) const { return reads(p_.op) == UnaryReads::Output; }
 
 std::vector<Tensor> Unary::vjp(const VjpContext& ctx) const {
   const Tensor& g = ctx.grads[0];
   const Tensor& x = ctx.inputs[0];
   const Tensor& y = ctx.outputs[0];
-  const double two_over_sqrt_pi = 2.0 / std::sqrt(std::numbers::pi);
   auto arg = [](const std::optional<Scalar>& s, double dflt) { return s ? s->to<double>() : dflt; };
   switch (p_.op) {
+#define EMBER_UNARY_VJP(Op, name, F, Reads, vjp) \
+  case UnaryOp::Op:                              \
+    return {vjp};
+    EMBER_UNARY_TABLE_OPS(EMBER_UNARY_VJP)
+#undef EMBER_UNARY_VJP
     case UnaryOp::Abs:
       return {g * x.sign()};
     case UnaryOp::Neg:
       return {-g};
     case UnaryOp::Sign:
-    case UnaryOp::Floor:
-    case UnaryOp::Ceil:
     case UnaryOp::Round:
-    case UnaryOp::Trunc:
       return {zeros_like(g)};
-    case UnaryOp::Frac:
-      return {g};
-    case UnaryOp::Exp:
-      return {g * y};
-    case UnaryOp::Exp2:
-      return {g * y * std::numbers::ln2};
-    case UnaryOp::Expm1:
-      return {g * (y + 1)};
-    case UnaryOp::Log:
-      return {g / x};
-    case UnaryOp::Log2:
-      return {g / (x * std::numbers::ln2)};
-    case UnaryOp::Log10:
-      return {g / (x * std::numbers::ln10)};
-    case UnaryOp::Log1p:
-      return {g / (x + 1)};
-    case UnaryOp::Sqrt:
-      return {g / (y * 2)};
-    case UnaryOp::Rsqrt:
-      return {g * y * y * y * -0.5};
-    case UnaryOp::Reciprocal:
-      return {-g * y * y};
-    case UnaryOp::Sin:
-      return {g * x.cos()};
-    case UnaryOp::Cos:
-      return {-g * x.sin()};
-    case UnaryOp::Tan:
-      return {g * (y * y + 1)};
-    case UnaryOp::Asin:
-      return {g * (1 - x * x).rsqrt()};
-    case UnaryOp::Acos:
-      return {-g * (1 - x * x).rsqrt()};
-    case UnaryOp::Atan:
-      return {g / (x * x + 1)};
-    case UnaryOp::Sinh:
-      return {g * x.cosh()};
-    case UnaryOp::Cosh:
-      return {g * x.sinh()};
-    case UnaryOp::Tanh:
-      return {g * (1 - y * y)};
-    case UnaryOp::Sigmoid:
-      return {g * y * (1 - y)};
     case UnaryOp::Logit: {
       Tensor d = g / (x * (1 - x));
       if (p_.args.a) {
@@ -115,12 +82,6 @@ std::vector<Tensor> Unary::vjp(const VjpContext& ctx) const {
       }
       return {d.masked_fill((x < 0) | (x > 1), std::nan(""))};
     }
-    case UnaryOp::Erf:
-      return {g * (-x * x).exp() * two_over_sqrt_pi};
-    case UnaryOp::Erfc:
-      return {g * (-x * x).exp() * -two_over_sqrt_pi};
-    case UnaryOp::Erfinv:
-      return {g * (y * y).exp() * (std::sqrt(std::numbers::pi) / 2)};
     case UnaryOp::Relu:
       return {g.masked_fill(y <= 0, 0)};
     case UnaryOp::Gelu: {
@@ -144,14 +105,6 @@ std::vector<Tensor> Unary::vjp(const VjpContext& ctx) const {
       Tensor pdf = (x * x * -0.5).exp() * (1 / std::sqrt(2 * std::numbers::pi));
       return {g * pdf * (2 - x * x)};
     }
-    case UnaryOp::Silu: {
-      Tensor s = x.sigmoid();
-      return {g * s * (x * (1 - s) + 1)};
-    }
-    case UnaryOp::Mish: {
-      Tensor t = softplus(x).tanh();
-      return {g * (t + x * x.sigmoid() * (1 - t * t))};
-    }
     case UnaryOp::Softplus: {
       const double beta = arg(p_.args.a, 1), threshold = arg(p_.args.b, 20);
       Tensor bx = x * beta;
@@ -170,15 +123,16 @@ std::vector<Tensor> Unary::vjp(const VjpContext& ctx) const {
       const double lo = arg(p_.args.a, -1), hi = arg(p_.args.b, 1);
       return {g.masked_fill((x <= lo) | (x >= hi), 0)};
     }
-    case UnaryOp::Hardsigmoid:
-      return {(g / 6).masked_fill((x <= -3) | (x >= 3), 0)};
-    case UnaryOp::Hardswish:
-      return {where(x < -3, zeros_like(g), where(x <= 3, g * (x / 3 + 0.5), g))};
     case UnaryOp::NanToNum:
       return {g.masked_fill(x.isfinite().logical_not(), 0)};
-    default:
-      return Primitive::vjp(ctx);
+    case UnaryOp::IsNan:
+    case UnaryOp::IsInf:
+    case UnaryOp::IsFinite:
+    case UnaryOp::LogicalNot:
+    case UnaryOp::BitwiseNot:
+      break;  // boolean or integral results: not differentiable
   }
+  return Primitive::vjp(ctx);
 }
 
 }  // namespace ember

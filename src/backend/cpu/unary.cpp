@@ -30,75 +30,21 @@ T wrap_neg(T x) {
   return static_cast<T>(static_cast<U>(U(0) - static_cast<U>(x)));
 }
 
-/// abs, neg, sign, relu and hardtanh on an integral dtype T (not bool).
-template <typename T>
-void int_kernel(UnaryOp op, const UnaryArgs& args, const cpu::StridedLoop& loop) {
-  switch (op) {
-    case UnaryOp::Abs:
-      if constexpr (std::is_unsigned_v<T>) {
-        cpu::basic_kernel<T, T>(loop, [](T x) { return x; });
-      } else {
-        cpu::basic_kernel<T, T>(loop, [](T x) { return x < 0 ? wrap_neg(x) : x; });
-      }
-      return;
-    case UnaryOp::Neg:
-      cpu::basic_kernel<T, T>(loop, [](T x) { return wrap_neg(x); });
-      return;
-    case UnaryOp::Sign:
-      if constexpr (std::is_unsigned_v<T>) {
-        cpu::basic_kernel<T, T>(loop, [](T x) { return static_cast<T>(x != 0); });
-      } else {
-        cpu::basic_kernel<T, T>(loop, [](T x) { return static_cast<T>((0 < x) - (x < 0)); });
-      }
-      return;
-    case UnaryOp::Relu:
-      if constexpr (std::is_unsigned_v<T>) {
-        cpu::basic_kernel<T, T>(loop, [](T x) { return x; });
-      } else {
-        cpu::basic_kernel<T, T>(loop, [](T x) { return x < 0 ? T(0) : x; });
-      }
-      return;
-    case UnaryOp::Hardtanh: {
-      // The limits arrive as integers (see ops::hardtanh) and convert to T as PyTorch's clamp.
-      const T lo = static_cast<T>(args.a->toLong()), hi = static_cast<T>(args.b->toLong());
-      cpu::basic_kernel<T, T>(loop, [lo, hi](T x) { return std::min(std::max(x, lo), hi); });
-      return;
-    }
-    default:
-      break;
-  }
-  EMBER_INTERNAL_ASSERT(false, "int_kernel: unexpected op ", unary_op_name(op));
-}
-
-/// abs, neg, sign, relu and hardtanh on any dtype.
-void numeric_kernel(UnaryOp op, const UnaryArgs& args, const cpu::StridedLoop& loop,
-                    ScalarType dt) {
-  const char* name = unary_op_name(op);
-  if (is_floating_point(dt)) {
-    switch (op) {
-      case UnaryOp::Abs:
-        return cpu::float_unary<cpu::AbsF>(loop, dt, name);
-      case UnaryOp::Neg:
-        return cpu::float_unary<cpu::NegF>(loop, dt, name);
-      case UnaryOp::Sign:
-        return cpu::float_unary<cpu::SignF>(loop, dt, name);
-      case UnaryOp::Relu:
-        return cpu::float_unary<cpu::ReluF>(loop, dt, name);
-      case UnaryOp::Hardtanh:
-        return cpu::float_unary<cpu::HardtanhF>(loop, dt, name, args.a->toDouble(),
-                                                args.b->toDouble());
-      default:
-        break;
-    }
-  }
-  if (dt == kBool) {
-    if (op == UnaryOp::Sign) return cpu::basic_kernel<bool, bool>(loop, [](bool x) { return x; });
-    not_implemented(name, dt);
-  }
+/// `int_op` (a generic lambda) on an integral dtype; bool is not implemented.
+template <typename IntOp>
+void int_kernel(const cpu::StridedLoop& loop, ScalarType dt, const char* name, IntOp int_op) {
+  if (dt == kBool) not_implemented(name, dt);
   visit_dtype(dt, name, [&](auto* tag) {
     using T = std::remove_pointer_t<decltype(tag)>;
-    if constexpr (is_int_v<T>) int_kernel<T>(op, args, loop);
+    if constexpr (is_int_v<T>) cpu::basic_kernel<T, T>(loop, [&](T x) { return int_op(x); });
   });
+}
+
+/// abs, neg, sign, relu: the functor F on floating dtypes, `int_op` on integral ones.
+template <template <typename> class F, typename IntOp>
+void numeric_kernel(const cpu::StridedLoop& loop, ScalarType dt, const char* name, IntOp int_op) {
+  if (is_floating_point(dt)) return cpu::float_unary<F>(loop, dt, name);
+  int_kernel(loop, dt, name, int_op);
 }
 
 /// logical_not: a bool output (or, in place, the input's own dtype) holding !x.
@@ -138,13 +84,12 @@ void predicate_kernel(UnaryOp op, const cpu::StridedLoop& loop, ScalarType in_dt
     using S = std::remove_pointer_t<decltype(tag)>;
     if constexpr (std::is_floating_point_v<S> || is_reduced_v<S>) {
       using C = std::conditional_t<is_reduced_v<S>, float, S>;
-      switch (op) {
-        case UnaryOp::IsNan:
-          return cpu::basic_kernel<bool, S>(loop, [](S x) { return std::isnan(C(x)); });
-        case UnaryOp::IsInf:
-          return cpu::basic_kernel<bool, S>(loop, [](S x) { return std::isinf(C(x)); });
-        default:
-          return cpu::basic_kernel<bool, S>(loop, [](S x) { return std::isfinite(C(x)); });
+      if (op == UnaryOp::IsNan) {
+        cpu::basic_kernel<bool, S>(loop, [](S x) { return std::isnan(C(x)); });
+      } else if (op == UnaryOp::IsInf) {
+        cpu::basic_kernel<bool, S>(loop, [](S x) { return std::isinf(C(x)); });
+      } else {
+        cpu::basic_kernel<bool, S>(loop, [](S x) { return std::isfinite(C(x)); });
       }
     } else {
       const bool value = op == UnaryOp::IsFinite;
@@ -171,13 +116,62 @@ void Unary::eval_cpu(const std::vector<Tensor>& inputs, std::vector<Tensor>& out
     in = converted;
   }
   auto loop = cpu::make_loop({out, in});
+  const char* n = name();
+  const UnaryArgs& a = p_.args;
   switch (p_.op) {
+#define EMBER_UNARY_KERNEL_CASE(Op, ...) \
+  case UnaryOp::Op:                      \
+    return cpu::unary_##Op(loop, dt);
+    EMBER_UNARY_TABLE_OPS(EMBER_UNARY_KERNEL_CASE)
+#undef EMBER_UNARY_KERNEL_CASE
     case UnaryOp::Abs:
+      return numeric_kernel<cpu::AbsF>(loop, dt, n, []<typename T>(T x) {
+        if constexpr (std::is_unsigned_v<T>)
+          return x;
+        else
+          return x < 0 ? wrap_neg(x) : x;
+      });
     case UnaryOp::Neg:
+      return numeric_kernel<cpu::NegF>(loop, dt, n, [](auto x) { return wrap_neg(x); });
     case UnaryOp::Sign:
+      if (dt == kBool) return cpu::basic_kernel<bool, bool>(loop, [](bool x) { return x; });
+      return numeric_kernel<cpu::SignF>(loop, dt, n, []<typename T>(T x) {
+        if constexpr (std::is_unsigned_v<T>)
+          return static_cast<T>(x != 0);
+        else
+          return static_cast<T>((0 < x) - (x < 0));
+      });
     case UnaryOp::Relu:
-    case UnaryOp::Hardtanh:
-      return numeric_kernel(p_.op, p_.args, loop, dt);
+      return numeric_kernel<cpu::ReluF>(loop, dt, n, []<typename T>(T x) {
+        if constexpr (std::is_unsigned_v<T>)
+          return x;
+        else
+          return x < 0 ? T(0) : x;
+      });
+    case UnaryOp::Hardtanh: {
+      if (is_floating_point(dt)) {
+        return cpu::float_unary<cpu::HardtanhF>(loop, dt, n, a.a->toDouble(), a.b->toDouble());
+      }
+      // The limits arrive as integers (see ops::hardtanh) and convert to T as PyTorch's clamp.
+      const int64_t lo = a.a->toLong(), hi = a.b->toLong();
+      return int_kernel(loop, dt, n, [lo, hi]<typename T>(T x) {
+        return std::min(std::max(x, static_cast<T>(lo)), static_cast<T>(hi));
+      });
+    }
+    case UnaryOp::Round:
+      return cpu::round_kernel(a, loop, dt);
+    case UnaryOp::NanToNum:
+      return cpu::nan_to_num_kernel(a, loop, dt);
+    case UnaryOp::Logit:
+      return cpu::logit_kernel(a, loop, dt);
+    case UnaryOp::Gelu:
+      return cpu::gelu_kernel(a, loop, dt);
+    case UnaryOp::Softplus:
+      return cpu::softplus_kernel(a, loop, dt);
+    case UnaryOp::Elu:
+      return cpu::elu_kernel(a, loop, dt);
+    case UnaryOp::LeakyRelu:
+      return cpu::leaky_relu_kernel(a, loop, dt);
     case UnaryOp::LogicalNot:
       return logical_not_kernel(loop, dt, in.dtype());
     case UnaryOp::BitwiseNot:
@@ -186,13 +180,7 @@ void Unary::eval_cpu(const std::vector<Tensor>& inputs, std::vector<Tensor>& out
     case UnaryOp::IsInf:
     case UnaryOp::IsFinite:
       return predicate_kernel(p_.op, loop, in.dtype());
-    default:
-      break;
   }
-  if (cpu::unary_math_kernel(p_.op, p_.args, loop, dt)) return;
-  if (cpu::unary_trig_round_kernel(p_.op, p_.args, loop, dt)) return;
-  if (cpu::unary_activation_kernel(p_.op, p_.args, loop, dt)) return;
-  EMBER_INTERNAL_ASSERT(false, "Unary: no kernel for ", name());
 }
 
 }  // namespace ember

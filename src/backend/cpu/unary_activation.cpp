@@ -5,48 +5,31 @@
 
 namespace ember::cpu {
 
-bool unary_activation_kernel(UnaryOp op, const UnaryArgs& args, const StridedLoop& loop,
-                             ScalarType dt) {
-  const char* n = unary_op_name(op);
-  switch (op) {
-    case UnaryOp::Sigmoid:
-      float_unary<SigmoidF>(loop, dt, n);
-      break;
-    case UnaryOp::Logit:
-      float_unary<LogitF>(loop, dt, n, args.a ? args.a->toDouble() : -1.0);
-      break;
-    case UnaryOp::Gelu:
-      if (args.derivative)
-        args.tanh_approx ? float_unary<GeluTanhGradF>(loop, dt, n)
-                         : float_unary<GeluGradF>(loop, dt, n);
-      else
-        args.tanh_approx ? float_unary<GeluTanhF>(loop, dt, n) : float_unary<GeluF>(loop, dt, n);
-      break;
-    case UnaryOp::Silu:
-      float_unary<SiluF>(loop, dt, n);
-      break;
-    case UnaryOp::Mish:
-      float_unary<MishF>(loop, dt, n);
-      break;
-    case UnaryOp::Softplus:
-      float_unary<SoftplusF>(loop, dt, n, args.a->toDouble(), args.b->toDouble());
-      break;
-    case UnaryOp::Elu:
-      float_unary<EluF>(loop, dt, n, args.a->toDouble(), args.b->toDouble(), args.c->toDouble());
-      break;
-    case UnaryOp::LeakyRelu:
-      float_unary<LeakyReluF>(loop, dt, n, args.a->toDouble());
-      break;
-    case UnaryOp::Hardsigmoid:
-      float_unary<HardsigmoidF>(loop, dt, n);
-      break;
-    case UnaryOp::Hardswish:
-      float_unary<HardswishF>(loop, dt, n);
-      break;
-    default:
-      return false;
+EMBER_UNARY_ACTIVATION_OPS(EMBER_UNARY_KERNEL_DEF)
+
+void logit_kernel(const UnaryArgs& args, const StridedLoop& loop, ScalarType dt) {
+  float_unary<LogitF>(loop, dt, "logit", args.a ? args.a->toDouble() : -1.0);
+}
+
+void gelu_kernel(const UnaryArgs& args, const StridedLoop& loop, ScalarType dt) {
+  if (args.derivative) {
+    return args.tanh_approx ? float_unary<GeluTanhGradF>(loop, dt, "gelu")
+                            : float_unary<GeluGradF>(loop, dt, "gelu");
   }
-  return true;
+  args.tanh_approx ? float_unary<GeluTanhF>(loop, dt, "gelu")
+                   : float_unary<GeluF>(loop, dt, "gelu");
+}
+
+void softplus_kernel(const UnaryArgs& args, const StridedLoop& loop, ScalarType dt) {
+  float_unary<SoftplusF>(loop, dt, "softplus", args.a->toDouble(), args.b->toDouble());
+}
+
+void elu_kernel(const UnaryArgs& args, const StridedLoop& loop, ScalarType dt) {
+  float_unary<EluF>(loop, dt, "elu", args.a->toDouble(), args.b->toDouble(), args.c->toDouble());
+}
+
+void leaky_relu_kernel(const UnaryArgs& args, const StridedLoop& loop, ScalarType dt) {
+  float_unary<LeakyReluF>(loop, dt, "leaky_relu", args.a->toDouble());
 }
 
 }  // namespace ember::cpu
