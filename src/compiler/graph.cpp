@@ -124,6 +124,10 @@ bool Node::operator==(const Node& o) const {
   return true;
 }
 
+std::string Node::op() const { return prim ? prim->name() : ""; }
+std::string Node::params() const { return prim ? prim->describe() : ""; }
+bool Node::inplace() const { return prim && prim->inplace(); }
+
 std::string Graph::unique_name(const std::string& base) {
   // An identifier: other characters become '_' (FX's _snake_case / _illegal_char_regex).
   std::string name = base.empty() ? "_" : base;

@@ -75,6 +75,13 @@ struct Node {
   std::vector<ValueMeta> outputs;                       // one per output value (output nodes: none)
   std::vector<std::shared_ptr<const Graph>> subgraphs;  // control-flow bodies (later)
   bool operator==(const Node& o) const;
+  // The call's primitive for code that sees only the public headers:
+  /// Its op name ("add", "add_", "mm"); empty for other nodes.
+  std::string op() const;
+  /// Its parameters, "dim=1, keepdim=True".
+  std::string params() const;
+  /// Whether it writes its target in place (Primitive::inplace).
+  bool inplace() const;
 };
 
 class Graph {
