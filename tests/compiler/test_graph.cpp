@@ -213,6 +213,10 @@ TEST(FxGraph, HostileJsonIsRefused) {
          j["nodes"][0]["meta"][0]["sizes"] = json::array({int64_t{1} << 62, 8});
        }),
        "overflows"},
+      {with([](json& j) { j["nodes"][0]["meta"][0]["storage_offset"] = -1; }),
+       "'storage_offset' must be non-negative"},
+      {with([](json& j) { j["nodes"][0]["meta"][0]["storage_offset"] = int64_t{1} << 62; }),
+       "overflows int64"},
       {with([](json& j) { j["nodes"][0]["meta"][0]["strides"] = json::array({3}); }),
        "must be lists of one length"},
       {with([](json& j) { j["nodes"][0]["meta"][0]["dtype"] = "float128"; }),

@@ -315,6 +315,7 @@ TEST(MakeFx, Errors) {
       {"input shape", [&] { gm({ones({3})}); }, "expected f32[2] as traced"},
       {"input dtype", [&] { gm({ones({2}, kFloat64)}); }, "got f64[2]"},
       {"input None", [&] { gm({Tensor()}); }, "got None"},
+      {"input offset", [&] { gm({ones({3}).slice(0, 1, 3)}); }, "got f32[2] offset=1"},
   });
   // An untraced alias of a traced tensor under another geometry cannot be recorded.
   auto sneaky = [](const std::vector<Tensor>& xs) -> std::vector<Tensor> {
