@@ -15,10 +15,11 @@ Tensor allocate(const ValueMeta& m, const char* op) {
   std::vector<int64_t> sizes(m.sizes.size()), strides(m.strides.size());
   for (size_t d = 0; d < sizes.size(); ++d) sizes[d] = m.sizes[d].guard_int(op);
   for (size_t d = 0; d < strides.size(); ++d) strides[d] = m.strides[d].guard_int(op);
-  auto storage =
-      std::make_shared<StorageImpl>(strided_nbytes(sizes, strides, m.dtype, op), m.device);
+  const size_t nbytes = strided_nbytes(sizes, strides, m.dtype, op) +
+                        static_cast<size_t>(m.storage_offset) * element_size(m.dtype);
+  auto storage = std::make_shared<StorageImpl>(nbytes, m.device);
   return Tensor(std::make_shared<TensorImpl>(std::move(storage), m.dtype, std::move(sizes),
-                                             std::move(strides), 0));
+                                             std::move(strides), m.storage_offset));
 }
 
 const char* short_dtype_name(ScalarType t) {
@@ -77,20 +78,22 @@ bool is_contiguous(const ValueMeta& m) {
 }  // namespace
 
 ValueMeta ValueMeta::of(const Tensor& t) {
-  if (!t.defined()) return {{}, {}, ScalarType::Undefined, kCPU, false};
+  if (!t.defined()) return {{}, {}, ScalarType::Undefined, kCPU, false, 0};
   const TensorMeta m = TensorMeta::of(t);
-  return {m.sizes, m.strides, m.dtype, m.device, t.defined() && t.requires_grad()};
+  return {m.sizes,  m.strides,         m.dtype,
+          m.device, t.requires_grad(), t.unsafeGetTensorImpl()->storage_offset()};
 }
 
 bool ValueMeta::operator==(const ValueMeta& o) const {
   return sizes == o.sizes && strides == o.strides && dtype == o.dtype && device == o.device &&
-         requires_grad == o.requires_grad;
+         requires_grad == o.requires_grad && storage_offset == o.storage_offset;
 }
 
 std::string ValueMeta::str() const {
   if (!defined()) return "None";
   std::string s = detail::short_dtype_name(dtype) + list_str(sizes);
   if (!is_contiguous(*this)) s += " stride=" + list_str(strides);
+  if (storage_offset != 0) s += " offset=" + std::to_string(storage_offset);
   if (!device.is_cpu()) s += " " + device.str();
   return s;
 }
@@ -123,6 +126,10 @@ bool Node::operator==(const Node& o) const {
   }
   return true;
 }
+
+std::string Node::op() const { return prim ? prim->name() : ""; }
+std::string Node::params() const { return prim ? prim->describe() : ""; }
+bool Node::inplace() const { return prim && prim->inplace(); }
 
 std::string Graph::unique_name(const std::string& base) {
   // An identifier: other characters become '_' (FX's _snake_case / _illegal_char_regex).

@@ -38,11 +38,13 @@ json meta_json(const ValueMeta& m) {
     }
     return a;
   };
-  return {{"dtype", dtype_name(m.dtype)},
-          {"device", m.device.str()},
-          {"sizes", ints(m.sizes)},
-          {"strides", ints(m.strides)},
-          {"requires_grad", m.requires_grad}};
+  json j = {{"dtype", dtype_name(m.dtype)},
+            {"device", m.device.str()},
+            {"sizes", ints(m.sizes)},
+            {"strides", ints(m.strides)},
+            {"requires_grad", m.requires_grad}};
+  if (m.storage_offset != 0) j["storage_offset"] = m.storage_offset;
+  return j;
 }
 
 json ref_json(ValueRef v) { return v.is_none() ? json(nullptr) : json::array({v.node, v.output}); }
@@ -189,7 +191,7 @@ class Reader {
 
   ValueMeta meta(const json& j, const std::string& where) {
     if (!j.is_object()) bad(where, "a value's metadata must be an object");
-    keys(j, where, {"dtype", "device", "sizes", "strides", "requires_grad"});
+    keys(j, where, {"dtype", "device", "sizes", "strides", "requires_grad", "storage_offset"});
     ValueMeta m;
     const json& dtype = need(j, "dtype", where);
     bool found = false;
@@ -220,8 +222,15 @@ class Reader {
       st.push_back(int64(strides[d], where, "a stride"));
       if (sz.back() < 0 || st.back() < 0) bad(where, "sizes and strides must be non-negative");
     }
+    if (j.contains("storage_offset")) {
+      m.storage_offset = int64(j["storage_offset"], where, "'storage_offset'");
+      if (m.storage_offset < 0) bad(where, "'storage_offset' must be non-negative");
+    }
     try {  // the extent must fit int64 bytes, as an allocation from it would need
-      strided_nbytes(sz, st, m.dtype, "Graph.from_json");
+      const size_t extent = strided_nbytes(sz, st, m.dtype, "Graph.from_json");
+      const int64_t esize = element_size(m.dtype);
+      EMBER_CHECK(m.storage_offset <= (INT64_MAX - static_cast<int64_t>(extent)) / esize,
+                  "[Graph.from_json] the storage offset overflows int64 bytes");
     } catch (const Error& e) {
       bad(where, e.what());
     }

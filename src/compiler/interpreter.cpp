@@ -16,7 +16,7 @@ void check_input(const Node& p, size_t i, const Tensor& t) {
   // Views are recorded with their geometry, so the graph holds for the traced layout only.
   EMBER_CHECK_VALUE(got == want, "[GraphModule] input ", i, " ('", p.name, "') expected ",
                     want.str(), " as traced (the graph is specialised to its inputs' dtype, ",
-                    "device, sizes and strides), got ", got.str());
+                    "device, sizes, strides and storage offset), got ", got.str());
 }
 
 }  // namespace

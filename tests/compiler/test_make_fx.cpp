@@ -19,20 +19,6 @@ Tensor values_tensor(const std::vector<int64_t>& shape, double scale) {
   return t;
 }
 
-std::vector<std::string> call_names(const fx::Graph& g) {
-  std::vector<std::string> names;
-  for (const fx::Node& n : g.nodes()) {
-    if (n.kind == fx::NodeKind::Call) names.emplace_back(n.prim->name());
-  }
-  return names;
-}
-
-std::vector<fx::NodeKind> kinds(const fx::Graph& g) {
-  std::vector<fx::NodeKind> k;
-  for (const fx::Node& n : g.nodes()) k.push_back(n.kind);
-  return k;
-}
-
 // The interface snippet, static case (a dynamic spec is refused for now, below).
 TEST(MakeFx, InterfaceSnippetStatic) {
   using ember::Tensor;
@@ -60,28 +46,21 @@ TEST(MakeFx, InterfaceSnippetStatic) {
     }
     EXPECT_NEAR(out[0][i].item<double>(), row, 1e-5) << i;
   }
-  // matmul of two matrices runs as a batched mm between views (as Ember's matmul builds it).
-  EXPECT_EQ(kinds(gm.graph()),
-            (std::vector<fx::NodeKind>{fx::NodeKind::Placeholder, fx::NodeKind::Placeholder,
-                                       fx::NodeKind::Call, fx::NodeKind::Call, fx::NodeKind::Call,
-                                       fx::NodeKind::Call, fx::NodeKind::Call, fx::NodeKind::Call,
-                                       fx::NodeKind::Output}));
-  EXPECT_EQ(call_names(gm.graph()),
-            (std::vector<std::string>{"unsqueeze", "unsqueeze", "mm", "reshape", "relu", "sum"}));
-  EXPECT_EQ(
-      text,
-      "def forward(self, arg0_1: \"f32[4, 3]\", arg1_1: \"f32[3, 5]\"):\n"
-      "    unsqueeze: \"f32[1, 3, 5]\" = ember.unsqueeze(arg1_1, sizes=[1, 3, 5], "
-      "strides=[15, 5, 1], offset=0, dtype=None)\n"
-      "    unsqueeze_1: \"f32[1, 4, 3]\" = ember.unsqueeze(arg0_1, sizes=[1, 4, 3], "
-      "strides=[12, 3, 1], offset=0, dtype=None)\n"
-      "    mm: \"f32[1, 4, 5]\" = ember.mm(unsqueeze_1, unsqueeze, alpha=1, beta=0)\n"
-      "    reshape: \"f32[4, 5]\" = ember.reshape(mm, sizes=[4, 5], strides=[5, 1], offset=0, "
-      "dtype=None)\n"
-      "    relu: \"f32[4, 5]\" = ember.relu(reshape)\n"
-      "    sum: \"f32[4]\" = ember.sum(relu, op=Sum, dims=[1], keepdim=False, param=0, "
-      "dtype=Float)\n"
-      "    return (sum,)\n");
+  // matmul of two matrices runs as a batched mm between views (as Ember's matmul builds it;
+  // which views is the view redesign's business: only the other calls are pinned here).
+  std::vector<std::string> computing;
+  for (const fx::Node& n : gm.graph().nodes()) {
+    if (n.kind == fx::NodeKind::Call && !n.prim->is_view()) computing.push_back(n.op());
+  }
+  EXPECT_EQ(computing, (std::vector<std::string>{"mm", "relu", "sum"}));
+  for (const char* line :
+       {"def forward(self, arg0_1: \"f32[4, 3]\", arg1_1: \"f32[3, 5]\"):\n",
+        "    mm: \"f32[1, 4, 5]\" = ember.mm(", "    relu: \"f32[4, 5]\" = ember.relu(",
+        "    sum: \"f32[4]\" = ember.sum(relu, op=Sum, dims=[1], keepdim=False, param=0, "
+        "dtype=Float)\n",
+        "    return (sum,)\n"}) {
+    EXPECT_NE(text.find(line), std::string::npos) << line << " in\n" << text;
+  }
 }
 
 // TracingMode::Fake: the function sees meta tensors (no kernel runs), and the graph is the one a
@@ -315,6 +294,7 @@ TEST(MakeFx, Errors) {
       {"input shape", [&] { gm({ones({3})}); }, "expected f32[2] as traced"},
       {"input dtype", [&] { gm({ones({2}, kFloat64)}); }, "got f64[2]"},
       {"input None", [&] { gm({Tensor()}); }, "got None"},
+      {"input offset", [&] { gm({ones({3}).slice(0, 1, 3)}); }, "got f32[2] offset=1"},
   });
   // An untraced alias of a traced tensor under another geometry cannot be recorded.
   auto sneaky = [](const std::vector<Tensor>& xs) -> std::vector<Tensor> {

@@ -37,13 +37,17 @@ struct ValueMeta {
   ScalarType dtype = kFloat32;
   Device device = kCPU;
   bool requires_grad = false;
+  /// Where the tensor starts in its storage (elements): views are recorded with their absolute
+  /// geometry in the storage for now, so the graph holds for inputs that start where the
+  /// traced ones did.
+  int64_t storage_offset = 0;
   /// Undefined (dtype Undefined) for an undefined tensor: a placeholder for an optional input
   /// passed as None.
   static ValueMeta of(const Tensor& t);
   bool defined() const { return dtype != ScalarType::Undefined; }
   bool operator==(const ValueMeta& o) const;
   /// FX's short form: "f32[4, 5]" ("None" when undefined), with " stride=[1, 4]" when not
-  /// contiguous and the device when not the CPU.
+  /// contiguous, " offset=3" when not at its storage's start and the device when not the CPU.
   std::string str() const;
 };
 
@@ -75,6 +79,13 @@ struct Node {
   std::vector<ValueMeta> outputs;                       // one per output value (output nodes: none)
   std::vector<std::shared_ptr<const Graph>> subgraphs;  // control-flow bodies (later)
   bool operator==(const Node& o) const;
+  // The call's primitive for code that sees only the public headers:
+  /// Its op name ("add", "add_", "mm"); empty for other nodes.
+  std::string op() const;
+  /// Its parameters, "dim=1, keepdim=True".
+  std::string params() const;
+  /// Whether it writes its target in place (Primitive::inplace).
+  bool inplace() const;
 };
 
 class Graph {
