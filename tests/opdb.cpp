@@ -124,8 +124,13 @@ Tensor make_noncontiguous(const Tensor& t) {
   std::vector<int64_t> big = shape;
   if (big.empty()) return t;
   big.back() *= 2;
-  Tensor b = make_tensor(big, t.dtype(), -1, 1, 99);
   auto st = contiguous_strides(big);
+  std::vector<int64_t> strides = st;
+  strides.back() = 2;
+  // Note [Meta device]: a meta tensor has no values to copy, only the layout to reproduce.
+  if (t.device().is_meta())
+    return empty_strided(shape, strides, TensorOptions(t.dtype()).device(kMeta));
+  Tensor b = make_tensor(big, t.dtype(), -1, 1, 99);
   auto v = values(t);
   char* p = static_cast<char*>(b.data_ptr());
   std::vector<int64_t> idx(shape.size(), 0);
@@ -139,8 +144,6 @@ Tensor make_noncontiguous(const Tensor& t) {
       idx[d] = 0;
     }
   }
-  std::vector<int64_t> strides = st;
-  strides.back() = 2;
   return Tensor(std::make_shared<TensorImpl>(b.impl()->storage(), t.dtype(), shape, strides, 0));
 }
 

@@ -25,7 +25,8 @@ std::vector<ScalarType> dtypes_except(const std::vector<ScalarType>& dtypes);
 /// written directly into memory (independent of Ember's kernels). seed picks the sequence.
 Tensor make_tensor(const std::vector<int64_t>& shape, ScalarType dtype, double low = -5,
                    double high = 5, uint64_t seed = 0);
-/// The same values as a non-contiguous view: a transposed (last two dims) or strided copy.
+/// The same values as a non-contiguous view: every other element of a buffer twice as long in
+/// the last dim. A meta tensor gives a meta tensor of the same layout (it has no values).
 Tensor make_noncontiguous(const Tensor& t);
 /// A stride-0 view of `t` (shape [1, ...] or [...]) expanded to `shape`.
 Tensor make_expanded(const Tensor& t, const std::vector<int64_t>& shape);
@@ -85,6 +86,11 @@ struct OpInfo {
   /// finite differences (see kGradcheckMaxNumel), hold ties or leave the op's smooth domain.
   /// Unset: `samples(kFloat64)`, every one of which must then be small enough.
   std::function<std::vector<Sample>()> grad_samples = {};
+  /// Positions of the inputs that carry the call's non-tensor arguments (dims, flags, sizes),
+  /// which `op` reads back with values() instead of passing them to Ember; negative positions
+  /// count from the end. OpTest.MetaMatchesEager leaves them on the CPU when it moves a sample
+  /// to the meta device.
+  std::vector<int> arg_inputs = {};
   /// A differentiable form of `op` for Gradcheck, where `op` inspects its result with raw reads.
   std::function<Tensor(const std::vector<Tensor>&)> grad_op = {};
   /// Why the op has no derivative, in PyTorch's terms (its output is boolean or integral, or

@@ -100,12 +100,13 @@ LstsqResult lstsq(const Tensor& A, const Tensor& B, std::optional<double> rcond,
   Tensor keep = S > S.narrow(-1, 0, std::min<int64_t>(1, S.size(-1))).sum(-1, true) * rc;
   Tensor Sinv = where(keep, reciprocal(where(keep, S, ones_like(S))), zeros_like(S));
   Tensor X = matmul(Vh.mT() * Sinv.unsqueeze(-2), matmul(U.mT(), B2));
-  Tensor rank = drv == "gels" ? ops::empty_tensor({0}, kInt64, op) : keep.sum(-1);
-  Tensor sv = drv == "gelsd" || drv == "gelss" ? S : ops::empty_tensor({0}, A.dtype(), op);
-  Tensor residuals = ops::empty_tensor({0}, A.dtype(), op);
-  bool full_rank = true;
-  if (rank.numel() > 0) full_rank = (rank == n).all().item<bool>();
-  if (m > n && drv != "gelsy" && full_rank) {
+  const Device device = A.device();
+  Tensor rank = drv == "gels" ? ops::empty_tensor({0}, kInt64, op, device) : keep.sum(-1);
+  Tensor sv = drv == "gelsd" || drv == "gelss" ? S : ops::empty_tensor({0}, A.dtype(), op, device);
+  Tensor residuals = ops::empty_tensor({0}, A.dtype(), op, device);
+  // Whether A has full rank (read from the data) matters only where residuals can exist.
+  const auto full_rank = [&] { return rank.numel() == 0 || (rank == n).all().item<bool>(); };
+  if (m > n && drv != "gelsy" && full_rank()) {
     Tensor R = matmul(A, X) - B2;
     residuals = (R * R).sum(-2);
     if (vector_case) residuals = residuals.squeeze(-1);
@@ -298,9 +299,9 @@ Tensor matrix_exp(const Tensor& A) {
   const int64_t n = A.size(-1);
   if (A.numel() == 0) return A.clone();
   // Scaling and squaring with a degree-18 Taylor polynomial: ||A / 2^s||_1 <= 1/2 keeps the
-  // truncation error below eps(double).
+  // truncation error below eps(double). A meta input has no norm: its shape is all there is.
   double norm1 = 0;
-  {
+  if (!A.device().is_meta()) {
     NoGradGuard g;
     norm1 = A.abs().sum(-2).amax().to(kFloat64).item<double>();
   }
@@ -323,7 +324,9 @@ Tensor cross(const Tensor& input, const Tensor& other, int64_t dim) {
   const int64_t d = ops::wrap_dim(dim, input.dim(), op);
   EMBER_CHECK(input.size(d) == 3 && other.size(d) == 3, "[", op, "] inputs dimension ", dim,
               " must have length 3. Got ", input.size(d), " and ", other.size(d));
-  const auto ix = [&](std::initializer_list<int64_t> v) { return tensor<int64_t>(v); };
+  const auto ix = [&](std::initializer_list<int64_t> v) {
+    return tensor<int64_t>(v, input.options().dtype(kInt64));
+  };
   Tensor i1 = ix({1, 2, 0}), i2 = ix({2, 0, 1});
   return index_select(input, d, i1) * index_select(other, d, i2) -
          index_select(input, d, i2) * index_select(other, d, i1);

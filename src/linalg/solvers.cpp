@@ -105,7 +105,7 @@ InvExResult inv_ex(const Tensor& A, bool check_errors) {
   check_float(A, op);
   check_square(A, op);
   const int64_t n = A.size(-1);
-  Tensor I = eye(n, TensorOptions().dtype(A.dtype()));
+  Tensor I = eye(n, A.options());
   Tensor info;
   Tensor X = solve_left(A, I.expand(SymIntList(A.sizes())), &info, op);
   if (check_errors) detail::check_info(info, op);

@@ -166,7 +166,7 @@ Tensor& binary_op_(BinaryOp op, Tensor& self, const Tensor& other, const Scalar&
     std::vector<Tensor> outs = {self};
     dispatch(in_place(Binary(op, alpha, name)), {self.to(t), o}, outs);
   } else {
-    Tensor tmp = empty_tensor(shape, result, name);
+    Tensor tmp = empty_tensor(shape, result, name, self.device());
     dispatch(Binary(op, alpha, name), {self.to(t), o}, {tmp});
     self.copy_(tmp);
   }

@@ -79,7 +79,8 @@ void check_inplace_shape(const Tensor& self, const std::vector<int64_t>& shape, 
 Tensor inplace_input(const Tensor& self, const Tensor& input, const char* op) {
   if (!may_overlap(self, input)) return input;
   // The same elements in the same order: each output element only reads its own input element.
-  if (self.data_ptr() == input.data_ptr() && self.sizes() == input.sizes() &&
+  // (may_overlap found one storage, so equal offsets mean equal addresses, on meta too.)
+  if (self.storage_offset() == input.storage_offset() && self.sizes() == input.sizes() &&
       self.strides() == input.strides() && self.dtype() == input.dtype()) {
     return input;
   }

@@ -290,7 +290,7 @@ Tensor gather(const Tensor& x, int64_t dim_in, const Tensor& index, bool /*spars
     EMBER_CHECK(index.dtype() == kInt64, "[", op, "] gather(): Expected dtype int64 for index");
     gather_shape_check(x, dim, index, op);
   }
-  if (index.numel() == 0) return ops::empty_tensor(index.sizes(), x.dtype(), op);
+  if (index.numel() == 0) return ops::empty_tensor(index.sizes(), x.dtype(), op, x.device());
   return dispatch(Gather(dim), {x, index})[0];
 }
 
@@ -383,7 +383,7 @@ Tensor take(const Tensor& x, const Tensor& index) {
   EMBER_CHECK(index.dtype() == kInt64, "[", op,
               "] take(): Expected a long tensor for index, but found ",
               scalar_type_name(index.dtype()));
-  if (index.numel() == 0) return ops::empty_tensor(index.sizes(), x.dtype(), op);
+  if (index.numel() == 0) return ops::empty_tensor(index.sizes(), x.dtype(), op, x.device());
   EMBER_CHECK_INDEX(x.numel() > 0, "[", op, "] take(): tried to take from an empty tensor");
   return dispatch(Take(), {x.reshape({-1}), index})[0];
 }

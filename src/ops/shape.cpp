@@ -32,7 +32,7 @@ Tensor cat_impl(const std::vector<Tensor>& tensors, int64_t dim, const char* op)
     dtype = promote_types(dtype, t.dtype());
     if (!valid && !cat_should_skip(t)) valid = i;
   }
-  if (!valid) return ops::empty_tensor(tensors[0].sizes(), dtype, op);
+  if (!valid) return ops::empty_tensor(tensors[0].sizes(), dtype, op, tensors[0].device());
   const Tensor& ref = tensors[*valid];
   const int64_t d = ops::wrap_dim(dim, ref.dim(), op);
   std::vector<int64_t> sizes = ref.sizes();
@@ -293,7 +293,7 @@ Tensor diag(const Tensor& x, int64_t k) {
   constexpr int64_t kLimit = std::numeric_limits<int64_t>::max() / 4;
   EMBER_CHECK(k > -kLimit && k < kLimit, "[diag] diagonal ", k, " is out of range");
   const int64_t n = x.sizes()[0] + (k < 0 ? -k : k);
-  Tensor out = ops::empty_tensor({n, n}, x.dtype(), "diag");
+  Tensor out = ops::empty_tensor({n, n}, x.dtype(), "diag", x.device());
   out.fill_(0);
   if (x.numel() > 0) diagonal(out, k, 0, 1).copy_(x);
   return out;

@@ -42,7 +42,7 @@ Tensor run_elementwise(Primitive&& prim, std::vector<Tensor> ins, ScalarType t, 
       prim.set_inplace();
       dispatch(prim, converted(ins, t), {self});
     } else {
-      Tensor tmp = ops::empty_tensor(shape, t, op);
+      Tensor tmp = ops::empty_tensor(shape, t, op, self.device());
       dispatch(prim, converted(ins, t), {tmp});
       self.copy_(tmp);
     }

@@ -76,7 +76,7 @@ Tensor search_impl(const Tensor& boundaries, const Tensor& values, bool out_int3
   const ScalarType common = ops::result_type({boundaries, values});
   ops::check_implemented(common, op);
   if (common == kBool) ops::throw_not_implemented(op, "searchsorted_out_cpu", common);
-  if (sorter && sorter->numel() > 0) {
+  if (sorter && sorter->numel() > 0 && !sorter->device().is_meta()) {  // meta: no values
     const int64_t inner = sorter->sizes().back();
     EMBER_CHECK(sorter->max().item<int64_t>() < inner && sorter->min().item<int64_t>() >= 0, "[",
                 op, "] torch.searchsorted(): sorter index out of range");
@@ -135,8 +135,9 @@ Tensor histc(const Tensor& x, int64_t bins, const Scalar& min, const Scalar& max
               " for dimension 0");
   double lo = min.toDouble(), hi = max.toDouble();
   EMBER_CHECK(!(lo > hi), "[", op, "] torch.histc(): max must be larger than min");
-  if (lo == hi && x.numel() > 0) {
-    // The data's range (ember::min/max dispatch their own reductions).
+  if (lo == hi && x.numel() > 0 && !x.device().is_meta()) {
+    // The data's range (ember::min/max dispatch their own reductions). A meta tensor has none,
+    // and the result's shape ([bins]) does not depend on it.
     lo = ember::min(x).item<double>();
     hi = ember::max(x).item<double>();
   }

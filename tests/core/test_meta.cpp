@@ -83,6 +83,18 @@ TEST(MetaDevice, OpsRunByInference) {
   expect_meta(x, {2, 2}, kFloat32);
 }
 
+// In place on meta: an operand that aliases self, and a result dtype that differs from self's
+// (computed into a temporary, which must be on meta too, then copied into self).
+TEST(MetaDevice, InPlaceReadsNoData) {
+  Tensor x = empty({2, 3}, kOnMeta);
+  const uint32_t v = x._version();
+  EXPECT_TRUE(x.add_(x).is_same(x));
+  EXPECT_TRUE(x.mul_(x.t().t()).is_same(x));
+  EXPECT_TRUE(x.lt_(empty({3}, kOnMeta)).is_same(x));  // bool result, float self
+  EXPECT_EQ(x._version(), v + 3);
+  expect_meta(x, {2, 3}, kFloat32);
+}
+
 TEST(MetaDevice, ConversionsAndModules) {
   const Tensor c = ember::tensor({{1.0, 2.0}, {3.0, 4.0}});
   const Tensor m = c.to(kMeta);

@@ -95,7 +95,7 @@ inline Reference ref_map(const std::vector<Tensor>& ins, ScalarType out_dtype,
 
 /// Rewrites every element of t (through its strides) as f(old value).
 inline void rewrite(const Tensor& t, const std::function<double(double)>& f) {
-  if (t.numel() == 0) return;
+  if (t.numel() == 0 || t.device().is_meta()) return;  // a meta tensor has no values
   char* base = static_cast<char*>(t.data_ptr());
   const auto& sz = t.sizes();
   const auto& st = t.strides();

@@ -373,6 +373,7 @@ std::vector<OpInfo> gather_scatter_ops() {
     op.shape_only_dtypes = dtypes_except(known);
     op.values_checked_in = "the " + full + " entry";
   }
+  for (OpInfo& op : ops) op.arg_inputs = {-1};  // every sample ends with its params({dim})
   return ops;
 }
 

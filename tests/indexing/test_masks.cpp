@@ -205,6 +205,7 @@ std::vector<OpInfo> mask_ops() {
       op.shape_only_dtypes = dtypes_except(op.dtypes);
       op.values_checked_in = "the masked_scatter entry";
     }
+    if (op.name == "take_along_dim") op.arg_inputs = {2};
     if (op.name == "nonzero" || op.name == "argwhere") {
       op.not_differentiable = "int64 indices: PyTorch's integral outputs carry no gradient";
     }

@@ -52,6 +52,7 @@ OpInfo softmax_info(const std::string& name, bool log, bool min) {
     if (min) return F::softmin(in[0], dim);
     return log ? F::log_softmax(in[0], F::LogSoftmaxFuncOptions(dim)) : F::softmax(in[0], dim);
   };
+  info.arg_inputs = {1};
   info.reference = [log, min](const std::vector<Tensor>& in) {
     Arr a(in[0]);
     if (min) {
@@ -170,6 +171,7 @@ std::vector<OpInfo> activation_ops() {
                                {{make_noncontiguous(mk({3, 8}, 3)), arg(1)}, "non-contiguous"}};
   };
   glu.op = [](const std::vector<Tensor>& in) { return F::glu(in[0], arg_of(in[1])); };
+  glu.arg_inputs = {1};
   glu.reference = [](const std::vector<Tensor>& in) {
     Arr a(in[0]);
     const int64_t d = nn::wrap(arg_of(in[1]), a.dim());

@@ -190,6 +190,7 @@ std::vector<OpInfo> attention_ops() {
   info.samples = sdpa_samples;
   info.grad_samples = sdpa_grad_samples;
   info.op = run_sdpa;
+  info.arg_inputs = {3};
   info.reference = [](const std::vector<Tensor>& in) {
     return sdpa_ref(in[0], in[1], in[2], in.size() > 4 ? in[4] : Tensor(), nn::arg_of(in[3]));
   };

@@ -130,6 +130,7 @@ OpInfo class_loss(const std::string& name, bool smoothing, bool nll) {
                             red(F::CrossEntropyFuncOptions().weight(w), flags)
                                 .label_smoothing((flags & kSmooth) ? 0.1 : 0.0));
   };
+  info.arg_inputs = {2};
   info.reference = [nll](const std::vector<Tensor>& in) { return class_ref(in, !nll); };
   info.tol_scale = 4;
   info.rejected_dtypes = integral_dtypes(true);
@@ -163,6 +164,7 @@ OpInfo pointwise_loss(const std::string& name,
     return out;
   };
   info.op = [op](const std::vector<Tensor>& in) { return op(in[0], in[1], arg_of(in[2])); };
+  info.arg_inputs = {2};
   info.reference = [f](const std::vector<Tensor>& in) {
     auto x = values(in[0]), y = values(in[1]);
     std::vector<double> l(x.size());
@@ -268,6 +270,7 @@ std::vector<OpInfo> loss_ops() {
           F::BinaryCrossEntropyWithLogitsFuncOptions().pos_weight(in[2]).weight(in[2]).reduction(
               ember::kNone));
     };
+    info.arg_inputs = {3};
     info.reference = [](const std::vector<Tensor>& in) {
       auto x = values(in[0]), y = values(in[1]), w = values(in[2]);
       std::vector<double> l(x.size());
@@ -306,6 +309,7 @@ std::vector<OpInfo> loss_ops() {
                                   .weight(in.size() > 3 ? in[3] : Tensor())
                                   .label_smoothing((flags & kSmooth) ? 0.1 : 0.0));
     };
+    info.arg_inputs = {2};
     info.reference = [](const std::vector<Tensor>& in) {
       Arr x(in[0]);
       auto t = values(in[1]);
@@ -357,6 +361,7 @@ std::vector<OpInfo> loss_ops() {
       return F::margin_ranking_loss(in[0], in[1], in[2],
                                     red(F::MarginRankingLossFuncOptions().margin(0.2), flags));
     };
+    info.arg_inputs = {3};
     info.reference = [](const std::vector<Tensor>& in) {
       const int64_t flags = arg_of(in[3]);
       auto a = values(in[0]), b = values(in[1]), y = values(in[2]);

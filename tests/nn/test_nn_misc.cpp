@@ -86,6 +86,7 @@ std::vector<OpInfo> misc_ops() {
       return F::embedding_bag(in[0], in[1], o);
     };
     info.op = run;
+    info.arg_inputs = {3};
     info.reference = [](const std::vector<Tensor>& in) {
       const int64_t f = arg_of(in[3]);
       auto idx = values(in[0]);
@@ -141,6 +142,7 @@ std::vector<OpInfo> misc_ops() {
       if (arg_of(in.back()) == 1) return F::bilinear(in[0], in[1], in[2], in[3]);
       return F::linear(in[0], in[1], in[2]);
     };
+    info.arg_inputs = {-1};
     info.reference = [](const std::vector<Tensor>& in) {
       if (arg_of(in.back()) == 1) {
         Arr x1(in[0]), x2(in[1]), w(in[2]);
@@ -208,6 +210,7 @@ std::vector<OpInfo> misc_ops() {
       const double p = k == 6 ? INFINITY : static_cast<double>(k - 2);
       return F::cdist(in[0], in[1], p);
     };
+    info.arg_inputs = {2};
     info.reference = [](const std::vector<Tensor>& in) {
       const int64_t k = arg_of(in[2]);
       Arr a(in[0]), b(in[1]);

@@ -180,6 +180,7 @@ OpInfo reduction_op(std::string name, std::vector<ScalarType> dtypes, ReduceSamp
   info.samples = [opts](ScalarType dt) { return reduce_samples(dt, opts); };
   info.grad_samples = [opts] { return reduce_grad_samples(opts); };
   info.op = [call](const std::vector<Tensor>& in) { return call(in[0], reduce_args(in)); };
+  info.arg_inputs = {1, 2};
   info.reference = [ref, out_dtype](const std::vector<Tensor>& in) {
     ReduceArgs a = reduce_args(in);
     Groups g = group_by_output(in[0], a.has_dims ? a.dims : std::vector<int64_t>{},

@@ -22,6 +22,7 @@ OpInfo scan_op(std::string name, std::vector<ScalarType> dtypes, double low, dou
   info.samples = [=](ScalarType dt) { return scan_samples(dt, low, high, nan_inf); };
   info.grad_samples = [=] { return scan_samples(kFloat64, low, high, false, /*small=*/true); };
   info.op = [call](const std::vector<Tensor>& in) { return call(in[0], scan_dim(in)); };
+  info.arg_inputs = {1};
   info.reference = [line, out_dtype](const std::vector<Tensor>& in) {
     Reference r{in[0].sizes(), scan_reference(in[0], scan_dim(in), line), out_dtype(in[0].dtype())};
     for (double& v : r.values) v = round_to(r.dtype, v);

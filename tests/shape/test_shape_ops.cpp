@@ -145,8 +145,15 @@ Tensor pack(const std::vector<Tensor>& pieces, const Tensor& input) {
     if (!p.is_alias_of(input)) throw std::runtime_error("piece is not a view of the input");
     v.push_back(static_cast<double>(p.dim()));
     for (auto s : p.sizes()) v.push_back(static_cast<double>(s));
+    if (p.device().is_meta()) {  // no values: only the packed length (Note [Meta device])
+      v.resize(v.size() + static_cast<size_t>(p.numel()));
+      continue;
+    }
     auto pv = values(p);
     v.insert(v.end(), pv.begin(), pv.end());
+  }
+  if (input.device().is_meta()) {
+    return empty({static_cast<int64_t>(v.size())}, TensorOptions(kFloat64).device(kMeta));
   }
   return from_values({static_cast<int64_t>(v.size())}, v, kFloat64);
 }
@@ -505,24 +512,25 @@ std::vector<OpInfo> shape_ops() {
   ops.back().not_differentiable =
       "PyTorch marks view(dtype) not differentiable (output_differentiability: [False])";
   // advanced indexing
-  ops.push_back(
-      {"index_int_and_slice", all, [](ScalarType dt) { return nonempty_dim1(nd_samples(dt, 2)); },
-       [](const std::vector<Tensor>& in) {
-         return in[0].index({Slice(None, None, 2), from_values({3}, {-1, 0, -1}, kInt64)});
-       },
-       [](const std::vector<Tensor>& in) {
-         const Nd nd(in[0]);
-         auto shape = in[0].sizes();
-         const int64_t n1 = shape[1];
-         shape[0] = (shape[0] + 1) / 2;
-         shape[1] = 3;
-         return generate(shape, in[0].dtype(), [&](const Coord& c) {
-           Coord src = c;
-           src[0] = 2 * c[0];
-           src[1] = c[1] == 1 ? 0 : n1 - 1;
-           return nd.at(src);
-         });
-       }});
+  ops.push_back({"index_int_and_slice", all,
+                 [](ScalarType dt) { return nonempty_dim1(nd_samples(dt, 2)); },
+                 [](const std::vector<Tensor>& in) {
+                   const Tensor idx = from_values({3}, {-1, 0, -1}, kInt64).to(in[0].device());
+                   return in[0].index({Slice(None, None, 2), idx});
+                 },
+                 [](const std::vector<Tensor>& in) {
+                   const Nd nd(in[0]);
+                   auto shape = in[0].sizes();
+                   const int64_t n1 = shape[1];
+                   shape[0] = (shape[0] + 1) / 2;
+                   shape[1] = 3;
+                   return generate(shape, in[0].dtype(), [&](const Coord& c) {
+                     Coord src = c;
+                     src[0] = 2 * c[0];
+                     src[1] = c[1] == 1 ? 0 : n1 - 1;
+                     return nd.at(src);
+                   });
+                 }});
   // A mask over the first two dims: true where (i + 2j) % 3 == 0.
   auto mask_for = [](const Tensor& x) {
     std::vector<double> m;
@@ -531,52 +539,55 @@ std::vector<OpInfo> shape_ops() {
     }
     return from_values({x.size(0), x.size(1)}, m, kBool);
   };
-  ops.push_back(
-      {"index_bool_mask", all, [](ScalarType dt) { return nd_samples(dt, 2); },
-       [mask_for](const std::vector<Tensor>& in) { return in[0].index({mask_for(in[0])}); },
-       [](const std::vector<Tensor>& in) {
-         const Nd nd(in[0]);
-         std::vector<Coord> hits;
-         for (int64_t i = 0; i < in[0].size(0); ++i) {
-           for (int64_t j = 0; j < in[0].size(1); ++j) {
-             if ((i + 2 * j) % 3 == 0) hits.push_back({i, j});
-           }
-         }
-         std::vector<int64_t> shape{static_cast<int64_t>(hits.size())};
-         shape.insert(shape.end(), in[0].sizes().begin() + 2, in[0].sizes().end());
-         return generate(shape, in[0].dtype(), [&](const Coord& c) {
-           Coord src{hits[c[0]][0], hits[c[0]][1]};
-           src.insert(src.end(), c.begin() + 1, c.end());
-           return nd.at(src);
-         });
-       }});
+  ops.push_back({"index_bool_mask", all, [](ScalarType dt) { return nd_samples(dt, 2); },
+                 [mask_for](const std::vector<Tensor>& in) {
+                   return in[0].index({mask_for(in[0]).to(in[0].device())});
+                 },
+                 [](const std::vector<Tensor>& in) {
+                   const Nd nd(in[0]);
+                   std::vector<Coord> hits;
+                   for (int64_t i = 0; i < in[0].size(0); ++i) {
+                     for (int64_t j = 0; j < in[0].size(1); ++j) {
+                       if ((i + 2 * j) % 3 == 0) hits.push_back({i, j});
+                     }
+                   }
+                   std::vector<int64_t> shape{static_cast<int64_t>(hits.size())};
+                   shape.insert(shape.end(), in[0].sizes().begin() + 2, in[0].sizes().end());
+                   return generate(shape, in[0].dtype(), [&](const Coord& c) {
+                     Coord src{hits[c[0]][0], hits[c[0]][1]};
+                     src.insert(src.end(), c.begin() + 1, c.end());
+                     return nd.at(src);
+                   });
+                 }});
   // index_put_ into a copy: x[:, [-1, 0]] = v (v broadcast over the last dims).
   auto put_value = [](const Tensor& x) {
     std::vector<int64_t> shape{2};
     shape.insert(shape.end(), x.sizes().begin() + 2, x.sizes().end());
     return make_tensor(shape, x.dtype(), -50, 50, 77);
   };
-  ops.push_back({"index_put_", all, [](ScalarType dt) { return nonempty_dim1(nd_samples(dt, 2)); },
-                 [put_value](const std::vector<Tensor>& in) {
-                   Tensor y = in[0].clone();
-                   y.index_put_({Slice(), from_values({2}, {-1, 0}, kInt32)}, put_value(in[0]));
-                   return y;
-                 },
-                 [put_value](const std::vector<Tensor>& in) {
-                   const Nd nd(in[0]);
-                   const Nd v(put_value(in[0]));
-                   const int64_t n1 = in[0].size(1);
-                   return generate(in[0].sizes(), in[0].dtype(), [&](const Coord& c) {
-                     // v is [2, rest...], broadcast over dim 0 of the indexed result [n0, 2, rest].
-                     Coord vc;
-                     if (c[1] == n1 - 1 || c[1] == 0) {
-                       vc.push_back(c[1] == 0 ? 1 : 0);  // index 0 (written last) wins for n1 == 1
-                       vc.insert(vc.end(), c.begin() + 2, c.end());
-                       return v.at(vc);
-                     }
-                     return nd.at(c);
-                   });
-                 }});
+  ops.push_back(
+      {"index_put_", all, [](ScalarType dt) { return nonempty_dim1(nd_samples(dt, 2)); },
+       [put_value](const std::vector<Tensor>& in) {
+         Tensor y = in[0].clone();
+         const Device on = in[0].device();  // the meta run indexes with meta tensors
+         y.index_put_({Slice(), from_values({2}, {-1, 0}, kInt32).to(on)}, put_value(in[0]).to(on));
+         return y;
+       },
+       [put_value](const std::vector<Tensor>& in) {
+         const Nd nd(in[0]);
+         const Nd v(put_value(in[0]));
+         const int64_t n1 = in[0].size(1);
+         return generate(in[0].sizes(), in[0].dtype(), [&](const Coord& c) {
+           // v is [2, rest...], broadcast over dim 0 of the indexed result [n0, 2, rest].
+           Coord vc;
+           if (c[1] == n1 - 1 || c[1] == 0) {
+             vc.push_back(c[1] == 0 ? 1 : 0);  // index 0 (written last) wins for n1 == 1
+             vc.insert(vc.end(), c.begin() + 2, c.end());
+             return v.at(vc);
+           }
+           return nd.at(c);
+         });
+       }});
   ops.push_back({"broadcast_tensors", all,
                  [](ScalarType dt) {
                    return std::vector<Sample>{

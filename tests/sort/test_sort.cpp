@@ -169,6 +169,7 @@ OpInfo sel_op(std::string name, std::vector<ScalarType> dtypes, bool nonempty, i
   };
   o.nondifferentiable_at_ties = true;
   o.op = [call](const std::vector<Tensor>& in) { return call(in[0], args(in)); };
+  o.arg_inputs = {1};
   o.reference = [ref](const std::vector<Tensor>& in) { return ref(in[0], args(in)); };
   o.rejected_dtypes = std::move(rejected);
   return o;

@@ -148,6 +148,7 @@ OpInfo unique_info(const std::string& name, bool consecutive, bool by_dim, int w
     }
     return which == 0 ? std::get<0>(t) : which == 1 ? std::get<1>(t) : std::get<2>(t);
   };
+  o.arg_inputs = {1};
   o.reference = [consecutive, which](const std::vector<Tensor>& in) {
     const int64_t d = read_params(in[1])[0];
     UniqueRef r = unique_ref(in[0], d, consecutive);
@@ -304,6 +305,7 @@ std::vector<OpInfo> unique_search_ops() {
       const int64_t minlength = read_params(in[2])[0];
       return weighted ? bincount(in[0], in[1], minlength) : in[0].bincount(std::nullopt, minlength);
     };
+    o.arg_inputs = {2};
     o.reference = [weighted, odt](const std::vector<Tensor>& in) {
       return bincount_ref(in, weighted != 0, odt);
     };
@@ -320,6 +322,7 @@ std::vector<OpInfo> unique_search_ops() {
       auto p = read_params(in[1]);
       return histc(in[0], p[0], p[1], p[2]);
     };
+    o.arg_inputs = {1};
     o.reference = histc_ref;
     ops.push_back(o);
   }
@@ -339,6 +342,7 @@ std::vector<OpInfo> unique_search_ops() {
         if (p[0]) return searchsorted(in[0], in[1], p[1] != 0, false, "right", sorter);
         return searchsorted(in[0], in[1], p[1] != 0, false, std::nullopt, sorter);
       };
+      o.arg_inputs = {2};
       o.reference = search_ref;
       ops.push_back(o);
     }

@@ -70,17 +70,19 @@ Tensor nll_impl(const Tensor& logp, const Tensor& target, const Tensor& weight,
       "] weight tensor should be defined either for all ", c,
       " classes or no classes but got weight tensor of shape: ", ops::shape_str(weight.sizes()));
   Tensor t = target.to(kInt64).reshape({-1});
-  for (int64_t v : t.tolist<int64_t>()) {
+  // Meta targets have no values to check (as PyTorch's meta kernel).
+  for (int64_t v : t.device().is_meta() ? std::vector<int64_t>() : t.tolist<int64_t>()) {
     EMBER_CHECK_INDEX(v == ignore_index || (v >= 0 && v < c), "[", op, "] Target ", v,
                       " is out of bounds.");
   }
   const int64_t m = t.numel();
+  const TensorOptions on_device = TensorOptions().device(logp.device());
   Tensor x2 = logp.dim() == 1 ? logp.reshape({1, c}) : logp.movedim({1}, {-1}).reshape({m, c});
   Tensor valid = t != ignore_index;
   Tensor safe = t.masked_fill(valid.logical_not(), 0);
-  Tensor picked = x2.index({ember::arange(m, kInt64), safe});  // [M]
-  Tensor w =
-      weight.defined() ? weight.to(logp.dtype()).index({safe}) : ember::ones({m}, logp.dtype());
+  Tensor picked = x2.index({ember::arange(m, on_device.dtype(kInt64)), safe});  // [M]
+  Tensor w = weight.defined() ? weight.to(logp.dtype()).index({safe})
+                              : ember::ones({m}, on_device.dtype(logp.dtype()));
   w = w.masked_fill(valid.logical_not(), 0);
   Tensor loss = ember::where(valid, -(picked * w), ember::zeros({}, logp.dtype()));
   switch (red) {
@@ -153,7 +155,7 @@ Tensor cross_entropy(const Tensor& input, const Tensor& target, const CrossEntro
         r = -prod.sum();
         break;
       case Reduction::Mean:
-        r = input.numel() == 0 ? ember::full({}, NAN, x.dtype())
+        r = input.numel() == 0 ? ember::full({}, NAN, TensorOptions(x.dtype()).device(x.device()))
                                : -prod.sum() / (static_cast<double>(input.numel()) / c);
         break;
     }
@@ -198,8 +200,9 @@ Tensor binary_cross_entropy(const Tensor& input, const Tensor& target,
                     ") is deprecated. Please ensure they have the same size.");
   Tensor x = to_opmath(input.to(dt));
   Tensor t = to_opmath(target.to(dt));
-  EMBER_CHECK(x.numel() == 0 || ((x >= 0) & (x <= 1)).all().item<bool>(), "[", op,
-              "] all elements of input should be between 0 and 1");
+  // A meta input has no values to check (as PyTorch's meta kernel).
+  EMBER_CHECK(x.numel() == 0 || x.device().is_meta() || ((x >= 0) & (x <= 1)).all().item<bool>(),
+              "[", op, "] all elements of input should be between 0 and 1");
   Tensor loss = -(t * x.log().clamp_min(-100) + (1 - t) * (-x).log1p().clamp_min(-100));
   if (o.weight().defined()) loss = loss * to_opmath(o.weight());
   return from_opmath(apply_reduction(loss, reduction_of(o.reduction())), dt);
@@ -272,7 +275,7 @@ Tensor kl_div(const Tensor& input, const Tensor& target, const KLDivFuncOptions&
     loss = t.exp() * (t - x);
   } else {
     // xlogy(t, t) - t * x: 0 where t == 0.
-    Tensor tlogt = ember::where(t == 0, ember::zeros({}, t.dtype()), t * t.log());
+    Tensor tlogt = ember::where(t == 0, ember::zeros({}, t.options()), t * t.log());
     loss = tlogt - t * x;
   }
   const std::string red = get_enum_name(o.reduction());
