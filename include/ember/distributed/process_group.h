@@ -45,8 +45,11 @@ class ProcessGroup {
   /// The group rank of a global rank; -1 when that process is not a member.
   int64_t group_rank(int64_t global_rank) const;
 
-  // For the collectives: runs fn on the group's thread after every operation issued before it.
-  std::shared_ptr<Work> enqueue(const char* op, std::function<void(detail::Backend&)> fn);
+  // For the collectives: runs fn after every operation issued before it, on the group's thread;
+  // `blocking` (the caller waits for the Work at once): on the caller's thread when nothing is
+  // queued or running.
+  std::shared_ptr<Work> enqueue(const char* op, std::function<void(detail::Backend&)> fn,
+                                bool blocking = false);
   detail::Backend& backend();
 
  private:
