@@ -87,8 +87,8 @@ TEST(ProcessGroup, OpenMpiEnvironmentAndOtherInitMethods) {
   for (int r = 0; r < 2; ++r) EXPECT_EQ(status[r], 0) << "tcp:// rank " << r;
 
   const std::string path =
-      (std::filesystem::temp_directory_path() / ("ember_pg_" + std::to_string(::getpid())))
-          .string();
+      share((std::filesystem::temp_directory_path() / ("ember_pg_" + std::to_string(::getpid())))
+                .string());
   status = run_children(2, [&](int rank) {
     dist::init_process_group("gloo", "file://" + path, rank, 2, 20s);
     Tensor t = full({2}, double(rank + 1));
@@ -183,8 +183,8 @@ TEST(ProcessGroup, MismatchIsAnErrorOnEveryRank) {
 }
 
 TEST(ProcessGroup, PeerThatNeverArrivesTimesOut) {
-  dist::TCPStoreServer server("127.0.0.1", 0);
-  const uint16_t port = server.port();
+  const auto server = serve_children();
+  const uint16_t port = server.port;
   auto status = run_children(
       2,
       [&](int rank) {
@@ -208,8 +208,8 @@ TEST(ProcessGroup, PeerThatNeverArrivesTimesOut) {
   for (int r = 0; r < 2; ++r) EXPECT_EQ(status[r], 0) << "rank " << r;
 
   // A rank that never joins: the rendezvous gives up with the store's timeout.
-  dist::TCPStoreServer server2("127.0.0.1", 0);
-  const uint16_t port2 = server2.port();
+  const auto server2 = serve_children();
+  const uint16_t port2 = server2.port;
   status = run_children(
       1,
       [&](int) {
