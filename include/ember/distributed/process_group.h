@@ -1,7 +1,8 @@
 #pragma once
 // Process groups (c10d's role): init_process_group, new_group, ranks and sizes. A group owns one
 // backend communicator ("gloo": Gloo over TCP; "mpi": Open MPI) and one worker thread on which
-// its collectives run in the order they were issued.
+// its collectives run in the order they were issued (a blocking one with nothing queued ahead of
+// it runs on the caller's thread instead).
 #include <ember/distributed/store.h>
 #include <ember/distributed/work.h>
 
