@@ -37,6 +37,12 @@ class Backend {
   virtual void alltoallv(const void* in, const std::vector<size_t>& in_bytes, void* out,
                          const std::vector<size_t>& out_bytes) = 0;
   virtual void barrier() = 0;
+  /// Every rank's small record (the collectives' agreement check): `all` gets size() blocks of
+  /// `bytes`, block r from rank r. An allgather unless the engine has something quicker.
+  virtual void exchange(const char* api, const void* mine, void* all, size_t bytes) {
+    (void)api;
+    allgather(mine, all, bytes);
+  }
 
   /// Waits for a started transfer (at most `timeout`, zero: the group's) and returns the peer.
   using P2PWait = std::function<int(std::chrono::milliseconds)>;

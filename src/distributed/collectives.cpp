@@ -77,7 +77,7 @@ Header header(Kind kind, ScalarType dtype, int64_t numel, int64_t root = -1, int
 
 void agree(Backend& b, int64_t size, const Header& mine) {
   std::vector<Header> all(static_cast<size_t>(size));
-  b.allgather(&mine, all.data(), sizeof(Header));
+  b.exchange(kind_name(mine.kind), &mine, all.data(), sizeof(Header));
   for (int64_t r = 1; r < size; ++r)
     EMBER_CHECK(std::memcmp(&all[r], &all[0], sizeof(Header)) == 0, "[", kind_name(mine.kind),
                 "] Detected mismatch between collectives on ranks. Rank 0 is running collective: ",
@@ -194,7 +194,7 @@ WorkPtr done_work(const char* op) {
 }
 
 WorkPtr run(const GroupPtr& g, const char* op, bool async_op, std::function<void(Backend&)> fn) {
-  auto w = g->enqueue(op, std::move(fn));
+  auto w = g->enqueue(op, std::move(fn), /*blocking=*/!async_op);
   if (!async_op) w->wait();
   return w;
 }
@@ -362,7 +362,7 @@ namespace {
 // expects from i. counts = [send to 0..W-1, receive from 0..W-1].
 void agree_counts(Backend& b, int64_t size, const std::vector<int64_t>& counts, const char* api) {
   std::vector<int64_t> all(static_cast<size_t>(size * 2 * size));
-  b.allgather(counts.data(), all.data(), counts.size() * sizeof(int64_t));
+  b.exchange(api, counts.data(), all.data(), counts.size() * sizeof(int64_t));
   for (int64_t i = 0; i < size; ++i)
     for (int64_t j = 0; j < size; ++j) {
       int64_t sends = all[i * 2 * size + j], expects = all[j * 2 * size + size + i];

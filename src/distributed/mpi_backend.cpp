@@ -9,6 +9,7 @@
 #include <array>
 #include <climits>
 #include <cstdlib>
+#include <cstring>
 #include <mutex>
 #include <thread>
 #include <utility>
@@ -61,9 +62,61 @@ void finalize_at_exit() {
   if (!finalized) MPI_Finalize();
 }
 
+// MPI's own type for a dtype it has (its reductions are vectorised; a user-defined operation on a
+// derived type is not), or MPI_DATATYPE_NULL.
+MPI_Datatype native_type(ScalarType dtype) {
+  switch (dtype) {
+    case kUInt8:
+      return MPI_UINT8_T;
+    case kInt8:
+      return MPI_INT8_T;
+    case kInt16:
+      return MPI_INT16_T;
+    case kInt32:
+      return MPI_INT32_T;
+    case kInt64:
+      return MPI_INT64_T;
+    case kFloat32:
+      return MPI_FLOAT;
+    case kFloat64:
+      return MPI_DOUBLE;
+    default:
+      return MPI_DATATYPE_NULL;
+  }
+}
+
+// MPI's own operation where it means what Ember's does: sums and products; MIN/MAX only on
+// integers (MPI's floating-point MIN/MAX need not propagate NaN, torch's do); bitwise ops (integers
+// only by then).
+MPI_Op native_op(ScalarType dtype, ReduceOp op) {
+  const bool floating = dtype == kFloat32 || dtype == kFloat64;
+  switch (op) {
+    case ReduceOp::SUM:
+      return MPI_SUM;
+    case ReduceOp::PRODUCT:
+      return MPI_PROD;
+    case ReduceOp::MIN:
+      return floating ? MPI_OP_NULL : MPI_MIN;
+    case ReduceOp::MAX:
+      return floating ? MPI_OP_NULL : MPI_MAX;
+    case ReduceOp::BAND:
+      return MPI_BAND;
+    case ReduceOp::BOR:
+      return MPI_BOR;
+    case ReduceOp::BXOR:
+      return MPI_BXOR;
+    case ReduceOp::AVG:
+      break;
+  }
+  return MPI_OP_NULL;
+}
+
 // The element type and the operation for a dtype (MPI reduces whole elements).
 std::pair<MPI_Datatype, MPI_Op> mpi_type_and_op(ScalarType dtype, ReduceOp op, const char* api) {
   reduce_function(dtype, op, api);  // rejects bitwise ops on floats
+  const MPI_Datatype type = native_type(dtype);
+  const MPI_Op nop = native_op(dtype, op);
+  if (type != MPI_DATATYPE_NULL && nop != MPI_OP_NULL) return {type, nop};
   MpiOps& m = mpi_ops();
   return {m.types[element_size(dtype)],
           m.ops[static_cast<int>(dtype) * kNumOps + static_cast<int>(op)]};
@@ -74,11 +127,48 @@ class MpiBackend final : public Backend {
   MpiBackend(MPI_Comm comm, std::chrono::milliseconds timeout) : comm_(comm), timeout_(timeout) {
     MPI_Comm_rank(comm_, &rank_);
     MPI_Comm_size(comm_, &size_);
+    // exchange()'s records travel on a communicator of their own, into receives posted ahead.
+    check_mpi("init_process_group", MPI_Comm_dup(comm_, &record_comm_));
+    records_in_.resize(static_cast<size_t>(size_) * kRecordBytes);
+    record_rx_.assign(static_cast<size_t>(size_), MPI_REQUEST_NULL);
+    record_tx_.assign(static_cast<size_t>(size_), MPI_REQUEST_NULL);
+    for (int r = 0; r < size_; ++r)
+      if (r != rank_) post_record_recv(r);
   }
   ~MpiBackend() override {
     int finalized = 0;
     MPI_Finalized(&finalized);
-    if (!finalized && comm_ != MPI_COMM_WORLD) MPI_Comm_free(&comm_);
+    if (finalized) return;
+    for (auto& req : record_rx_) {
+      if (req == MPI_REQUEST_NULL) continue;
+      MPI_Cancel(&req);
+      MPI_Wait(&req, MPI_STATUS_IGNORE);
+    }
+    MPI_Comm_free(&record_comm_);
+    if (comm_ != MPI_COMM_WORLD) MPI_Comm_free(&comm_);
+  }
+
+  // One message from each rank to each, into receives posted since the previous exchange: the
+  // collectives' agreement check costs one message latency rather than a nonblocking allgather.
+  void exchange(const char* api, const void* mine, void* all, size_t bytes) override {
+    if (bytes > kRecordBytes) return allgather(mine, all, bytes);
+    std::memcpy(record_out_, mine, bytes);
+    for (int r = 0; r < size_; ++r)
+      if (r != rank_)
+        check_mpi(api, MPI_Isend(record_out_, static_cast<int>(bytes), MPI_BYTE, r, 0, record_comm_,
+                                 &record_tx_[r]));
+    for (int r = 0; r < size_; ++r) {
+      char* block = static_cast<char*>(all) + static_cast<size_t>(r) * bytes;
+      if (r == rank_) {
+        std::memcpy(block, mine, bytes);
+        continue;
+      }
+      finish(api, record_rx_[r]);
+      std::memcpy(block, records_in_.data() + static_cast<size_t>(r) * kRecordBytes, bytes);
+      post_record_recv(r);
+    }
+    for (int r = 0; r < size_; ++r)
+      if (r != rank_) finish(api, record_tx_[r]);
   }
 
   void allreduce(void* buf, size_t count, ScalarType dtype, ReduceOp op) override {
@@ -179,23 +269,40 @@ class MpiBackend final : public Backend {
   }
 
   // Polls the request until it completes or the timeout passes; returns the message's source.
+  // Open MPI moves a nonblocking collective on only inside MPI calls, so the first milliseconds
+  // are spent testing without pause (as its blocking calls do); later tests are spaced out so
+  // that a long wait (a late peer) leaves the core to others.
   int finish(const char* what, MPI_Request& r, std::chrono::milliseconds timeout = {}) {
     const auto limit = timeout.count() ? timeout : timeout_;
-    const auto deadline = std::chrono::steady_clock::now() + limit;
-    int done = 0, spins = 0;
+    const auto start = std::chrono::steady_clock::now(), deadline = start + limit;
+    const auto spin_until = start + std::chrono::milliseconds(2);
+    int done = 0;
     MPI_Status status{};
-    while (true) {
+    for (int polls = 0;; ++polls) {
       check_mpi(what, MPI_Test(&r, &done, &status));
       if (done) return status.MPI_SOURCE;
-      EMBER_CHECK_T(DistTimeoutError, std::chrono::steady_clock::now() < deadline, "[", what,
-                    "] mpi timed out after ", limit.count(), "ms");
-      if (++spins > 1000) std::this_thread::sleep_for(std::chrono::microseconds(50));
+      if (polls % 64) continue;  // the clock is read now and then
+      const auto now = std::chrono::steady_clock::now();
+      EMBER_CHECK_T(DistTimeoutError, now < deadline, "[", what, "] mpi timed out after ",
+                    limit.count(), "ms");
+      if (now > spin_until) std::this_thread::sleep_for(std::chrono::microseconds(50));
     }
   }
 
+  void post_record_recv(int r) {
+    check_mpi("exchange", MPI_Irecv(records_in_.data() + static_cast<size_t>(r) * kRecordBytes,
+                                    static_cast<int>(kRecordBytes), MPI_BYTE, r, 0, record_comm_,
+                                    &record_rx_[r]));
+  }
+
+  static constexpr size_t kRecordBytes = 128;
   MPI_Comm comm_;
   std::chrono::milliseconds timeout_;
   int rank_ = 0, size_ = 1;
+  MPI_Comm record_comm_ = MPI_COMM_NULL;
+  char record_out_[kRecordBytes] = {};
+  std::vector<char> records_in_;
+  std::vector<MPI_Request> record_rx_, record_tx_;
 };
 
 }  // namespace

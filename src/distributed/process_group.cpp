@@ -39,29 +39,38 @@ const char* reduce_op_name(ReduceOp op) {
 // ---- the group's thread ----
 
 struct ProcessGroup::Queue {
+  using Task = std::pair<std::shared_ptr<Work>, std::function<void()>>;
   std::mutex mutex;
   std::condition_variable cv;
-  std::deque<std::pair<std::shared_ptr<Work>, std::function<void()>>> tasks;
+  std::deque<Task> tasks;
+  bool busy = false;  // a task runs (on the group's thread or inline on a caller's)
   bool stopping = false;
   std::thread thread;
 
+  static void execute(Task& task) {
+    task.first->mark_started();
+    try {
+      task.second();
+      task.first->finish();
+    } catch (...) {
+      task.first->finish(std::current_exception());
+    }
+  }
+
   void loop() {
     while (true) {
-      std::pair<std::shared_ptr<Work>, std::function<void()>> task;
+      Task task;
       {
         std::unique_lock<std::mutex> lock(mutex);
-        cv.wait(lock, [&] { return stopping || !tasks.empty(); });
+        cv.wait(lock, [&] { return stopping || (!tasks.empty() && !busy); });
         if (tasks.empty()) return;
         task = std::move(tasks.front());
         tasks.pop_front();
+        busy = true;
       }
-      task.first->mark_started();
-      try {
-        task.second();
-        task.first->finish();
-      } catch (...) {
-        task.first->finish(std::current_exception());
-      }
+      execute(task);
+      std::lock_guard<std::mutex> lock(mutex);
+      busy = false;
     }
   }
 };
@@ -79,7 +88,7 @@ ProcessGroup::ProcessGroup(std::vector<int64_t> ranks, int64_t rank, std::string
 }
 
 ProcessGroup::~ProcessGroup() {
-  std::deque<std::pair<std::shared_ptr<Work>, std::function<void()>>> dropped;
+  std::deque<Queue::Task> dropped;
   {
     std::lock_guard<std::mutex> lock(queue_->mutex);
     queue_->stopping = true;
@@ -103,15 +112,30 @@ int64_t ProcessGroup::group_rank(int64_t global_rank) const {
 }
 
 std::shared_ptr<Work> ProcessGroup::enqueue(const char* op,
-                                            std::function<void(detail::Backend&)> fn) {
+                                            std::function<void(detail::Backend&)> fn,
+                                            bool blocking) {
   EMBER_CHECK(backend_ != nullptr, "[", op, "] this process is not a member of the group");
   auto work = std::make_shared<Work>(op);
+  Queue::Task task(work, [this, fn = std::move(fn)] { fn(*backend_); });
   {
     std::lock_guard<std::mutex> lock(queue_->mutex);
     EMBER_CHECK(!queue_->stopping, "[", op, "] the process group was destroyed");
-    queue_->tasks.emplace_back(work, [this, fn = std::move(fn)] { fn(*backend_); });
+    // A blocking call with nothing ahead of it runs here: two thread hand-offs per call would
+    // cost more than a small collective on a busy machine.
+    const bool inline_run = blocking && queue_->tasks.empty() && !queue_->busy;
+    if (!inline_run) {
+      queue_->tasks.push_back(std::move(task));
+      queue_->cv.notify_one();
+      return work;
+    }
+    queue_->busy = true;
   }
-  queue_->cv.notify_one();
+  Queue::execute(task);
+  {
+    std::lock_guard<std::mutex> lock(queue_->mutex);
+    queue_->busy = false;
+  }
+  queue_->cv.notify_one();  // work queued meanwhile by other threads
   return work;
 }
 

@@ -1,5 +1,5 @@
 #pragma once
-// Worlds of forked processes joined in a default process group over a loopback TCP store, and
+// Worlds of child processes joined in a default process group over a loopback TCP store, and
 // tensors with known per-rank values for checking collectives against local computations.
 #include <gtest/gtest.h>
 
@@ -17,13 +17,26 @@ namespace ember::testing_dist {
 namespace dist = ember::distributed;
 using namespace std::chrono_literals;
 
-/// Runs body(rank) in `world` forked processes that joined a "gloo" default group (through a
+/// A TCP store server in the test's process for its children, and its port; in a child (which
+/// replays the test) none is started and the port is the parent's.
+struct ChildrenServer {
+  std::unique_ptr<dist::TCPStoreServer> server;
+  uint16_t port = 0;
+};
+inline ChildrenServer serve_children() {
+  ChildrenServer s;
+  if (!in_child()) s.server = std::make_unique<dist::TCPStoreServer>("127.0.0.1", 0);
+  s.port = share_port(s.server ? s.server->port() : 0);
+  return s;
+}
+
+/// Runs body(rank) in `world` child processes that joined a "gloo" default group (through a
 /// store served by the parent); each child returns body's status. Every child is reaped.
 inline void run_world(int world, const std::function<int(int)>& body,
                       std::chrono::milliseconds pg_timeout = 20s,
                       std::chrono::seconds limit = std::chrono::seconds(40)) {
-  dist::TCPStoreServer server("127.0.0.1", 0);
-  const uint16_t port = server.port();
+  const auto server = serve_children();
+  const uint16_t port = server.port;
   auto status = run_children(
       world,
       [&](int rank) {

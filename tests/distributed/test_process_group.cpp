@@ -87,8 +87,8 @@ TEST(ProcessGroup, OpenMpiEnvironmentAndOtherInitMethods) {
   for (int r = 0; r < 2; ++r) EXPECT_EQ(status[r], 0) << "tcp:// rank " << r;
 
   const std::string path =
-      (std::filesystem::temp_directory_path() / ("ember_pg_" + std::to_string(::getpid())))
-          .string();
+      share((std::filesystem::temp_directory_path() / ("ember_pg_" + std::to_string(::getpid())))
+                .string());
   status = run_children(2, [&](int rank) {
     dist::init_process_group("gloo", "file://" + path, rank, 2, 20s);
     Tensor t = full({2}, double(rank + 1));
@@ -183,8 +183,8 @@ TEST(ProcessGroup, MismatchIsAnErrorOnEveryRank) {
 }
 
 TEST(ProcessGroup, PeerThatNeverArrivesTimesOut) {
-  dist::TCPStoreServer server("127.0.0.1", 0);
-  const uint16_t port = server.port();
+  const auto server = serve_children();
+  const uint16_t port = server.port;
   auto status = run_children(
       2,
       [&](int rank) {
@@ -208,8 +208,8 @@ TEST(ProcessGroup, PeerThatNeverArrivesTimesOut) {
   for (int r = 0; r < 2; ++r) EXPECT_EQ(status[r], 0) << "rank " << r;
 
   // A rank that never joins: the rendezvous gives up with the store's timeout.
-  dist::TCPStoreServer server2("127.0.0.1", 0);
-  const uint16_t port2 = server2.port();
+  const auto server2 = serve_children();
+  const uint16_t port2 = server2.port;
   status = run_children(
       1,
       [&](int) {
@@ -242,6 +242,15 @@ TEST(ProcessGroup, AsyncWorkOverlapsAndKeepsIssueOrder) {
     DIST_CHILD_CHECK(w2->is_completed() && local.numel() == 128 * 128);
     DIST_CHILD_CHECK(holds(a, std::vector<double>(8, 1), "max then broadcast"));
     DIST_CHILD_CHECK(values(big)[12345] == 3 && values(big)[(1 << 20) - 1] == 3);
+    // A blocking call issued while asynchronous ones are queued runs after them (blocking calls
+    // on an idle group run on the caller's thread; these must not overtake the queue).
+    Tensor c = full({4}, double(r + 1));
+    Tensor d = full({1 << 16}, double(r + 1));
+    auto w4 = dist::all_reduce(d, ReduceOp::SUM, nullptr, true);
+    auto w5 = dist::all_reduce(c, ReduceOp::SUM, nullptr, true);
+    dist::broadcast(c, 1);  // sees c after w5
+    DIST_CHILD_CHECK(w4->is_completed() && w5->is_completed());
+    DIST_CHILD_CHECK(holds(c, std::vector<double>(4, 3), "all_reduce then blocking broadcast"));
 
     // Work.wait with a timeout: rank 1 arrives late, rank 0 gives up waiting but the work goes on.
     Tensor late = full({2}, 1.0);

@@ -14,7 +14,10 @@
 using namespace ember;
 using namespace ember::distributed;
 using namespace std::chrono_literals;
+using ember::testing_dist::in_child;
 using ember::testing_dist::run_children;
+using ember::testing_dist::share;
+using ember::testing_dist::share_port;
 using ember::testing_dist::unused_port;
 namespace fs = std::filesystem;
 
@@ -259,8 +262,10 @@ TEST(TCPStore, ConcurrentAddFromThreadsSumsExactly) {
 }
 
 TEST(TCPStore, ConcurrentAddFromProcessesSumsExactly) {
-  TCPStore server("127.0.0.1", server_options());
-  const uint16_t port = server.port();
+  // The server stays in this process (a child, replaying the test, gets its port).
+  std::unique_ptr<TCPStore> server;
+  if (!in_child()) server = std::make_unique<TCPStore>("127.0.0.1", server_options());
+  const uint16_t port = share_port(server ? server->port() : 0);
   constexpr int kProcs = 4, kAdds = 100;
   auto status = run_children(kProcs, [&](int rank) {
     TCPStore client("127.0.0.1", client_options(port));
@@ -271,23 +276,26 @@ TEST(TCPStore, ConcurrentAddFromProcessesSumsExactly) {
     return client.add("sum", 0) == kProcs * kAdds ? 0 : 1;
   });
   for (int r = 0; r < kProcs; ++r) EXPECT_EQ(status[r], 0) << "rank " << r;
-  EXPECT_EQ(server.add("sum", 0), kProcs * kAdds);
+  EXPECT_EQ(server->add("sum", 0), kProcs * kAdds);
 }
 
 TEST(TCPStore, GetBlocksUntilAnotherProcessSets) {
-  TCPStore server("127.0.0.1", server_options());
-  const uint16_t port = server.port();
+  std::unique_ptr<TCPStore> server;
+  if (!in_child()) server = std::make_unique<TCPStore>("127.0.0.1", server_options());
+  const uint16_t port = share_port(server ? server->port() : 0);
+  auto child = [&](int) {
+    TCPStore client("127.0.0.1", client_options(port));
+    std::this_thread::sleep_for(100ms);
+    client.set("key", "from child");
+    return 0;
+  };
+  if (in_child()) run_children(1, child);  // the child's part; does not return
   auto t0 = Clock::now();
   std::thread parent_side([&] {
-    auto status = run_children(1, [&](int) {
-      TCPStore client("127.0.0.1", client_options(port));
-      std::this_thread::sleep_for(100ms);
-      client.set("key", "from child");
-      return 0;
-    });
+    auto status = run_children(1, child);
     EXPECT_EQ(status[0], 0);
   });
-  EXPECT_EQ(to_string(server.get("key")), "from child");
+  EXPECT_EQ(to_string(server->get("key")), "from child");
   EXPECT_GE(seconds_since(t0), 0.09);
   parent_side.join();
 }
@@ -311,21 +319,23 @@ TEST(TCPStore, ReconnectsAfterTheServerRestarts) {
 }
 
 TEST(FileStore, SharedByProcesses) {
-  const std::string path = temp_path(".shared");
+  const std::string path = share(temp_path(".shared"));
   constexpr int kProcs = 3, kAdds = 50;
+  auto child = [&](int rank) {
+    FileStore s(path);
+    for (int i = 0; i < kAdds; ++i) s.add("sum", rank + 1);
+    s.set("rank" + std::to_string(rank), std::to_string(rank * 10));
+    s.wait({"go"}, 20s);
+    return to_string(s.get("rank2")) == "20" ? 0 : 1;
+  };
+  if (in_child()) run_children(kProcs, child);  // the child's part; does not return
   FileStore parent(path);
   // The parent releases the children once all have written.
   std::thread release([&] {
     parent.wait({"rank0", "rank1", "rank2"}, 20s);
     parent.set("go", "1");
   });
-  auto status = run_children(kProcs, [&](int rank) {
-    FileStore s(path);
-    for (int i = 0; i < kAdds; ++i) s.add("sum", rank + 1);
-    s.set("rank" + std::to_string(rank), std::to_string(rank * 10));
-    s.wait({"go"}, 20s);
-    return to_string(s.get("rank2")) == "20" ? 0 : 1;
-  });
+  auto status = run_children(kProcs, child);
   release.join();
   for (int r = 0; r < kProcs; ++r) EXPECT_EQ(status[r], 0) << "rank " << r;
   EXPECT_EQ(parent.add("sum", 0), kAdds * (1 + 2 + 3));

@@ -5,7 +5,7 @@
 // group's thread (in issue order) when it is true. Tensors are CPU tensors of any dtype;
 // non-contiguous ones are staged through a contiguous copy and written back. Before the data
 // moves, the ranks compare what each was asked to do (operation, dtype, sizes, root), so a
-// mismatch raises ValueError on every rank instead of hanging. A peer that never arrives gives
+// mismatch raises RuntimeError on every rank instead of hanging. A peer that never arrives gives
 // DistTimeoutError after the group's timeout. A rank outside `group` gets a completed Work and
 // no change.
 #include <ember/core/tensor.h>

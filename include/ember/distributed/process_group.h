@@ -1,7 +1,8 @@
 #pragma once
 // Process groups (c10d's role): init_process_group, new_group, ranks and sizes. A group owns one
 // backend communicator ("gloo": Gloo over TCP; "mpi": Open MPI) and one worker thread on which
-// its collectives run in the order they were issued.
+// its collectives run in the order they were issued (a blocking one with nothing queued ahead of
+// it runs on the caller's thread instead).
 #include <ember/distributed/store.h>
 #include <ember/distributed/work.h>
 
@@ -45,8 +46,11 @@ class ProcessGroup {
   /// The group rank of a global rank; -1 when that process is not a member.
   int64_t group_rank(int64_t global_rank) const;
 
-  // For the collectives: runs fn on the group's thread after every operation issued before it.
-  std::shared_ptr<Work> enqueue(const char* op, std::function<void(detail::Backend&)> fn);
+  // For the collectives: runs fn after every operation issued before it, on the group's thread;
+  // `blocking` (the caller waits for the Work at once): on the caller's thread when nothing is
+  // queued or running.
+  std::shared_ptr<Work> enqueue(const char* op, std::function<void(detail::Backend&)> fn,
+                                bool blocking = false);
   detail::Backend& backend();
 
  private:
