@@ -15,13 +15,6 @@ TensorMeta with_sizes(const TensorMeta& like, SymShape sizes, ScalarType dtype) 
   return TensorMeta::contiguous(std::move(sizes), dtype, like.device);
 }
 
-// The number of elements of a tensor of `sizes`.
-SymInt numel(const SymShape& sizes) {
-  SymInt n = 1;
-  for (const SymInt& s : sizes) n = n * s;
-  return n;
-}
-
 }  // namespace
 
 MetaList Cat::infer(std::span<const TensorMeta> in) const {

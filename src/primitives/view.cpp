@@ -3,6 +3,7 @@
 
 #include "dispatch/dispatch.h"
 #include "ember/ember.h"
+#include "primitives/infer_util.h"
 
 namespace ember {
 
@@ -37,12 +38,6 @@ void check_dim(int64_t dim, int64_t n, const char* op) {
                     "-d input");
 }
 
-SymInt numel_of(const SymShape& sizes) {
-  SymInt n = 1;
-  for (const SymInt& s : sizes) n = n * s;
-  return n;
-}
-
 std::string shape_str(const SymShape& s) {
   std::string out = "[";
   for (size_t i = 0; i < s.size(); ++i) out += (i ? ", " : "") + s[i].str();
@@ -75,7 +70,7 @@ std::vector<Tensor> Alias::vjp(const VjpContext& ctx) const { return {ctx.grads[
 // PyTorch's computeStride: each run of input dims that is contiguous in memory may be re-split.
 std::optional<SymShape> reshape_strides(const SymShape& sizes, const SymShape& strides,
                                         const SymShape& shape) {
-  if (sizes.empty() || numel_of(sizes) == 0) {  // 0-d to [1, ...], or empty: any layout
+  if (sizes.empty() || numel(sizes) == 0) {  // 0-d to [1, ...], or empty: any layout
     return TensorMeta::contiguous(shape, kFloat32, kCPU).strides;
   }
   SymShape out(shape.size(), SymInt(0));
@@ -104,8 +99,8 @@ std::optional<SymShape> reshape_strides(const SymShape& sizes, const SymShape& s
 
 ViewLayout Reshape::layout(ViewLayout in) const {
   SymShape shape = shape_of(p_.sizes);
-  EMBER_CHECK(numel_of(shape) == numel_of(in.sizes), "[", name(), "] shape '", shape_str(shape),
-              "' is invalid for input of size ", numel_of(in.sizes));
+  EMBER_CHECK(numel(shape) == numel(in.sizes), "[", name(), "] shape '", shape_str(shape),
+              "' is invalid for input of size ", numel(in.sizes));
   auto strides = reshape_strides(in.sizes, in.strides, shape);
   EMBER_CHECK(strides.has_value(), "[", name(),
               "] view size is not compatible with input tensor's size and stride (at least one "
