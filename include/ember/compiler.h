@@ -37,15 +37,34 @@ class ConstraintViolationError : public Error {
 };
 
 /// A named dynamic dimension with an inclusive range (torch.export.Dim): Dim("batch", 1, 1024).
-/// The same Dim in two places means the two sizes are equal.
+/// The same Dim in two places means the two sizes are equal. Increasing integer affine maps of a
+/// Dim are derived dims (`2 * seq`, `seq + 1`): their sizes are that function of the root's
+/// symbol. An integer in a spec ({0, 8}) pins a dim statically: the example must have that size.
 struct Dim {
-  std::string name;
+  std::string name;  // a derived dim's is its expression, "2*seq + 1"
   int64_t min = 0;
   int64_t max = std::numeric_limits<int64_t>::max() - 1;
+  /// A derived dim: scale * root + offset, with the root Dim's name and range.
+  std::string root;
+  int64_t root_min = 0, root_max = 0, scale = 1, offset = 0;
+  /// A static pin's size.
+  std::optional<int64_t> value;
   /// Raises ValueError unless `name` is an identifier and 0 <= min <= max.
   explicit Dim(std::string name, std::optional<int64_t> min = std::nullopt,
                std::optional<int64_t> max = std::nullopt);
+  /// A static pin: `DynamicSpec spec = {{{0, 8}}}` requires dim 0 of input 0 to be 8.
+  Dim(int64_t static_size);  // NOLINT: implicit, as an int in PyTorch's dynamic_shapes
+  bool is_derived() const { return !root.empty(); }
 };
+/// Derived dims; anything but an increasing integer affine map raises NotImplementedError with
+/// PyTorch's message ("Only increasing linear operations with integer coefficients are
+/// supported").
+Dim operator+(const Dim& d, int64_t k);
+Dim operator+(int64_t k, const Dim& d);
+Dim operator-(const Dim& d, int64_t k);
+Dim operator-(int64_t k, const Dim& d);
+Dim operator*(const Dim& d, int64_t k);
+Dim operator*(int64_t k, const Dim& d);
 
 /// Per input position, the dynamic dims of that input: {dim index -> Dim}. An input without
 /// entries is static. `DynamicSpec spec = {{{0, batch}}, {}};` makes dim 0 of input 0 dynamic.
@@ -62,9 +81,13 @@ struct DynamicSpec {
 enum class TracingMode : uint8_t { Real, Fake };
 
 struct TraceOptions {
-  /// Dynamic dimensions. Symbolic shapes are not implemented yet: a non-empty spec is checked
-  /// against the example inputs (ConstraintViolationError) and then refused with
-  /// NotImplementedError rather than ignored.
+  /// Dynamic dimensions (Note [Symbolic shapes] in src/compiler/symbolic.h). A non-empty spec
+  /// traces with fake tensors whose dynamic dims are symbols s0, s1, ... (one per Dim), so the
+  /// graph's sizes are expressions and the GraphModule runs on any size in each Dim's range
+  /// (sizes 0 and 1 specialise, as in PyTorch: ranges start at 2). A program that needs a
+  /// dynamic size as a concrete value (Tensor::sizes(), a branch on a size that the range does
+  /// not decide) raises ConstraintViolationError naming the dim, the op and a suggested fix;
+  /// code that handles dynamic shapes reads Tensor::sym_size()/sym_sizes().
   DynamicSpec dynamic = {};
   /// Rewrite in-place calls whose writes nothing else observes into out-of-place ones
   /// (fx::functionalize); writes to inputs, attributes and views stay in place.

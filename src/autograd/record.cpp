@@ -235,6 +235,14 @@ void check_inplace(const Tensor& target, const char* op) {
               "operation.");
 }
 
+bool any_symbolic(const std::vector<Tensor>& ts) {
+  for (const Tensor& t : ts) {
+    if (t.defined() && t.unsafeGetTensorImpl()->is_symbolic()) [[unlikely]]
+      return true;
+  }
+  return false;
+}
+
 bool requires_grad_now(const Tensor& t) {
   return t.defined() && meta_or_null(t) && differentiable_dtype(t.dtype()) && t.requires_grad();
 }
@@ -361,7 +369,9 @@ void record(OpCall& call, const std::function<void(OpCall&)>& run) {
   const Primitive& prim = call.prim;
   const bool grad_mode = is_grad_enabled();
   if (call.inplace) check_inplace(call.outputs[0], prim.name());
-  if (!grad_mode) return run(call);
+  // Note [Symbolic shapes]: autograd does not record on tensors with symbolic sizes yet (a joint
+  // forward + backward graph is traced separately); their outputs carry no history.
+  if (!grad_mode || any_symbolic(call.inputs)) return run(call);
   if (prim.is_view()) {
     run(call);
     if (!call.outputs.empty() && call.outputs[0].defined()) record_view(call);

@@ -5,16 +5,17 @@
 #include <sstream>
 
 #include "compiler/meta.h"
+#include "compiler/symbolic.h"
 #include "dispatch/primitive.h"
 
 namespace ember::fx {
 
 namespace detail {
 
-Tensor allocate(const ValueMeta& m, const char* op) {
+Tensor allocate(const ValueMeta& m, const char* op, const SymbolValues& values) {
   std::vector<int64_t> sizes(m.sizes.size()), strides(m.strides.size());
-  for (size_t d = 0; d < sizes.size(); ++d) sizes[d] = m.sizes[d].guard_int(op);
-  for (size_t d = 0; d < strides.size(); ++d) strides[d] = m.strides[d].guard_int(op);
+  for (size_t d = 0; d < sizes.size(); ++d) sizes[d] = evaluate(m.sizes[d], values, op);
+  for (size_t d = 0; d < strides.size(); ++d) strides[d] = evaluate(m.strides[d], values, op);
   const size_t nbytes = strided_nbytes(sizes, strides, m.dtype, op) +
                         static_cast<size_t>(m.storage_offset) * element_size(m.dtype);
   auto storage = std::make_shared<StorageImpl>(nbytes, m.device);
@@ -72,7 +73,7 @@ std::string list_str(const SmallVector<SymInt, 6>& v) {
 }
 
 bool is_contiguous(const ValueMeta& m) {
-  return TensorMeta::contiguous(m.sizes, m.dtype, m.device).strides == m.strides;
+  return same_as(TensorMeta::contiguous(m.sizes, m.dtype, m.device).strides, m.strides);
 }
 
 }  // namespace
@@ -80,12 +81,14 @@ bool is_contiguous(const ValueMeta& m) {
 ValueMeta ValueMeta::of(const Tensor& t) {
   if (!t.defined()) return {{}, {}, ScalarType::Undefined, kCPU, false, 0};
   const TensorMeta m = TensorMeta::of(t);
-  return {m.sizes,  m.strides,         m.dtype,
-          m.device, t.requires_grad(), t.unsafeGetTensorImpl()->storage_offset()};
+  // A symbolic offset (a slice at a dynamic position) is a guard: ValueMeta records integers.
+  const int64_t offset = t.unsafeGetTensorImpl()->sym_storage_offset().guard_int("make_fx");
+  return {m.sizes, m.strides, m.dtype, m.device, t.requires_grad(), offset};
 }
 
 bool ValueMeta::operator==(const ValueMeta& o) const {
-  return sizes == o.sizes && strides == o.strides && dtype == o.dtype && device == o.device &&
+  return same_as(sizes, o.sizes) && same_as(strides, o.strides) && dtype == o.dtype &&
+         device == o.device &&
          requires_grad == o.requires_grad && storage_offset == o.storage_offset;
 }
 

@@ -9,10 +9,16 @@
 //     {"op": "call", "name": "relu", "primitive": {"kind": "Unary", "params": {...}},
 //      "args": [[0, 0]], "meta": [...]},
 //     {"op": "output", "name": "output", "args": [[1, 0]]}]}
+//
+// A graph traced with dynamic shapes (Note [Symbolic shapes]) also lists its symbols,
+//   "symbols": [{"name": "s0", "dim": "batch", "min": 2, "max": 1024, "hint": 8,
+//                "source": "input 0 dim 0"}],
+// and writes a symbolic size or stride as its expression's text ("2*s0").
 #include <nlohmann/json.hpp>
 #include <set>
 
 #include "compiler/meta.h"
+#include "compiler/symbolic.h"
 #include "ember/fx/graph.h"
 
 namespace ember::fx {
@@ -32,9 +38,11 @@ json meta_json(const ValueMeta& m) {
   auto ints = [](const SmallVector<SymInt, 6>& v) {
     json a = json::array();
     for (const SymInt& s : v) {
-      EMBER_CHECK_NOT_IMPL(!s.is_symbolic(), "[Graph.to_json] symbolic size ", s.str(),
-                           ": symbolic shapes are not serialised yet");
-      a.push_back(s.guard_int());
+      if (s.is_symbolic()) {
+        a.push_back(s.str());
+      } else {
+        a.push_back(s.guard_int());
+      }
     }
     return a;
   };
@@ -74,7 +82,27 @@ json graph_json(const Graph& g) {
     }
     nodes.push_back(std::move(j));
   }
-  return {{"format", "ember.fx.graph"}, {"version", kFormatVersion}, {"nodes", std::move(nodes)}};
+  json j = {{"format", "ember.fx.graph"}, {"version", kFormatVersion}, {"nodes", std::move(nodes)}};
+  std::shared_ptr<ShapeEnv> env;
+  for (const Node& n : g.nodes()) {
+    for (const ValueMeta& m : n.outputs) {
+      for (const SymInt& s : m.sizes) env = env ? env : env_of(s);
+      for (const SymInt& s : m.strides) env = env ? env : env_of(s);
+    }
+  }
+  if (env) {
+    json syms = json::array();
+    for (const SymbolInfo& si : env->symbols()) {
+      syms.push_back({{"name", si.name},
+                      {"dim", si.dim},
+                      {"min", si.min},
+                      {"max", si.max},
+                      {"hint", si.hint},
+                      {"source", si.source}});
+    }
+    j["symbols"] = std::move(syms);
+  }
+  return j;
 }
 
 [[noreturn]] void bad(const std::string& where, const std::string& what) {
@@ -109,7 +137,7 @@ class Reader {
  public:
   Graph graph(const json& j) {
     if (!j.is_object()) bad("", "expected a JSON object, got " + j.dump().substr(0, 100));
-    keys(j, "", {"format", "version", "nodes"});
+    keys(j, "", {"format", "version", "nodes", "symbols"});
     const json& format = need(j, "format", "");
     if (format != "ember.fx.graph") bad("", "'format' must be \"ember.fx.graph\"");
     const json& version = need(j, "version", "");
@@ -117,6 +145,7 @@ class Reader {
       bad("", "unsupported version " + version.dump() + " (this build reads " +
                   std::to_string(kFormatVersion) + ")");
     }
+    if (j.contains("symbols")) symbols(j["symbols"]);
     const json& nodes = need(j, "nodes", "");
     if (!nodes.is_array()) bad("", "'nodes' must be a list");
     if (nodes.size() > kMaxNodes) bad("", "more than " + std::to_string(kMaxNodes) + " nodes");
@@ -136,6 +165,45 @@ class Reader {
   }
 
  private:
+  // Note [Symbolic shapes]: the symbols s0, s1, ... in order, each with a valid range and hint.
+  void symbols(const json& list) {
+    const std::string where = "symbols";
+    if (!list.is_array()) bad(where, "'symbols' must be a list");
+    if (list.size() > kMaxNodes) bad(where, "too many symbols");
+    env_ = ShapeEnv::make();
+    for (size_t i = 0; i < list.size(); ++i) {
+      const json& s = list[i];
+      if (!s.is_object()) bad(where, "a symbol must be an object");
+      keys(s, where, {"name", "dim", "min", "max", "hint", "source"});
+      const json& name = need(s, "name", where);
+      if (name != "s" + std::to_string(i)) bad(where, "symbol " + std::to_string(i) + " must be named s" + std::to_string(i));
+      const std::string dim = identifier(need(s, "dim", where), where, "'dim'", false);
+      const json& source = need(s, "source", where);
+      if (!source.is_string() || source.get<std::string>().size() > kMaxNameLength) {
+        bad(where, "'source' must be a short string");
+      }
+      const int64_t lo = int64(need(s, "min", where), where, "'min'");
+      const int64_t hi = int64(need(s, "max", where), where, "'max'");
+      const int64_t hint = int64(need(s, "hint", where), where, "'hint'");
+      if (lo < 2 || hi < lo || hint < lo || hint > hi) {
+        bad(where, "symbol " + std::to_string(i) + " needs 2 <= min <= hint <= max");
+      }
+      env_->symbol(dim, lo, hi, hint, source.get<std::string>());
+    }
+  }
+
+  // A size or stride: an integer, or an expression over the graph's symbols.
+  SymInt size_entry(const json& v, const std::string& where, const char* what) {
+    if (!v.is_string()) return SymInt(int64(v, where, what));
+    if (!env_) bad(where, std::string(what) + " is an expression, but the graph lists no symbols");
+    if (v.get<std::string>().size() > 4096) bad(where, std::string(what) + " is too long");
+    try {
+      return env_->parse(v.get<std::string>(), "Graph.from_json");
+    } catch (const Error& e) {
+      bad(where, e.what());
+    }
+  }
+
   static void keys(const json& j, const std::string& where, std::initializer_list<const char*> ok) {
     for (const auto& [key, value] : j.items()) {
       bool known = false;
@@ -216,10 +284,12 @@ class Reader {
       bad(where,
           "'sizes' and 'strides' must be lists of one length, at most " + std::to_string(kMaxRank));
     }
-    std::vector<int64_t> sz, st;
+    std::vector<int64_t> sz, st;  // the example's values (hints) of symbolic entries
     for (size_t d = 0; d < sizes.size(); ++d) {
-      sz.push_back(int64(sizes[d], where, "a size"));
-      st.push_back(int64(strides[d], where, "a stride"));
+      m.sizes.push_back(size_entry(sizes[d], where, "a size"));
+      m.strides.push_back(size_entry(strides[d], where, "a stride"));
+      sz.push_back(m.sizes.back().hint());
+      st.push_back(m.strides.back().hint());
       if (sz.back() < 0 || st.back() < 0) bad(where, "sizes and strides must be non-negative");
     }
     if (j.contains("storage_offset")) {
@@ -234,8 +304,6 @@ class Reader {
     } catch (const Error& e) {
       bad(where, e.what());
     }
-    m.sizes = SmallVector<SymInt, 6>(sz.begin(), sz.end());
-    m.strides = SmallVector<SymInt, 6>(st.begin(), st.end());
     const json& rg = need(j, "requires_grad", where);
     if (!rg.is_boolean()) bad(where, "'requires_grad' must be a boolean");
     m.requires_grad = rg.get<bool>();
@@ -266,6 +334,14 @@ class Reader {
     if (n.kind == NodeKind::Call) {
       const json& prim = need(j, "primitive", where);
       try {
+        // Parameters may hold size expressions over the graph's symbols.
+        const ember::detail::SymIntReader read = [&](const std::string& t) {
+          return env_->parse(t, "Graph.from_json");
+        };
+        struct Scope {
+          explicit Scope(const ember::detail::SymIntReader* r) { ember::detail::sym_int_reader() = r; }
+          ~Scope() { ember::detail::sym_int_reader() = nullptr; }
+        } scope(env_ ? &read : nullptr);
         n.prim = primitive_from_json(prim.dump());
       } catch (const ValueError& e) {
         bad(where, e.what());
@@ -311,6 +387,7 @@ class Reader {
   }
 
   std::vector<int64_t> defined_;  // outputs per node read so far
+  std::shared_ptr<ShapeEnv> env_;  // the graph's symbols, if it has any
   std::set<std::string> names_;
 };
 

@@ -3,6 +3,7 @@
 // every dispatch mode see what they saw in eager mode. It is the reference the compiler's
 // generated code is held against.
 #include "compiler/meta.h"
+#include "compiler/symbolic.h"
 #include "dispatch/dispatch.h"
 #include "ember/fx/graph_module.h"
 
@@ -10,13 +11,101 @@ namespace ember::fx {
 
 namespace {
 
-void check_input(const Node& p, size_t i, const Tensor& t) {
+bool symbolic(const ValueMeta& m) {
+  for (const SymInt& s : m.sizes) {
+    if (s.is_symbolic()) return true;
+  }
+  for (const SymInt& s : m.strides) {
+    if (s.is_symbolic()) return true;
+  }
+  return false;
+}
+
+// Note [Symbolic shapes]: a dim recorded as a symbol takes the input's size, which must lie in
+// the symbol's range and agree with the other inputs giving the same symbol.
+void bind_symbols(const Node& p, size_t i, const Tensor& t, SymbolValues& values,
+                  std::map<std::string, size_t>& bound_by) {
+  const ValueMeta& want = p.outputs[0];
+  if (!t.defined() || !symbolic(want) || t.dim() != static_cast<int64_t>(want.sizes.size())) {
+    return;  // check_input reports the mismatch
+  }
+  for (size_t d = 0; d < want.sizes.size(); ++d) {
+    // A dim that is a*s + b (a symbol, or a derived dim of one) gives the symbol's value.
+    const auto affine = as_affine(want.sizes[d]);
+    if (!affine) continue;
+    const std::string& name = affine->symbol;
+    const int64_t size = t.size(static_cast<int64_t>(d));
+    const SymbolInfo* si = env_of(want.sizes[d])->find(name);
+    EMBER_CHECK_VALUE((size - affine->b) % affine->a == 0, "[GraphModule] input ", i, " ('",
+                      p.name, "') has size ", size, " in dim ", d, ", which is not of the form ",
+                      want.sizes[d].str(), " (", si->dim, " = ", name, ") the graph was traced for");
+    const int64_t value = (size - affine->b) / affine->a;
+    EMBER_CHECK_VALUE(value >= si->min && value <= si->max, "[GraphModule] input ", i, " ('", p.name,
+                      "') has size ", size, " in dim ", d, ", so ", si->dim, " (", name, ") is ",
+                      value, ", outside the range [", si->min, ", ", si->max,
+                      "] the graph was traced for");
+    auto [it, fresh] = values.try_emplace(name, value);
+    EMBER_CHECK_VALUE(fresh || it->second == value, "[GraphModule] input ", i, " ('", p.name,
+                      "') has size ", size, " in dim ", d, ", so ", si->dim, " (", name, ") is ",
+                      value, ", but it is ", it->second, " in input ", bound_by[name],
+                      ": the graph was traced with equal sizes there");
+    bound_by.try_emplace(name, i);
+  }
+}
+
+void check_input(const Node& p, size_t i, const Tensor& t, const SymbolValues& values) {
   ValueMeta got = ValueMeta::of(t), want = p.outputs[0];
   got.requires_grad = want.requires_grad = false;
+  if (symbolic(want) && got.defined() && got.sizes.size() == want.sizes.size()) {
+    for (size_t d = 0; d < want.sizes.size(); ++d) {
+      want.sizes[d] = evaluate(want.sizes[d], values, "GraphModule");
+      want.strides[d] = evaluate(want.strides[d], values, "GraphModule");
+    }
+  }
   // Views are recorded with their geometry, so the graph holds for the traced layout only.
   EMBER_CHECK_VALUE(got == want, "[GraphModule] input ", i, " ('", p.name, "') expected ",
-                    want.str(), " as traced (the graph is specialised to its inputs' dtype, ",
-                    "device, sizes, strides and storage offset), got ", got.str());
+                    p.outputs[0].str(), " as traced (the graph is specialised to its inputs' ",
+                    "dtype, device, sizes, strides and storage offset, except for dynamic dims), ",
+                    "got ", got.str());
+}
+
+// A call's primitive with the symbols in its parameters replaced by this run's values (a traced
+// reshape to [s0, 8] runs as a reshape to [5, 8]); the primitive itself when it has none.
+class Substitute final : public ParamVisitor {
+ public:
+  explicit Substitute(const SymbolValues& values) : values_(values) {}
+  bool symbolic = false;
+  void i64(const char*, int64_t&) override {}
+  void u64(const char*, uint64_t&) override {}
+  void f64(const char*, double&) override {}
+  void boolean(const char*, bool&) override {}
+  void scalar(const char*, Scalar&) override {}
+  void enumeration(const char*, int&, const EnumInfo&) override {}
+  void text(const char*, std::string&) override {}
+  void i64_list(const char*, std::vector<int64_t>&) override {}
+  void sym_list(const char*, std::vector<SymInt>& v) override {
+    for (SymInt& s : v) {
+      if (!s.is_symbolic()) continue;
+      symbolic = true;
+      if (!values_.empty()) s = evaluate(s, values_, "GraphModule");
+    }
+  }
+  bool optional(const char*, bool present) override { return present; }
+
+ private:
+  const SymbolValues& values_;
+};
+
+std::shared_ptr<const Primitive> specialised(const std::shared_ptr<const Primitive>& prim,
+                                             const SymbolValues& values) {
+  if (values.empty()) return prim;
+  Substitute probe({});
+  prim->visit_params(probe);
+  if (!probe.symbolic) return prim;
+  auto copy = std::const_pointer_cast<Primitive>(prim->clone());
+  Substitute sub(values);
+  copy->visit_params(sub);
+  return copy;
 }
 
 }  // namespace
@@ -36,12 +125,22 @@ std::vector<Tensor> GraphModule::operator()(const std::vector<Tensor>& inputs) c
                     graph_.num_placeholders(), " inputs, got ", inputs.size());
   std::vector<std::vector<Tensor>> env(nodes.size());
   auto value = [&](ValueRef v) { return v.is_none() ? Tensor() : env[v.node][v.output]; };
+  SymbolValues values;  // Note [Symbolic shapes]: the dynamic dims' sizes for this run
+  {
+    std::map<std::string, size_t> bound_by;
+    size_t k = 0;
+    for (const Node& n : nodes) {
+      if (n.kind != NodeKind::Placeholder) continue;
+      bind_symbols(n, k, inputs[k], values, bound_by);
+      ++k;
+    }
+  }
   size_t next_input = 0;
   for (size_t i = 0; i < nodes.size(); ++i) {
     const Node& n = nodes[i];
     switch (n.kind) {
       case NodeKind::Placeholder:
-        check_input(n, next_input, inputs[next_input]);
+        check_input(n, next_input, inputs[next_input], values);
         env[i] = {inputs[next_input++]};
         break;
       case NodeKind::GetAttr:
@@ -51,19 +150,20 @@ std::vector<Tensor> GraphModule::operator()(const std::vector<Tensor>& inputs) c
         std::vector<Tensor> args;
         args.reserve(n.args.size());
         for (ValueRef a : n.args) args.push_back(value(a));
-        const char* op = n.prim->name();
+        const std::shared_ptr<const Primitive> prim = specialised(n.prim, values);
+        const char* op = prim->name();
         std::vector<Tensor> outs;
-        if (n.prim->inplace()) {
+        if (prim->inplace()) {
           // The target, or the fresh tensor the op builder made; other outputs are fresh too.
           outs.push_back(n.inplace_target ? value(*n.inplace_target)
-                                          : detail::allocate(n.outputs[0], op));
+                                          : detail::allocate(n.outputs[0], op, values));
           for (size_t k = 1; k < n.outputs.size(); ++k) {
-            outs.push_back(detail::allocate(n.outputs[k], op));
+            outs.push_back(detail::allocate(n.outputs[k], op, values));
           }
         } else if (n.alloc_outputs) {
-          for (const ValueMeta& m : n.outputs) outs.push_back(detail::allocate(m, op));
+          for (const ValueMeta& m : n.outputs) outs.push_back(detail::allocate(m, op, values));
         }
-        env[i] = dispatch(*n.prim, args, std::move(outs));
+        env[i] = dispatch(*prim, args, std::move(outs));
         EMBER_CHECK(env[i].size() == n.outputs.size(), "[GraphModule] node '", n.name, "' (", op,
                     ") produced ", env[i].size(), " outputs, the graph records ", n.outputs.size());
         break;

@@ -16,6 +16,7 @@
 #include <unordered_map>
 
 #include "compiler/meta.h"
+#include "compiler/symbolic.h"
 #include "dispatch/dispatch.h"
 #include "ember/compiler.h"
 #include "ember/fx/passes.h"
@@ -39,16 +40,18 @@ Tensor snapshot(const Tensor& t) {
                                              impl->storage_offset()));
 }
 
-bool is_identifier(const std::string& s) {
-  if (s.empty() || std::isdigit(static_cast<unsigned char>(s[0]))) return false;
-  for (char c : s) {
-    if (!std::isalnum(static_cast<unsigned char>(c)) && c != '_') return false;
-  }
-  return true;
-}
-
-std::string opt_str(const std::optional<int64_t>& v) {
-  return v ? std::to_string(*v) : std::string("None");
+// Equal sizes, strides, offset and dtype, comparing expressions as expressions (no guard).
+bool same_layout(const TensorImpl& a, const TensorImpl& b) {
+  auto same = [](const std::vector<SymInt>& x, const std::vector<SymInt>& y) {
+    if (x.size() != y.size()) return false;
+    for (size_t i = 0; i < x.size(); ++i) {
+      if (!x[i].same_as(y[i])) return false;
+    }
+    return true;
+  };
+  return a.dtype() == b.dtype() && same(a.sym_sizes(), b.sym_sizes()) &&
+         same(a.sym_strides(), b.sym_strides()) &&
+         a.sym_storage_offset().same_as(b.sym_storage_offset());
 }
 
 // Inputs whose last argument is the Philox state (Note [Functional randomness]).
@@ -67,7 +70,18 @@ class Tracer final : public DispatchMode {
 
   // An undefined input (an optional tensor passed as None) is a placeholder that nothing uses.
   // Returns the tensor the function receives (a meta twin when tracing fake).
-  Tensor add_input(const Tensor& t, size_t i) {
+  // `sizes`: the input's sizes with its dynamic dims as symbols (empty for a static input).
+  Tensor add_input(const Tensor& t, size_t i, const std::vector<SymInt>& sizes = {}) {
+    if (!sizes.empty()) {  // Note [Symbolic shapes]: a meta twin with symbolic sizes
+      const TensorMeta m = TensorMeta::contiguous(SymShape(sizes.begin(), sizes.end()),
+                                                  t.dtype(), Device(kMeta));
+      Tensor sym = detail::allocate_meta(m, "make_fx");
+      twins_.emplace(t.unsafeGetTensorImpl(), sym);
+      const fx::ValueRef v = graph.placeholder("arg" + std::to_string(i) + "_1", meta_of(sym));
+      bind(t, v);
+      bind(sym, v);
+      return sym;
+    }
     const fx::ValueRef v =
         graph.placeholder("arg" + std::to_string(i) + "_1", fx::ValueMeta::of(t));
     if (!t.defined()) return t;
@@ -85,7 +99,8 @@ class Tracer final : public DispatchMode {
   fx::ValueRef value_of(const Tensor& t, const char* constant_prefix = "_tensor_constant") {
     if (!t.defined()) return {};
     if (auto v = known(t)) return *v;
-    if (fake && t.device().is_meta() && t.numel() == 0) {  // no values: a real empty tensor
+    if (fake && t.device().is_meta() && !t.unsafeGetTensorImpl()->is_symbolic() &&
+        t.numel() == 0) {  // no values: a real empty tensor
       const std::string name = "_tensor_constant" + std::to_string(constants_++);
       attrs[name] = fx::detail::allocate(meta_of(t), "make_fx");
       const fx::ValueRef v = graph.get_attr(name, name, meta_of(t));
@@ -211,8 +226,7 @@ class Tracer final : public DispatchMode {
     auto same = by_storage_.find(impl->storage().get());
     if (same == by_storage_.end()) return std::nullopt;
     for (const TensorImpl* other : same->second) {
-      if (other->sizes() == impl->sizes() && other->strides() == impl->strides() &&
-          other->storage_offset() == impl->storage_offset() && other->dtype() == impl->dtype()) {
+      if (same_layout(*other, *impl)) {
         const fx::ValueRef v = values_.at(other).ref;
         bind(t, v);
         aliased.push_back(v);  // a second handle: a write through one is seen by the other
@@ -233,58 +247,12 @@ class Tracer final : public DispatchMode {
   int constants_ = 0;
 };
 
-// Checks a dynamic spec against the example inputs, then refuses it: symbolic shapes (issue 19,
-// item 3) are not implemented yet, and ignoring a spec would silently specialise.
-void check_spec(const DynamicSpec& spec, const std::vector<Tensor>& inputs) {
-  if (spec.empty()) return;
-  EMBER_CHECK_VALUE(spec.inputs.size() == inputs.size(), "[make_fx] dynamic_shapes has ",
-                    spec.inputs.size(), " entries, but the function is traced with ", inputs.size(),
-                    " inputs (one entry per input, {} for a static one)");
-  std::map<std::string, std::pair<const Dim*, int64_t>> seen;
-  std::string described;
-  for (size_t i = 0; i < inputs.size(); ++i) {
-    for (const auto& [dim, d] : spec.inputs[i]) {
-      EMBER_CHECK_VALUE(inputs[i].defined(), "[make_fx] dynamic_shapes gives dims of input ", i,
-                        ", which is None");
-      const int64_t ndim = inputs[i].dim();
-      EMBER_CHECK_VALUE(dim >= 0 && dim < ndim, "[make_fx] dynamic_shapes of input ", i,
-                        " names dim ", dim, " ('", d.name, "'), but the input has ", ndim, " dims");
-      const int64_t size = inputs[i].size(dim);
-      if (size < d.min || size > d.max) {
-        EMBER_THROW(ConstraintViolationError, "[make_fx] Constraints violated (", d.name,
-                    ")! The example input ", i, " has size ", size, " in dim ", dim,
-                    ", outside the range of ", d.name, " [", d.min, ", ", d.max,
-                    "]. Suggested fix: ", d.name, " = Dim(\"", d.name,
-                    "\", min=", std::min(d.min, size), ", max=", std::max(d.max, size), ")");
-      }
-      auto [it, fresh] = seen.try_emplace(d.name, &d, size);
-      if (!fresh) {
-        EMBER_CHECK_VALUE(it->second.first->min == d.min && it->second.first->max == d.max,
-                          "[make_fx] two different dims are named '", d.name, "'");
-        if (it->second.second != size) {
-          EMBER_THROW(ConstraintViolationError, "[make_fx] Constraints violated (", d.name, ")! ",
-                      d.name, " is used for sizes ", it->second.second, " and ", size,
-                      " of the example inputs, but the same Dim means equal sizes. Suggested ",
-                      "fix: use a separate Dim for input ", i, " dim ", dim);
-        }
-      }
-      described += (described.empty() ? "" : ", ") + std::string("input ") + std::to_string(i) +
-                   " dim " + std::to_string(dim) + " '" + d.name + "' [" + std::to_string(d.min) +
-                   ", " + std::to_string(d.max) + "]";
-    }
-  }
-  EMBER_THROW(NotImplementedError,
-              "[make_fx] dynamic shapes are not implemented yet (symbolic shapes come with the "
-              "compiler's SymNode); the spec marks ",
-              described, " as dynamic. Trace with TraceOptions{} for static shapes.");
-}
-
 fx::GraphModule trace(const TracedFn& fn, const std::vector<Tensor>& inputs,
                       const TraceOptions& options, const nn::Module* module) {
-  check_spec(options.dynamic, inputs);
+  const std::vector<std::vector<SymInt>> dynamic = fx::symbolic_sizes(options.dynamic, inputs);
   EMBER_CHECK_VALUE(static_cast<bool>(fn), "[make_fx] the function is empty");
   Tracer tracer;
-  tracer.fake = options.mode == TracingMode::Fake;
+  tracer.fake = options.mode == TracingMode::Fake || !dynamic.empty();
   std::vector<Tensor> traced_inputs;
   for (size_t i = 0; i < inputs.size(); ++i) {
     if (inputs[i].defined()) {
@@ -292,7 +260,8 @@ fx::GraphModule trace(const TracedFn& fn, const std::vector<Tensor>& inputs,
                            "[make_fx] tracing_mode fake traces CPU inputs only, got input ", i,
                            " on ", inputs[i].device().str());
     }
-    traced_inputs.push_back(tracer.add_input(inputs[i], i));
+    traced_inputs.push_back(
+        tracer.add_input(inputs[i], i, dynamic.empty() ? std::vector<SymInt>{} : dynamic[i]));
   }
   if (module) {
     for (const auto& item : module->named_parameters()) tracer.add_attr(item.key(), item.value());
@@ -316,23 +285,6 @@ fx::GraphModule trace(const TracedFn& fn, const std::vector<Tensor>& inputs,
 }
 
 }  // namespace
-
-Dim::Dim(std::string name_, std::optional<int64_t> min_, std::optional<int64_t> max_)
-    : name(std::move(name_)) {
-  EMBER_CHECK_VALUE(is_identifier(name), "[Dim] Dim name must be a valid identifier, got ", name);
-  min = min_.value_or(0);
-  max = max_.value_or(std::numeric_limits<int64_t>::max() - 1);
-  EMBER_CHECK_VALUE(max > min, "[Dim] Cannot create Dim with inconsistent min=", opt_str(min_),
-                    ", max=", opt_str(max_));
-  EMBER_CHECK_VALUE(min >= 0, "[Dim] a size cannot be negative: min=", min, " for ", name);
-}
-
-bool DynamicSpec::empty() const {
-  for (const auto& dims : inputs) {
-    if (!dims.empty()) return false;
-  }
-  return true;
-}
 
 fx::GraphModule make_fx(const TracedFn& fn, const std::vector<Tensor>& example_inputs,
                         const TraceOptions& options) {

@@ -36,11 +36,21 @@ Tensor converted(const Tensor& t, ScalarType dt, Device d) {
 
 const std::vector<int64_t>& Tensor::sizes() const { return checked(impl_).sizes(); }
 const std::vector<int64_t>& Tensor::strides() const { return checked(impl_).strides(); }
-std::vector<SymInt> Tensor::sym_sizes() const {
-  const auto& s = sizes();
-  return {s.begin(), s.end()};
+std::vector<SymInt> Tensor::sym_sizes() const { return checked(impl_).sym_sizes(); }
+std::vector<SymInt> Tensor::sym_strides() const { return checked(impl_).sym_strides(); }
+SymInt Tensor::sym_size(int64_t d) const {
+  const TensorImpl& impl = checked(impl_);
+  const int64_t w = ops::wrap_dim(d, impl.dim(), "size");
+  return impl.is_symbolic() ? impl.sym_geometry()->sizes[w] : SymInt(impl.sizes()[w]);
 }
-int64_t Tensor::size(int64_t d) const { return sizes()[ops::wrap_dim(d, dim(), "size")]; }
+SymInt Tensor::sym_numel() const { return checked(impl_).sym_numel(); }
+int64_t Tensor::size(int64_t d) const {
+  const TensorImpl& impl = checked(impl_);
+  const int64_t w = ops::wrap_dim(d, impl.dim(), "size");
+  // Note [Symbolic tensors]: only the dim asked for is a guard.
+  return impl.is_symbolic() ? impl.sym_geometry()->sizes[w].guard_int("Tensor.size()")
+                            : impl.sizes()[w];
+}
 int64_t Tensor::stride(int64_t d) const { return strides()[ops::wrap_dim(d, dim(), "stride")]; }
 int64_t Tensor::dim() const { return checked(impl_).dim(); }
 int64_t Tensor::numel() const { return checked(impl_).numel(); }

@@ -13,7 +13,11 @@ void TensorImpl::set_data(const TensorImpl& other) {
   storage_ = other.storage_;
   dtype_ = other.dtype_;
   device_ = other.device_;
-  set_geometry(other.sizes_, other.strides_, other.storage_offset_);
+  if (other.sym_) {
+    set_sym_geometry(other.sym_->sizes, other.sym_->strides, other.sym_->storage_offset);
+  } else {
+    set_geometry(other.sizes_, other.strides_, other.storage_offset_);
+  }
 }
 
 TensorImpl::TensorImpl(Storage storage, ScalarType dtype, std::vector<int64_t> sizes,
@@ -27,13 +31,78 @@ TensorImpl::TensorImpl(Storage storage, ScalarType dtype, std::vector<int64_t> s
   set_geometry(std::move(sizes), std::move(strides), storage_offset);
 }
 
+TensorImpl::TensorImpl(Storage storage, ScalarType dtype, std::span<const SymInt> sizes,
+                       std::span<const SymInt> strides, const SymInt& storage_offset)
+    : storage_(std::move(storage)),
+      dtype_(dtype),
+      device_(storage_->device()),
+      storage_offset_(0),
+      inference_(detail::inference_mode_tls()),
+      version_(std::make_shared<VersionCounter>()) {
+  set_sym_geometry(sizes, strides, storage_offset);
+}
+
 void TensorImpl::set_geometry(std::vector<int64_t> sizes, std::vector<int64_t> strides,
                               int64_t offset) {
   EMBER_INTERNAL_ASSERT(sizes.size() == strides.size(), "sizes and strides differ in length");
   sizes_ = std::move(sizes);
   strides_ = std::move(strides);
   storage_offset_ = offset;
+  sym_.reset();
   refresh();
+}
+
+void TensorImpl::set_sym_geometry(std::span<const SymInt> sizes, std::span<const SymInt> strides,
+                                  const SymInt& offset) {
+  EMBER_INTERNAL_ASSERT(sizes.size() == strides.size(), "sizes and strides differ in length");
+  auto hints = [](std::span<const SymInt> v) {
+    std::vector<int64_t> r(v.size());
+    for (size_t i = 0; i < v.size(); ++i) r[i] = v[i].hint();
+    return r;
+  };
+  bool symbolic = offset.is_symbolic();
+  for (const SymInt& s : sizes) symbolic = symbolic || s.is_symbolic();
+  for (const SymInt& s : strides) symbolic = symbolic || s.is_symbolic();
+  set_geometry(hints(sizes), hints(strides), offset.hint());
+  if (!symbolic) return;
+  EMBER_CHECK(device_.is_meta(), "[tensor] a tensor with symbolic sizes holds no data, so it must ",
+              "be on the meta device, got ", device_.str());
+  sym_ = std::make_unique<SymGeometry>();
+  sym_->sizes.assign(sizes.begin(), sizes.end());
+  sym_->strides.assign(strides.begin(), strides.end());
+  sym_->storage_offset = offset;
+  SymInt numel = 1;
+  for (const SymInt& s : sizes) numel = numel * s;
+  sym_->numel = std::move(numel);
+  // Contiguity from the expressions themselves (canonical, so equal expressions compare equal
+  // without a guard): a dim of size 1 does not count, every other stride is the product of the
+  // sizes after it.
+  is_contiguous_ = true;
+  SymInt expected = 1;
+  for (size_t d = sizes.size(); d-- > 0;) {
+    if (sizes[d].same_as(1)) continue;
+    if (!strides[d].same_as(expected)) {
+      is_contiguous_ = false;
+      return;
+    }
+    expected = expected * sizes[d];
+  }
+}
+
+void TensorImpl::specialize() const {
+  for (const SymInt& s : sym_->sizes) (void)s.guard_int("Tensor.sizes()");
+  for (const SymInt& s : sym_->strides) (void)s.guard_int("Tensor.strides()");
+  (void)sym_->storage_offset.guard_int("Tensor.storage_offset()");
+}
+
+std::vector<SymInt> TensorImpl::sym_sizes() const {
+  if (sym_) return sym_->sizes;
+  return {sizes_.begin(), sizes_.end()};
+}
+
+std::vector<SymInt> TensorImpl::sym_strides() const {
+  if (sym_) return sym_->strides;
+  return {strides_.begin(), strides_.end()};
 }
 
 void TensorImpl::refresh() {

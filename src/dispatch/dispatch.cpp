@@ -58,6 +58,18 @@ void DispatchNext::operator()(OpCall& call) const {
 
 namespace detail {
 
+Tensor allocate_meta(const TensorMeta& m, const char* op) {
+  std::vector<int64_t> hints(m.sizes.size()), hint_strides(m.strides.size());
+  for (size_t d = 0; d < hints.size(); ++d) hints[d] = m.sizes[d].hint();
+  for (size_t d = 0; d < hint_strides.size(); ++d) hint_strides[d] = m.strides[d].hint();
+  auto storage = std::make_shared<StorageImpl>(strided_nbytes(hints, hint_strides, m.dtype, op),
+                                               m.device);
+  return Tensor(std::make_shared<TensorImpl>(std::move(storage), m.dtype,
+                                             std::span<const SymInt>(m.sizes.data(), m.sizes.size()),
+                                             std::span<const SymInt>(m.strides.data(), m.strides.size()),
+                                             SymInt(0)));
+}
+
 std::vector<Tensor> allocate_outputs(const Primitive& prim, const std::vector<Tensor>& inputs) {
   SmallVector<TensorMeta, 3> in;
   in.reserve(inputs.size());
@@ -67,6 +79,10 @@ std::vector<Tensor> allocate_outputs(const Primitive& prim, const std::vector<Te
   std::vector<Tensor> outs;
   outs.reserve(metas.size());
   for (const TensorMeta& m : metas) {
+    if (m.device.is_meta()) {  // Note [Symbolic tensors]: sizes stay expressions on meta
+      outs.emplace_back(allocate_meta(m, op));
+      continue;
+    }
     std::vector<int64_t> sizes(m.sizes.size()), strides(m.strides.size());
     for (size_t d = 0; d < sizes.size(); ++d) sizes[d] = m.sizes[d].guard_int(op);
     for (size_t d = 0; d < strides.size(); ++d) strides[d] = m.strides[d].guard_int(op);

@@ -4,8 +4,9 @@
 // equality, hashing, the readable description ("dim=1, keepdim=True") and the JSON form of every
 // primitive come from that single list (src/dispatch/params.cpp); a new field cannot be
 // forgotten by any of them. Field types: bool, integers, double, Scalar, ScalarType, DeviceType,
-// enums with an enum_info() overload (EMBER_ENUM), std::string, std::vector<int64_t>, std::optional
-// of those, and nested structs with their own EMBER_FIELDS (flattened).
+// enums with an enum_info() overload (EMBER_ENUM), std::string, std::vector<int64_t>,
+// std::vector<SymInt> (sizes that may be symbolic, Note [Symbolic shapes]), std::optional of
+// those, and nested structs with their own EMBER_FIELDS (flattened).
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -16,6 +17,7 @@
 #include "ember/core/device.h"
 #include "ember/core/dtype.h"
 #include "ember/core/scalar.h"
+#include "ember/core/symint.h"
 
 namespace ember {
 
@@ -50,6 +52,9 @@ class ParamVisitor {
   virtual void enumeration(const char* name, int& v, const EnumInfo& info) = 0;
   virtual void text(const char* name, std::string& v) = 0;
   virtual void i64_list(const char* name, std::vector<int64_t>& v) = 0;
+  /// Sizes that may be symbolic. By default a concrete list is visited as i64_list; a visitor
+  /// that meets symbolic entries overrides this (the writers print an entry's expression).
+  virtual void sym_list(const char* name, std::vector<SymInt>& v);
   /// An optional field: `present` says whether it holds a value; the result is whether the
   /// value that follows (visited under the same name) is present.
   virtual bool optional(const char* name, bool present) = 0;
@@ -90,6 +95,8 @@ void visit_field(ParamVisitor& v, const char* name, T& x) {
     v.text(name, x);
   } else if constexpr (std::is_same_v<T, std::vector<int64_t>>) {
     v.i64_list(name, x);
+  } else if constexpr (std::is_same_v<T, std::vector<SymInt>>) {
+    v.sym_list(name, x);
   } else if constexpr (requires(T & t, ParamVisitor & pv) { t.visit(pv); }) {
     x.visit(v);  // a nested params struct: its fields, flattened
   } else {

@@ -15,7 +15,23 @@ namespace ember {
 
 using json = nlohmann::json;
 
+void ParamVisitor::sym_list(const char* name, std::vector<SymInt>& v) {
+  std::vector<int64_t> ints(v.size());
+  for (size_t i = 0; i < v.size(); ++i) {
+    EMBER_CHECK_NOT_IMPL(!v[i].is_symbolic(), "[params] parameter '", name, "' holds the symbolic ",
+                         "size ", v[i].str(), ", which this visitor cannot handle");
+    ints[i] = v[i].hint();
+  }
+  i64_list(name, ints);
+  v.assign(ints.begin(), ints.end());
+}
+
 namespace detail {
+const SymIntReader*& sym_int_reader() {
+  thread_local const SymIntReader* reader = nullptr;
+  return reader;
+}
+
 std::vector<std::string> split_field_names(std::string_view list) {
   std::vector<std::string> names;
   while (!list.empty()) {
@@ -75,6 +91,19 @@ class Encoder final : public ParamVisitor {
     put(v.size());
     for (int64_t x : v) put(x);
   }
+  void sym_list(const char*, std::vector<SymInt>& v) override {
+    put(v.size());
+    for (const SymInt& x : v) {
+      put(static_cast<char>(x.is_symbolic()));
+      if (!x.is_symbolic()) {
+        put(x.hint());
+        continue;
+      }
+      const std::string t = x.str();
+      put(t.size());
+      out += t;
+    }
+  }
   bool optional(const char*, bool present) override {
     put(static_cast<char>(present));
     return present;
@@ -108,6 +137,11 @@ class Describer final : public ParamVisitor {
     for (size_t i = 0; i < v.size(); ++i) s += (i ? ", " : "") + std::to_string(v[i]);
     add(n, s + "]");
   }
+  void sym_list(const char* n, std::vector<SymInt>& v) override {
+    std::string s = "[";
+    for (size_t i = 0; i < v.size(); ++i) s += (i ? ", " : "") + v[i].str();
+    add(n, s + "]");
+  }
   bool optional(const char* n, bool present) override {
     if (!present) add(n, "None");
     return present;
@@ -137,6 +171,11 @@ class JsonWriter final : public ParamVisitor {
   void enumeration(const char* n, int& v, const EnumInfo& info) override { out[n] = info.name(v); }
   void text(const char* n, std::string& v) override { out[n] = v; }
   void i64_list(const char* n, std::vector<int64_t>& v) override { out[n] = v; }
+  void sym_list(const char* n, std::vector<SymInt>& v) override {  // expressions as text
+    json a = json::array();
+    for (const SymInt& x : v) a.push_back(x.is_symbolic() ? json(x.str()) : json(x.hint()));
+    out[n] = std::move(a);
+  }
   bool optional(const char* n, bool present) override {
     if (!present) out[n] = nullptr;
     return present;
@@ -224,6 +263,20 @@ class JsonReader final : public ParamVisitor {
       v.push_back(e.get<int64_t>());
     }
   }
+  void sym_list(const char* n, std::vector<SymInt>& v) override {
+    const json& j = at(n);
+    if (!j.is_array()) bad_param(n, "expected a list");
+    v.clear();
+    for (const json& e : j) {
+      if (is_int64(e)) {
+        v.emplace_back(e.get<int64_t>());
+      } else if (e.is_string() && detail::sym_int_reader()) {
+        v.push_back((*detail::sym_int_reader())(e.get<std::string>()));
+      } else {
+        bad_param(n, "expected a list of int64 (or of size expressions, in a graph with symbols)");
+      }
+    }
+  }
   bool optional(const char* n, bool) override {
     if (!find(n).is_null()) return true;  // the value's own visit counts it
     ++seen_;
@@ -284,9 +337,15 @@ const std::vector<PrimitiveKind>& all_primitive_kinds() {
 
 TensorMeta TensorMeta::of(const Tensor& t) {
   if (!t.defined()) return {};
-  const auto& sz = t.sizes();
-  const auto& st = t.strides();
-  return {SymShape(sz.begin(), sz.end()), SymShape(st.begin(), st.end()), t.dtype(), t.device()};
+  const TensorImpl* impl = t.unsafeGetTensorImpl();
+  if (const SymGeometry* g = impl->sym_geometry()) [[unlikely]] {
+    return {SymShape(g->sizes.begin(), g->sizes.end()),
+            SymShape(g->strides.begin(), g->strides.end()), impl->dtype(), impl->device()};
+  }
+  const auto& sz = impl->sizes();
+  const auto& st = impl->strides();
+  return {SymShape(sz.begin(), sz.end()), SymShape(st.begin(), st.end()), impl->dtype(),
+          impl->device()};
 }
 
 TensorMeta TensorMeta::contiguous(SymShape sizes, ScalarType dtype, Device device) {
@@ -301,7 +360,8 @@ TensorMeta TensorMeta::contiguous(SymShape sizes, ScalarType dtype, Device devic
 }
 
 bool TensorMeta::operator==(const TensorMeta& o) const {
-  return sizes == o.sizes && strides == o.strides && dtype == o.dtype && device == o.device;
+  return same_as(sizes, o.sizes) && same_as(strides, o.strides) && dtype == o.dtype &&
+         device == o.device;
 }
 
 std::string TensorMeta::str() const {

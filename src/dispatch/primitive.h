@@ -4,6 +4,7 @@
 // params]) that give it equality, a hash, a description and a JSON form. It knows how to run on
 // each backend and its vjp, written with Ember ops (so that higher-order gradients work). Ops
 // build a primitive, allocate outputs, and call dispatch().
+#include <functional>
 #include <memory>
 #include <optional>
 #include <span>
@@ -43,6 +44,13 @@ const char* primitive_kind_name(PrimitiveKind kind);
 /// Every kind, in declaration order.
 const std::vector<PrimitiveKind>& all_primitive_kinds();
 
+namespace detail {
+/// Reads a symbolic size's text while a graph with symbols is read (Note [Symbolic shapes]);
+/// null otherwise, when primitive_from_json refuses expressions.
+using SymIntReader = std::function<SymInt(const std::string&)>;
+const SymIntReader*& sym_int_reader();
+}  // namespace detail
+
 /// Note [Mutation and aliasing]: a primitive declares what a call does to memory besides
 /// writing fresh outputs. Its in-place form (inplace()) writes output 0, the caller's target; the
 /// target's previous values are read through input 0 (the target itself, or a converted copy of
@@ -56,6 +64,15 @@ const std::vector<PrimitiveKind>& all_primitive_kinds();
 /// from it, and the compiler's tracer runs it on symbolic sizes without any kernel.
 /// Sizes or strides during inference: a few entries, kept inline (no heap allocation per op).
 using SymShape = SmallVector<SymInt, 6>;
+
+/// Equal entries, comparing expressions as expressions (SymInt::same_as: no guard).
+inline bool same_as(const SymShape& a, const SymShape& b) {
+  if (a.size() != b.size()) return false;
+  for (size_t i = 0; i < a.size(); ++i) {
+    if (!a[i].same_as(b[i])) return false;
+  }
+  return true;
+}
 
 struct TensorMeta {
   SymShape sizes, strides;

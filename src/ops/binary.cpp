@@ -145,7 +145,7 @@ Tensor binary_op(BinaryOp op, const Tensor& a, const Tensor& b, const Scalar& al
   if (!name) name = binary_op_name(op);
   check_defined(a, name, "input");
   check_defined(b, name, "other");
-  check_broadcastable(a.sizes(), b.sizes(), name);
+  check_broadcastable(a, b, name);
   const ScalarType t = compute_dtype(op, a, b, alpha, name);
   return dispatch(Binary(op, alpha, name), {to_compute(a, t), to_compute(b, t)})[0];
 }

@@ -42,11 +42,11 @@ const char* type_meta_name(ScalarType t) {
 
 Tensor batched_product(const char* name, const Tensor& a, const Tensor& b, const Tensor& self,
                        const Scalar& beta, const Scalar& alpha) {
-  const int64_t batches = std::max(a.sizes()[0], b.sizes()[0]);
-  const int64_t m = a.sizes()[1], n = b.sizes()[2];
+  const SymInt batches = sym_max(a.sym_size(0), b.sym_size(0));
+  const SymInt m = a.sym_size(1), n = b.sym_size(2);
   // A batch of one is broadcast with stride 0 (a view, no copy).
-  Tensor a3 = a.sizes()[0] == batches ? a : expand(a, {batches, m, a.sizes()[2]});
-  Tensor b3 = b.sizes()[0] == batches ? b : expand(b, {batches, b.sizes()[1], n});
+  Tensor a3 = a.sym_size(0) == batches ? a : expand(a, {batches, m, a.sym_size(2)});
+  Tensor b3 = b.sym_size(0) == batches ? b : expand(b, {batches, b.sym_size(1), n});
   std::vector<Tensor> inputs{a3, b3};
   if (self.defined()) inputs.push_back(self);
   return dispatch(Matmul(name, alpha, beta), inputs)[0];
@@ -88,15 +88,15 @@ namespace ops {
 Tensor mm_checked(const Tensor& a, const Tensor& b, const char* op) {
   EMBER_CHECK(a.dim() == 2, "[", op, "] self must be a matrix");
   EMBER_CHECK(b.dim() == 2, "[", op, "] mat2 must be a matrix");
-  EMBER_CHECK(a.sizes()[1] == b.sizes()[0], "[", op,
-              "] mat1 and mat2 shapes cannot be multiplied (", a.sizes()[0], "x", a.sizes()[1],
-              " and ", b.sizes()[0], "x", b.sizes()[1], ")");
+  const SymInt m = a.sym_size(0), k = a.sym_size(1), k2 = b.sym_size(0), n = b.sym_size(1);
+  EMBER_CHECK(k == k2, "[", op, "] mat1 and mat2 shapes cannot be multiplied (", m, "x", k,
+              " and ", k2, "x", n, ")");
   EMBER_CHECK(a.dtype() == b.dtype(), "[", op,
               "] expected m1 and m2 to have the same dtype, but got: ", type_meta_name(a.dtype()),
               " != ", type_meta_name(b.dtype()));
   check_not_bool(a, op, "addmm_impl_cpu_");
   Tensor r = batched_product("mm", unsqueeze(a, 0), unsqueeze(b, 0));
-  return reshape(r, {a.sizes()[0], b.sizes()[1]});
+  return reshape(r, {m, n});
 }
 
 Tensor bmm_checked(const Tensor& a, const Tensor& b, const char* op) {

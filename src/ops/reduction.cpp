@@ -19,7 +19,7 @@ ReduceShape reduce_shape(const Tensor& x, const IntList& dim, bool keepdim, cons
   }
   for (int64_t d = 0; d < nd; ++d) {
     if (!reduced[d]) {
-      rs.shape.push_back(x.sizes()[d]);
+      rs.shape.push_back(x.sym_size(d));
     } else if (keepdim) {
       rs.shape.push_back(1);
     }
@@ -32,7 +32,8 @@ std::vector<Tensor> run_reduce(ReduceOp op, const Tensor& x, const ReduceShape& 
                                const char* name) {
   auto outs = dispatch(Reduce(op, rs.dims, rs.keepdim, dtypes[0], param, name), {x});
   EMBER_INTERNAL_ASSERT(outs.size() == dtypes.size() && outs.back().dtype() == dtypes.back() &&
-                            outs[0].sizes() == rs.shape,
+                            same_as(SymShape(rs.shape.begin(), rs.shape.end()),
+                                    TensorMeta::of(outs[0]).sizes),
                         "run_reduce: inference disagrees with the op builder for ",
                         reduce_op_name(op));
   return outs;
@@ -54,9 +55,9 @@ Tensor cast_for_dtype_arg(const Tensor& x, const std::optional<ScalarType>& dtyp
 
 void zero_numel_check_dims(const Tensor& x, const std::vector<int64_t>& dims, const char* op,
                            const char* fn) {
-  if (x.numel() != 0) return;
+  if (x.sym_numel() != 0) return;
   for (int64_t d : dims) {
-    EMBER_CHECK_INDEX(x.sizes()[d] != 0, "[", op, "] ", fn, ": Expected reduction dim ", d,
+    EMBER_CHECK_INDEX(x.sym_size(d) != 0, "[", op, "] ", fn, ": Expected reduction dim ", d,
                       " to have non-zero size.");
   }
 }

@@ -12,7 +12,7 @@ namespace ember::ops {
 /// Reduced dims (wrapped, distinct; an empty list means every dim) and the output shape.
 struct ReduceShape {
   std::vector<int64_t> dims;
-  std::vector<int64_t> shape;
+  std::vector<SymInt> shape;  // symbolic for a traced dynamic input (Note [Symbolic shapes])
   bool keepdim = false;
 };
 ReduceShape reduce_shape(const Tensor& x, const IntList& dim, bool keepdim, const char* op);

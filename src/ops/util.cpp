@@ -57,6 +57,12 @@ Tensor wrapped_scalar(const Scalar& s) {
   return t;
 }
 
+std::string shape_str(const std::vector<SymInt>& sizes) {
+  std::string r = "[";
+  for (size_t i = 0; i < sizes.size(); ++i) r += (i ? ", " : "") + sizes[i].str();
+  return r + "]";
+}
+
 std::string shape_str(const std::vector<int64_t>& sizes) {
   std::string r = "[";
   for (size_t i = 0; i < sizes.size(); ++i) {
@@ -69,13 +75,13 @@ std::string shape_str(const std::vector<int64_t>& sizes) {
 
 namespace {
 // Visits each dim of the broadcast of a and b (right-aligned, missing dims 1), after checking it.
-template <typename F>
-void for_each_broadcast_dim(const std::vector<int64_t>& a, const std::vector<int64_t>& b,
-                            const char* op, F&& f) {
+template <typename T, typename F>
+void for_each_broadcast_dim(const std::vector<T>& a, const std::vector<T>& b, const char* op,
+                            F&& f) {
   const size_t n = std::max(a.size(), b.size());
   for (size_t i = 0; i < n; ++i) {
-    const int64_t da = i < n - a.size() ? 1 : a[i - (n - a.size())];
-    const int64_t db = i < n - b.size() ? 1 : b[i - (n - b.size())];
+    const T da = i < n - a.size() ? T(1) : a[i - (n - a.size())];
+    const T db = i < n - b.size() ? T(1) : b[i - (n - b.size())];
     EMBER_CHECK(da == db || da == 1 || db == 1, "[", op, "] The size of tensor a (", da,
                 ") must match the size of tensor b (", db, ") at non-singleton dimension ", i);
     f(i, da == 1 ? db : da);
@@ -93,6 +99,14 @@ std::vector<int64_t> broadcast_pair(const std::vector<int64_t>& a, const std::ve
 void check_broadcastable(const std::vector<int64_t>& a, const std::vector<int64_t>& b,
                          const char* op) {
   for_each_broadcast_dim(a, b, op, [](size_t, int64_t) {});
+}
+
+void check_broadcastable(const Tensor& a, const Tensor& b, const char* op) {
+  if (a.unsafeGetTensorImpl()->is_symbolic() || b.unsafeGetTensorImpl()->is_symbolic()) {
+    for_each_broadcast_dim(a.sym_sizes(), b.sym_sizes(), op, [](size_t, const SymInt&) {});
+  } else {
+    check_broadcastable(a.sizes(), b.sizes(), op);
+  }
 }
 
 void check_implemented(ScalarType t, const char* op) {

@@ -55,11 +55,14 @@ inline int64_t padded_size(int64_t size, int64_t padding, const char* op) {
 /// A C++ number as a 0-d "wrapped number" tensor: int64, float64 or bool by its kind.
 Tensor wrapped_scalar(const Scalar& s);
 /// "[2, 3]" for messages.
+std::string shape_str(const std::vector<SymInt>& sizes);
 std::string shape_str(const std::vector<int64_t>& sizes);
 /// Broadcast shape of a and b; RuntimeError naming `op` with PyTorch's wording when they differ.
 std::vector<int64_t> broadcast_pair(const std::vector<int64_t>& a, const std::vector<int64_t>& b,
                                     const char* op);
 /// broadcast_pair's check alone, for builders whose primitive infers the shape.
+/// The same for two tensors' sizes, symbolic or not (Note [Symbolic shapes]).
+void check_broadcastable(const Tensor& a, const Tensor& b, const char* op);
 void check_broadcastable(const std::vector<int64_t>& a, const std::vector<int64_t>& b,
                          const char* op);
 /// A new factory tensor, made a leaf that requires grad when `options` ask for it (RuntimeError

@@ -18,10 +18,11 @@ Tensor make(const Tensor& x, P prim) {
   return dispatch(prim, {x})[0];
 }
 
-// Resolves a single -1 in `shape` against numel (PyTorch's infer_size).
-std::vector<int64_t> infer_size(const SymIntList& shape, int64_t numel, const char* op) {
-  std::vector<int64_t> r = shape.concrete(op);
-  int64_t known = 1;
+// Resolves a single -1 in `shape` against numel (PyTorch's infer_size), on SymInts: a traced
+// view of a dynamic size keeps its expressions (Note [Symbolic shapes]).
+std::vector<SymInt> infer_size(const SymIntList& shape, const SymInt& numel, const char* op) {
+  std::vector<SymInt> r = shape.vec();
+  SymInt known = 1;
   std::optional<size_t> infer;
   for (size_t i = 0; i < r.size(); ++i) {
     if (r[i] == -1) {
@@ -29,14 +30,18 @@ std::vector<int64_t> infer_size(const SymIntList& shape, int64_t numel, const ch
       infer = i;
     } else {
       EMBER_CHECK(r[i] >= 0, "[", op, "] invalid shape dimension ", r[i]);
-      EMBER_CHECK(!__builtin_mul_overflow(known, r[i], &known), "[", op, "] shape ",
-                  ops::shape_str(r), " overflows int64");
+      if (!known.is_symbolic() && !r[i].is_symbolic()) {
+        int64_t k = 0;
+        EMBER_CHECK(!__builtin_mul_overflow(known.hint(), r[i].hint(), &k), "[", op, "] shape ",
+                    ops::shape_str(r), " overflows int64");
+      }
+      known = known * r[i];
     }
   }
   if (infer) {
-    EMBER_CHECK(known != 0 && numel % known == 0, "[", op, "] shape '", ops::shape_str(r),
+    EMBER_CHECK(known != 0 && mod(numel, known) == 0, "[", op, "] shape '", ops::shape_str(r),
                 "' is invalid for input of size ", numel);
-    r[*infer] = numel / known;
+    r[*infer] = floordiv(numel, known);
   } else {
     EMBER_CHECK(known == numel, "[", op, "] shape '", ops::shape_str(r),
                 "' is invalid for input of size ", numel);
@@ -47,11 +52,11 @@ std::vector<int64_t> infer_size(const SymIntList& shape, int64_t numel, const ch
 }  // namespace
 
 Tensor view(const Tensor& x, SymIntList size) {
-  return make(x, Reshape({infer_size(size, x.numel(), "view")}));
+  return make(x, Reshape({infer_size(size, x.sym_numel(), "view")}));
 }
 
 Tensor reshape(const Tensor& x, SymIntList size) {
-  auto shape = infer_size(size, x.numel(), "reshape");
+  auto shape = infer_size(size, x.sym_numel(), "reshape");
   const ViewLayout in = layout_of(x);
   if (reshape_strides(in.sizes, in.strides, SymShape(shape.begin(), shape.end())))
     return make(x, Reshape({shape}, "reshape"));
@@ -63,11 +68,12 @@ Tensor flatten(const Tensor& x, int64_t start_dim, int64_t end_dim) {
   int64_t e = ops::wrap_dim(end_dim, x.dim(), "flatten");
   EMBER_CHECK(s <= e, "[flatten] flatten() has invalid args: start_dim cannot come after end_dim");
   if (x.dim() == 0) return reshape(x, {1});
-  std::vector<int64_t> shape(x.sizes().begin(), x.sizes().begin() + s);
-  int64_t n = 1;
-  for (int64_t d = s; d <= e; ++d) n *= x.sizes()[d];
+  const std::vector<SymInt> sizes = x.sym_sizes();
+  std::vector<SymInt> shape(sizes.begin(), sizes.begin() + s);
+  SymInt n = 1;
+  for (int64_t d = s; d <= e; ++d) n = n * sizes[d];
   shape.push_back(n);
-  shape.insert(shape.end(), x.sizes().begin() + e + 1, x.sizes().end());
+  shape.insert(shape.end(), sizes.begin() + e + 1, sizes.end());
   return reshape(x, SymIntList(shape));
 }
 
@@ -117,7 +123,7 @@ Tensor t(const Tensor& x) {
 }
 
 Tensor expand(const Tensor& x, SymIntList size) {
-  auto shape = size.concrete("expand");
+  std::vector<SymInt> shape = size.vec();
   EMBER_CHECK(static_cast<int64_t>(shape.size()) >= x.dim(),
               "[expand] the number of sizes "
               "provided (",
@@ -125,6 +131,7 @@ Tensor expand(const Tensor& x, SymIntList size) {
               ") must be greater or equal to the number of dimensions "
               "in the tensor (",
               x.dim(), ")");
+  const std::vector<SymInt> sizes = x.sym_sizes();
   int64_t off = static_cast<int64_t>(shape.size()) - x.dim();
   for (int64_t d = 0; d < static_cast<int64_t>(shape.size()); ++d) {
     if (d < off) {
@@ -132,12 +139,12 @@ Tensor expand(const Tensor& x, SymIntList size) {
                   ") isn't allowed in a leading, non-existing dimension ", d);
       continue;
     }
-    int64_t xs = x.sizes()[d - off];
+    const SymInt& xs = sizes[d - off];
     if (shape[d] == -1) shape[d] = xs;
     EMBER_CHECK(shape[d] == xs || xs == 1, "[expand] The expanded size of the tensor (", shape[d],
                 ") must match the existing size (", xs, ") at non-singleton dimension ", d,
                 ".  Target sizes: ", ops::shape_str(shape),
-                ".  Tensor sizes: ", ops::shape_str(x.sizes()));
+                ".  Tensor sizes: ", ops::shape_str(sizes));
     EMBER_CHECK(shape[d] >= 0, "[expand] invalid size ", shape[d]);
   }
   return make(x, Expand({shape}));

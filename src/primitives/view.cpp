@@ -1,6 +1,8 @@
 // The view primitives' layouts and vjps (Note [Views] in primitives/view.h).
 #include "primitives/view.h"
 
+#include <algorithm>
+
 #include "dispatch/dispatch.h"
 #include "ember/ember.h"
 #include "primitives/infer_util.h"
@@ -8,20 +10,37 @@
 namespace ember {
 
 ViewLayout layout_of(const Tensor& t) {
-  const auto& sz = t.sizes();
-  const auto& st = t.strides();
-  return {SymShape(sz.begin(), sz.end()), SymShape(st.begin(), st.end()), t.storage_offset(),
+  const TensorImpl* impl = t.unsafeGetTensorImpl();
+  if (const SymGeometry* g = impl->sym_geometry()) {
+    return {SymShape(g->sizes.begin(), g->sizes.end()),
+            SymShape(g->strides.begin(), g->strides.end()), g->storage_offset, t.dtype()};
+  }
+  const auto& sz = impl->sizes();
+  const auto& st = impl->strides();
+  return {SymShape(sz.begin(), sz.end()), SymShape(st.begin(), st.end()), impl->storage_offset(),
           t.dtype()};
 }
 
 Tensor make_view(const Tensor& in, const ViewLayout& l, const char* op) {
-  std::vector<int64_t> sizes(l.sizes.size()), strides(l.strides.size());
-  for (size_t d = 0; d < sizes.size(); ++d) sizes[d] = l.sizes[d].guard_int(op);
-  for (size_t d = 0; d < strides.size(); ++d) strides[d] = l.strides[d].guard_int(op);
-  checked_numel(sizes, op);  // an expand to 2^32 x 2^32 must not wrap numel
   const auto& src = in.impl();
-  auto impl = std::make_shared<TensorImpl>(src->storage(), l.dtype, std::move(sizes),
-                                           std::move(strides), l.offset.guard_int(op));
+  std::shared_ptr<TensorImpl> impl;
+  auto symbolic = [](const SymShape& v) {
+    return std::any_of(v.begin(), v.end(), [](const SymInt& x) { return x.is_symbolic(); });
+  };
+  if (symbolic(l.sizes) || symbolic(l.strides) || l.offset.is_symbolic()) {
+    // Note [Symbolic tensors]: a meta tensor traced with dynamic shapes
+    impl = std::make_shared<TensorImpl>(src->storage(), l.dtype,
+                                        std::span<const SymInt>(l.sizes.data(), l.sizes.size()),
+                                        std::span<const SymInt>(l.strides.data(), l.strides.size()),
+                                        l.offset);
+  } else {
+    std::vector<int64_t> sizes(l.sizes.size()), strides(l.strides.size());
+    for (size_t d = 0; d < sizes.size(); ++d) sizes[d] = l.sizes[d].guard_int(op);
+    for (size_t d = 0; d < strides.size(); ++d) strides[d] = l.strides[d].guard_int(op);
+    checked_numel(sizes, op);  // an expand to 2^32 x 2^32 must not wrap numel
+    impl = std::make_shared<TensorImpl>(src->storage(), l.dtype, std::move(sizes),
+                                        std::move(strides), l.offset.guard_int(op));
+  }
   impl->share_version_counter(src->version_counter());
   return Tensor(std::move(impl));
 }
@@ -29,6 +48,7 @@ Tensor make_view(const Tensor& in, const ViewLayout& l, const char* op) {
 namespace {
 
 SymShape shape_of(const std::vector<int64_t>& v) { return SymShape(v.begin(), v.end()); }
+SymShape shape_of(const std::vector<SymInt>& v) { return SymShape(v.begin(), v.end()); }
 
 int64_t ndim(const ViewLayout& l) { return static_cast<int64_t>(l.sizes.size()); }
 

@@ -56,7 +56,7 @@ struct NoViewParams {
   EMBER_FIELDS()
 };
 struct ShapeParams {
-  std::vector<int64_t> sizes;
+  std::vector<SymInt> sizes;  // Note [Symbolic shapes]: a traced reshape keeps its expressions
   EMBER_FIELDS(sizes)
 };
 struct DimsParams {

@@ -28,6 +28,7 @@ class ToyNode : public SymNode {
   static SymInt symbol(const std::string& name, int64_t hint, Log* log) {
     return SymInt(std::make_shared<ToyNode>(name, hint, log));
   }
+  int64_t hint() const override { return hint_; }
   SymNodePtr add(const SymNodePtr& o) const override { return binary("+", o, hint_ + hint(o)); }
   SymNodePtr sub(const SymNodePtr& o) const override { return binary("-", o, hint_ - hint(o)); }
   SymNodePtr mul(const SymNodePtr& o) const override { return binary("*", o, hint_ * hint(o)); }

@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <initializer_list>
 #include <memory>
+#include <optional>
 #include <ostream>
 #include <string>
 #include <utility>
@@ -42,6 +43,11 @@ class SymNode {
   virtual bool guard_compare(const char* kind, const SymNodePtr& other, const char* op) const = 0;
   /// The expression as text ("2*s0 + 1").
   virtual std::string str() const = 0;
+  /// The value it takes for the example inputs the program was traced with (no guard).
+  virtual int64_t hint() const = 0;
+  /// The value when the expression simplified to a constant (s0 - s0): SymInt's arithmetic then
+  /// returns a concrete SymInt.
+  virtual std::optional<int64_t> constant() const { return std::nullopt; }
 };
 
 /// Note [SymInt representation]: one int64_t, so that a list of concrete sizes costs what a list
@@ -89,18 +95,25 @@ class SymInt {
   /// The expression of a symbolic value (null for a concrete one).
   SymNodePtr node() const { return is_symbolic() ? *node_box() : nullptr; }
   std::string str() const { return is_symbolic() ? node()->str() : std::to_string(data_); }
+  /// The value for the traced example inputs, without a guard (the value itself when concrete).
+  int64_t hint() const { return is_symbolic() ? node()->hint() : data_; }
+  /// The same concrete value, or the same expression (compared in its canonical text; no guard).
+  bool same_as(const SymInt& o) const {
+    if (both_concrete(*this, o)) return data_ == o.data_;
+    return is_symbolic() && o.is_symbolic() && (node() == o.node() || str() == o.str());
+  }
 
   friend SymInt operator+(const SymInt& a, const SymInt& b) {
     if (both_concrete(a, b)) return a.data_ + b.data_;
-    return SymInt(a.as_node(b)->add(b.as_node(a)));
+    return from_node(a.as_node(b)->add(b.as_node(a)));
   }
   friend SymInt operator-(const SymInt& a, const SymInt& b) {
     if (both_concrete(a, b)) return a.data_ - b.data_;
-    return SymInt(a.as_node(b)->sub(b.as_node(a)));
+    return from_node(a.as_node(b)->sub(b.as_node(a)));
   }
   friend SymInt operator*(const SymInt& a, const SymInt& b) {
     if (both_concrete(a, b)) return a.data_ * b.data_;
-    return SymInt(a.as_node(b)->mul(b.as_node(a)));
+    return from_node(a.as_node(b)->mul(b.as_node(a)));
   }
   /// Python's floor division (sizes are non-negative, where it equals C++'s).
   friend SymInt floordiv(const SymInt& a, const SymInt& b) {
@@ -109,19 +122,19 @@ class SymInt {
       const int64_t q = a.data_ / b.data_;
       return (a.data_ % b.data_ != 0 && ((a.data_ < 0) != (b.data_ < 0))) ? q - 1 : q;
     }
-    return SymInt(a.as_node(b)->floordiv(b.as_node(a)));
+    return from_node(a.as_node(b)->floordiv(b.as_node(a)));
   }
   friend SymInt mod(const SymInt& a, const SymInt& b) {
     if (both_concrete(a, b)) return a.data_ - floordiv(a, b).data_ * b.data_;
-    return SymInt(a.as_node(b)->mod(b.as_node(a)));
+    return from_node(a.as_node(b)->mod(b.as_node(a)));
   }
   friend SymInt sym_min(const SymInt& a, const SymInt& b) {
     if (both_concrete(a, b)) return a.data_ < b.data_ ? a.data_ : b.data_;
-    return SymInt(a.as_node(b)->min(b.as_node(a)));
+    return from_node(a.as_node(b)->min(b.as_node(a)));
   }
   friend SymInt sym_max(const SymInt& a, const SymInt& b) {
     if (both_concrete(a, b)) return a.data_ > b.data_ ? a.data_ : b.data_;
-    return SymInt(a.as_node(b)->max(b.as_node(a)));
+    return from_node(a.as_node(b)->max(b.as_node(a)));
   }
   SymInt& operator+=(const SymInt& b) { return *this = *this + b; }
   SymInt& operator-=(const SymInt& b) { return *this = *this - b; }
@@ -150,6 +163,10 @@ class SymInt {
     return !is_tagged(a.data_) && !is_tagged(b.data_);
   }
   [[noreturn]] static void unrepresentable(int64_t v);
+  static SymInt from_node(SymNodePtr node) {
+    if (auto c = node->constant()) return SymInt(*c);
+    return SymInt(std::move(node));
+  }
   static int64_t box(SymNodePtr node);  // a tagged pointer to a new heap-held SymNodePtr
   const SymNodePtr* node_box() const {
     return reinterpret_cast<const SymNodePtr*>(static_cast<uintptr_t>(data_) & ~kTagMask);

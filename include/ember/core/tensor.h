@@ -59,7 +59,12 @@ class Tensor {
   const std::shared_ptr<TensorImpl>& impl() const { return impl_; }
   const std::vector<int64_t>& sizes() const;
   const std::vector<int64_t>& strides() const;
+  /// The sizes as SymInts: symbolic expressions for a tensor traced with dynamic shapes
+  /// (Note [Symbolic tensors]), where sizes() would specialise them.
   std::vector<SymInt> sym_sizes() const;
+  std::vector<SymInt> sym_strides() const;
+  SymInt sym_size(int64_t dim) const;
+  SymInt sym_numel() const;
   int64_t size(int64_t dim) const;  // negative dims wrap; IndexError when out of range
   int64_t stride(int64_t dim) const;
   int64_t dim() const;

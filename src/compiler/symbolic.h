@@ -1,0 +1,86 @@
+#pragma once
+// Note [Symbolic shapes]: the compiler's SymNode. A dynamic dimension of a traced input (a Dim
+// of the DynamicSpec) becomes a symbol s0, s1, ... of a ShapeEnv, with the Dim's range and the
+// example input's size as its hint. Shape inference computes on expressions over the symbols,
+// kept in one canonical form so that equal expressions print (and compare) equal: a polynomial
+// with integer coefficients over atoms, where an atom is a symbol or an operation that does not
+// distribute (s0//2, Mod(s0, 2), Min(s0, 4), Max(...)); + - * stay polynomials, and // and Mod
+// by a divisor of every term simplify away.
+//
+// Deciding a comparison uses the symbols' ranges (interval arithmetic over the expression): a
+// broadcast asking "s0 == 1" of a batch in [2, 1024] is answered without a guard. What the
+// ranges cannot decide would specialise the program to the example inputs; every symbol stands
+// for a declared-dynamic dim, so that raises ConstraintViolationError naming the dim, its range,
+// the op and a suggested fix, rather than silently giving a graph that holds for one size.
+// Sizes 0 and 1 specialise, as in PyTorch: a symbol's range starts at 2, an example of size 0
+// or 1 cannot trace a dynamic dim, and a GraphModule rejects inputs outside the range.
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "ember/core/symint.h"
+
+namespace ember {
+struct DynamicSpec;
+class Tensor;
+}  // namespace ember
+
+namespace ember::fx {
+
+/// One dynamic dimension of the traced inputs.
+struct SymbolInfo {
+  std::string name;    // "s0"
+  std::string dim;     // the Dim's name ("batch")
+  int64_t min = 2;     // the range the trace reasons with
+  int64_t max = 0;
+  int64_t hint = 0;    // the example input's size
+  std::string source;  // "input 0 dim 0"
+};
+
+class ShapeEnv : public std::enable_shared_from_this<ShapeEnv> {
+ public:
+  static std::shared_ptr<ShapeEnv> make() { return std::shared_ptr<ShapeEnv>(new ShapeEnv()); }
+  /// A new symbol s<k> for Dim `dim` (range [min, max], example size `hint`).
+  SymInt symbol(const std::string& dim, int64_t min, int64_t max, int64_t hint,
+                const std::string& source);
+  const std::vector<SymbolInfo>& symbols() const { return symbols_; }
+  /// The expression `text` (in the canonical form SymInt::str() prints: "2*s0 + 1", "(s0//2)",
+  /// "Mod(s0, 3)", "Min(s0, s1)") over this env's symbols; ValueError naming `what` when it does
+  /// not parse or names an unknown symbol.
+  SymInt parse(const std::string& text, const std::string& what);
+  const SymbolInfo* find(const std::string& name) const;
+
+ private:
+  ShapeEnv() = default;
+  std::vector<SymbolInfo> symbols_;
+};
+
+/// The env of a symbolic SymInt made by a ShapeEnv (null for a concrete one).
+std::shared_ptr<ShapeEnv> env_of(const SymInt& s);
+/// The symbol's name when `s` is exactly one symbol ("s0"); nullopt otherwise.
+std::optional<std::string> as_symbol(const SymInt& s);
+
+/// `s` as a*symbol + b with a > 0 ({symbol name, a, b}); nullopt for any other expression.
+struct Affine {
+  std::string symbol;
+  int64_t a = 1, b = 0;
+};
+std::optional<Affine> as_affine(const SymInt& s);
+
+/// Checks a DynamicSpec against the example inputs and gives each input's sizes with its dynamic
+/// dims as expressions over the symbols of one new ShapeEnv: one symbol per root Dim (the same
+/// Dim is the same symbol), a derived dim its affine function of its root's symbol. Empty when
+/// the spec is; an empty entry for a static input. ConstraintViolationError / ValueError name the
+/// input, dim and Dim at fault (src/compiler/dynamic_spec.cpp).
+std::vector<std::vector<SymInt>> symbolic_sizes(const DynamicSpec& spec,
+                                                const std::vector<Tensor>& inputs);
+
+/// Values of the symbols (by name) for one run of a graph.
+using SymbolValues = std::map<std::string, int64_t>;
+/// The value of `s` for `values`; ValueError naming `what` when a symbol has no value.
+int64_t evaluate(const SymInt& s, const SymbolValues& values, const std::string& what);
+
+}  // namespace ember::fx
