@@ -374,6 +374,22 @@ TEST(LinearCrossEntropy, PartialAndNoGrad) {
   EXPECT_NEAR(l2.item<double>(), want.loss.item<double>(), 1e-12);
 }
 
+// A probability target that needs a gradient takes the reference path (with a warning), as
+// PyTorch's unsupported configurations do.
+TEST(LinearCrossEntropy, ProbabilityTargetWithGradFallsBack) {
+  LceCase s;
+  s.prob = true;
+  const Data d = make_data(7, 3, 9, s, kFloat64, 6);
+  const Tensor t = d.t.detach().requires_grad_();
+  const Tensor x = d.x.detach().requires_grad_();
+  const Tensor loss = F::linear_cross_entropy(
+      x, d.w, t, F::LinearCrossEntropyFuncOptions().linear_bias(d.b).options(chunked(2)));
+  EXPECT_NEAR(loss.item<double>(), loop_loss(d, s), 1e-12);
+  auto g = ember::autograd::grad({loss}, {x, t});
+  EXPECT_TRUE(g[1].defined());
+  EXPECT_LE(max_rel_diff(g[0], run(d, func_options(s, d), {}, true).gx), 1e-12);
+}
+
 // Acceptance check 2: chunk sizes from the aspect ratio; explicit sizes; conflicts.
 TEST(LinearCrossEntropy, ResolveChunk) {
   LinearCrossEntropyOptions o;

@@ -314,7 +314,7 @@ void check_arguments(const Tensor& input, const Tensor& w, const Tensor& target,
                     ") to match target batch_size (", target.numel(), ").");
   EMBER_CHECK(target.sizes() == lead, "[", kOp, "] Expected target size ", ops::shape_str(lead),
               ", got ", ops::shape_str(target.sizes()));
-  if (target.numel() == 0) return;
+  if (target.numel() == 0 || target.device().is_meta()) return;  // meta: no values to check
   const int64_t ii = o.ignore_index().value_or(-100);
   const Tensor bad = (target != ii).logical_and((target < 0).logical_or(target >= c));
   if (bad.any().item<bool>()) {
@@ -339,7 +339,9 @@ Tensor linear_cross_entropy(const Tensor& input, const Tensor& linear_weight, co
   const Reduction red = nn::detail::reduction_of(o.reduction());
   const bool prob = is_floating_point(target.dtype());
   if (o.options()) o.options()->validate();
-  const bool reference = !o.options() || (prob && target.requires_grad());
+  // Meta tensors (shape inference, tracing) have no values for the chunked path's divisor.
+  const bool reference =
+      !o.options() || (prob && target.requires_grad()) || input.device().is_meta();
   if (o.options() && reference) warn_fallback("a target that requires grad");
   const int64_t d = input.size(-1), c = linear_weight.size(0);
   std::vector<int64_t> lead = input.sizes();
