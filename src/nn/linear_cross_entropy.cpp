@@ -1,12 +1,11 @@
 // nn::LinearCrossEntropyLoss: a classifier head's weight (and bias) with its loss.
 #include "ember/nn/modules/linear_cross_entropy.h"
 
-#include <cmath>
 #include <ostream>
 
 #include "ember/nn/functional/linear_cross_entropy.h"
-#include "ember/nn/init.h"
 #include "ember/ops/factory.h"
+#include "nn/linear_internal.h"
 
 namespace ember::nn {
 
@@ -34,13 +33,7 @@ void LinearCrossEntropyLossImpl::reset() {
 }
 
 void LinearCrossEntropyLossImpl::reset_parameters() {
-  // As nn::Linear: kaiming_uniform_(a = sqrt(5)), bias uniform in +-1/sqrt(in_features).
-  init::kaiming_uniform_(weight, std::sqrt(5.0));
-  if (bias.defined()) {
-    const double bound =
-        options.in_features() > 0 ? 1 / std::sqrt(static_cast<double>(options.in_features())) : 0;
-    init::uniform_(bias, -bound, bound);
-  }
+  detail::reset_linear_parameters(weight, bias, options.in_features());
 }
 
 Tensor LinearCrossEntropyLossImpl::forward(const Tensor& input, const Tensor& target) {
