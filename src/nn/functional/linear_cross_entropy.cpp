@@ -90,35 +90,50 @@ Tensor run_chunk(const Problem& p, const Tensor& wg, const Tensor& bg, int64_t r
   const Config& cfg = p.cfg;
   const double c = static_cast<double>(p.classes()), ls = cfg.label_smoothing;
   const Tensor xc = acc_of(p.x.narrow(0, r0, rows), wg.dtype());
-  Tensor z = bg.defined() ? ember::addmm(bg, xc, wg.t()) : ember::matmul(xc, wg.t());
+  Tensor z = ember::matmul(xc, wg.t());
+  if (bg.defined()) z.add_(bg);
   z = acc_of(z, cfg.acc);
-  const Tensor lse = z.logsumexp({1});
-  Tensor loss, f, q, safe, wt, vf;
+  // First what needs the raw logits: the target terms <q_i, z_i>.
+  Tensor q, qz, zt, zw, safe, wt, vf;
+  double wsum = c;
   if (cfg.prob) {
     const Tensor t = acc_of(p.target.narrow(0, r0, rows), cfg.acc);
     q = ls > 0 ? t * (1 - ls) + ls / c : t;
     if (p.cw.defined()) q = q * p.cw;
-    f = q.sum({1});
-    loss = f * lse - (q * z).sum({1});
+    qz = (q * z).sum({1});
   } else {
     const Tensor tc = p.target.narrow(0, r0, rows);
     const Tensor valid = tc != cfg.ignore_index;
     safe = tc.masked_fill(valid.logical_not(), 0);
     vf = valid.to(cfg.acc);
     wt = p.cw.defined() ? p.cw.index({safe}) * vf : vf;
-    loss = wt * (lse - z.gather(1, safe.unsqueeze(1)).squeeze(1));
-    f = wt;
+    zt = z.gather(1, safe.unsqueeze(1)).squeeze(1);
     if (ls > 0) {
       // The smoothing term -sum_c w_c log p_ic = W * lse_i - <w, z_i>, W = sum_c w_c.
-      const double wsum = p.cw.defined() ? p.cw.sum().item<double>() : c;
-      const Tensor zw = p.cw.defined() ? ember::matmul(z, p.cw) : z.sum({1});
+      if (p.cw.defined()) wsum = p.cw.sum().item<double>();
+      zw = p.cw.defined() ? ember::matmul(z, p.cw) : z.sum({1});
+    }
+  }
+  // Then z becomes exp(z - max) in place: one exponential pass serves the loss and the gradient.
+  const Tensor m = z.amax({1}, true);
+  z.sub_(m).exp_();
+  const Tensor se = z.sum({1});
+  const Tensor lse = m.squeeze(1) + se.log();
+  Tensor loss, f;
+  if (cfg.prob) {
+    f = q.sum({1});
+    loss = f * lse - qz;
+  } else {
+    loss = wt * (lse - zt);
+    f = wt;
+    if (ls > 0) {
       loss = loss * (1 - ls) + vf * (lse * wsum - zw) * (ls / c);
       f = wt * (1 - ls) + vf * (wsum * ls / c);
     }
   }
   if (g == nullptr) return loss;
-  Tensor gz = z;  // the logits become their gradient in place
-  gz.sub_(lse.unsqueeze(1)).exp_().mul_((f * scale).unsqueeze(1));
+  Tensor gz = z;  // the logits become their gradient in place: f * softmax - q, scaled
+  gz.mul_((f * scale / se).unsqueeze(1));
   if (cfg.prob) {
     gz.sub_(q * scale.unsqueeze(1));
   } else {
