@@ -214,7 +214,13 @@ struct ScalarLce : autograd::Function<ScalarLce> {
     Tensor total = run_all(p, scale, any ? &g : nullptr).sum();
     if (mean) total = total / div;
     finish_grads(p, g);
-    ctx->save_for_backward({g.x, g.w, g.b});
+    // The gradients live in saved_data (backward scales them in place, which a saved tensor's
+    // version check would refuse); the saved marker gives backward's usual error once the engine
+    // has freed the graph.
+    ctx->save_for_backward({ember::zeros({})});
+    ctx->saved_data["grad_input"] = g.x;
+    ctx->saved_data["grad_weight"] = g.w;
+    ctx->saved_data["grad_bias"] = g.b;
     ctx->saved_data["allow_retain_graph"] = cfg.allow_retain_graph;
     ctx->saved_data["consumed"] = false;
     return acc_of(total, x.dtype());
@@ -222,7 +228,7 @@ struct ScalarLce : autograd::Function<ScalarLce> {
 
   static variable_list backward(AutogradContext* ctx, variable_list grads) {
     check_first_order("backward");
-    variable_list saved = ctx->get_saved_variables();
+    ctx->get_saved_variables();
     EMBER_CHECK(!ctx->saved_data["consumed"].toBool(), "[", kOp,
                 "] the gradients computed in the forward were consumed by an earlier backward; "
                 "pass LinearCrossEntropyOptions().allow_retain_graph(true) to run backward "
@@ -230,12 +236,17 @@ struct ScalarLce : autograd::Function<ScalarLce> {
     const Tensor& go = grads[0];
     const bool keep = ctx->saved_data["allow_retain_graph"].toBool();
     variable_list out(6);
+    const char* names[] = {"grad_input", "grad_weight", "grad_bias"};
     for (size_t i = 0; i < 3; ++i) {
-      if (!saved[i].defined()) continue;
+      const Tensor& stored = ctx->saved_data[names[i]].toTensor();
+      if (!stored.defined()) continue;
       // Without allow_retain_graph the stored gradients are scaled in place and handed over.
-      out[i] = keep ? saved[i] * go : saved[i].mul_(go);
+      out[i] = keep ? stored * go : stored.mul_(go);
     }
-    if (!keep) ctx->saved_data["consumed"] = true;
+    if (!keep) {
+      ctx->saved_data["consumed"] = true;
+      for (const char* n : names) ctx->saved_data[n] = Tensor();
+    }
     return out;
   }
 };
