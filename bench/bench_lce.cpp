@@ -38,10 +38,9 @@ double step(const Inputs& in, bool fused) {
   Tensor b = in.b.detach().requires_grad_();
   Tensor loss;
   if (fused) {
-    loss = F::linear_cross_entropy(
-        x, w, in.t,
-        F::LinearCrossEntropyFuncOptions().linear_bias(b).options(
-            ember::nn::LinearCrossEntropyOptions()));
+    loss = F::linear_cross_entropy(x, w, in.t,
+                                   F::LinearCrossEntropyFuncOptions().linear_bias(b).options(
+                                       ember::nn::LinearCrossEntropyOptions()));
   } else {
     loss = F::cross_entropy(F::linear(x, w, b), in.t);
   }
@@ -92,8 +91,7 @@ int main(int argc, char** argv) {
     const int64_t fused = peak_extra(in, true), unfused = peak_extra(in, false);
     const double logits = static_cast<double>(N * C * 4), mib = 1 << 20;
     const int64_t chunk = ember::nn::LinearCrossEntropyOptions().resolve_chunk(N, D, C);
-    std::printf("linear_cross_entropy N=%ld D=%ld C=%ld float32, chunk %ld rows\n", N, D, C,
-                chunk);
+    std::printf("linear_cross_entropy N=%ld D=%ld C=%ld float32, chunk %ld rows\n", N, D, C, chunk);
     std::printf("  unfused logits (N x C):       %9.1f MiB\n", logits / mib);
     std::printf("  peak extra memory, unfused:   %9.1f MiB\n", unfused / mib);
     std::printf("  peak extra memory, fused:     %9.1f MiB\n", fused / mib);

@@ -3,7 +3,8 @@
 # (bench_lce: time and the allocator's peak extra memory, rated against "peak extra memory <=
 # 1/10 of the unfused logits") next to PyTorch's unfused one (Debian's python3-torch, same
 # thread count; PyTorch 1.13 has no fused op). Needs a build with benchmarks:
-#   cmake --preset default -DEMBER_BUILD_BENCH=ON && cmake --build --preset default --target bench_lce
+#   cmake --preset default -DEMBER_BUILD_BENCH=ON
+#   cmake --build --preset default --target bench_lce
 #
 #   bash bench/lce_side_by_side.sh [THREADS] [N,D,C]     (defaults 2 and 4096,512,32000)
 set -euo pipefail
