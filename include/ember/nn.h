@@ -10,6 +10,7 @@
 #include "ember/nn/modules/dropout.h"
 #include "ember/nn/modules/embedding.h"
 #include "ember/nn/modules/linear.h"
+#include "ember/nn/modules/linear_cross_entropy.h"
 #include "ember/nn/modules/loss.h"
 #include "ember/nn/modules/normalization.h"
 #include "ember/nn/modules/padding.h"

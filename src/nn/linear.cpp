@@ -5,6 +5,7 @@
 #include "ember/ember.h"
 #include "ember/nn/functional/linear.h"
 #include "ember/nn/init.h"
+#include "nn/linear_internal.h"
 
 namespace ember::nn {
 
@@ -24,13 +25,18 @@ void LinearImpl::reset() {
   reset_parameters();
 }
 
-void LinearImpl::reset_parameters() {
+namespace detail {
+void reset_linear_parameters(const Tensor& weight, const Tensor& bias, int64_t in_features) {
   init::kaiming_uniform_(weight, std::sqrt(5.0));
   if (bias.defined()) {
-    const double bound =
-        options.in_features() > 0 ? 1 / std::sqrt(static_cast<double>(options.in_features())) : 0;
+    const double bound = in_features > 0 ? 1 / std::sqrt(static_cast<double>(in_features)) : 0;
     init::uniform_(bias, -bound, bound);
   }
+}
+}  // namespace detail
+
+void LinearImpl::reset_parameters() {
+  detail::reset_linear_parameters(weight, bias, options.in_features());
 }
 
 Tensor LinearImpl::forward(const Tensor& input) {

@@ -9,6 +9,7 @@
 #include "ember/nn/functional/dropout.h"
 #include "ember/nn/functional/embedding.h"
 #include "ember/nn/functional/linear.h"
+#include "ember/nn/functional/linear_cross_entropy.h"
 #include "ember/nn/functional/loss.h"
 #include "ember/nn/functional/normalization.h"
 #include "ember/nn/functional/padding.h"
