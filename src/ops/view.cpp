@@ -29,8 +29,9 @@ std::vector<int64_t> infer_size(const SymIntList& shape, int64_t numel, const ch
       infer = i;
     } else {
       EMBER_CHECK(r[i] >= 0, "[", op, "] invalid shape dimension ", r[i]);
-      EMBER_CHECK(!__builtin_mul_overflow(known, r[i], &known), "[", op, "] shape ",
-                  ops::shape_str(r), " overflows int64");
+      const auto k = try_mul(known, r[i]);
+      EMBER_CHECK(k, "[", op, "] shape ", ops::shape_str(r), " overflows int64");
+      known = *k;
     }
   }
   if (infer) {
@@ -189,10 +190,11 @@ Tensor as_strided(const Tensor& x, SymIntList size_s, SymIntList stride_s,
   // The bytes the view reaches, with overflow checks (a wrapped product once accepted views
   // outside the storage). An empty view reaches none, whatever its offset (as PyTorch).
   const auto span = static_cast<int64_t>(strided_nbytes(size, stride, x.dtype(), "as_strided"));
-  int64_t needed = 0, offset_bytes = 0;
-  EMBER_CHECK(span == 0 || (!__builtin_mul_overflow(offset, x.element_size(), &offset_bytes) &&
-                            !__builtin_add_overflow(offset_bytes, span, &needed)),
-              "[as_strided] the requested storage size overflows int64");
+  const int64_t needed =
+      span == 0
+          ? 0
+          : checked_add(checked_mul(offset, x.element_size(), "as_strided", "the storage offset"),
+                        span, "as_strided", "the requested storage size");
   EMBER_CHECK(needed <= static_cast<int64_t>(x.impl()->storage()->nbytes()),
               "[as_strided] setStorage: sizes ", ops::shape_str(size), ", strides ",
               ops::shape_str(stride), ", storage offset ", offset, ", and itemsize ",

@@ -123,6 +123,72 @@ TEST(Hardening, LegalEdgeCasesGivePyTorchsResult) {
   EXPECT_THROW(empty({0, 2}).chunk(int64_t{1} << 40), RuntimeError);
 }
 
+// An empty view may carry any strides (PyTorch accepts them: it reaches no memory). Copies of it
+// once multiplied a huge stride by the element size, and views of it wrapped their offsets and
+// strides; now copies skip the empty loop and view arithmetic is checked.
+TEST(Hardening, EmptyViewsWithHugeStrides) {
+  const Tensor e = zeros({4}).as_strided({0, 4}, {1, kInt64Max});
+  const Tensor c = e.clone();
+  EXPECT_EQ(c.sizes(), (std::vector<int64_t>{0, 4}));
+  EXPECT_TRUE(c.is_contiguous());
+  EXPECT_EQ((e + 1).numel(), 0);
+  EXPECT_EQ(e.sum(0).sizes(), std::vector<int64_t>{4});
+  EXPECT_EQ(e.sum(0).tolist<float>(), (std::vector<float>{0, 0, 0, 0}));
+  // A size-1 dim's stride is never used: the copy reads the 2 elements.
+  const Tensor one = arange(4, kFloat32).as_strided({1, 2}, {kInt64Max, 1}).contiguous();
+  EXPECT_EQ(one.flatten().tolist<float>(), (std::vector<float>{0, 1}));
+  expect_errors<RuntimeError>({
+      {"narrow", [&] { e.narrow(1, 3, 1); },
+       "[narrow] the storage offset overflows int64 (3 * 9223372036854775807)"},
+      {"select", [&] { e.select(1, 3); }, "[select] the storage offset overflows int64"},
+      {"unsqueeze",
+       [&] {
+         zeros({4}).as_strided({4, 0}, {kInt64Max, 1}).unsqueeze(0);
+       },
+       "[unsqueeze] the stride overflows int64"},
+      {"view as a narrower dtype",
+       [&] {
+         zeros({4}).as_strided({0, 2}, {kInt64Max, 1}).view(kUInt8);
+       },
+       "[view] the stride overflows int64"},
+  });
+  // Contiguous strides of an empty tensor whose other sizes multiply past int64 (reshape, pad).
+  EXPECT_EQ(empty({0}).reshape({0, int64_t{1} << 40, int64_t{1} << 40}).numel(), 0);
+  const Tensor padded = nn::functional::pad(
+      empty({0, 2}), nn::functional::PadFuncOptions({int64_t{1} << 40, int64_t{1} << 40}));
+  EXPECT_EQ(padded.sizes(), (std::vector<int64_t>{0, (int64_t{1} << 41) + 2}));
+}
+
+// Sizes computed in floating point: double(INT64_MAX) rounds up to 2^63, whose conversion to
+// int64 is undefined; the check is strict now.
+TEST(Hardening, RangeSizesBelowTwoToThe63) {
+  expect_errors<RuntimeError>({
+      {"arange(0, INT64_MAX)", [] { arange(0, kInt64Max, 1); },
+       "[arange] invalid size, possible overflow?"},
+      {"one_hot with INT64_MAX classes", [] { nn::functional::one_hot(int64s({1}), kInt64Max); },
+       "invalid size"},
+  });
+  // chunk never allocates per requested chunk: 3 elements in 2^40 chunks are 3 chunks of 1.
+  const auto parts = arange(3, kFloat32).chunk(int64_t{1} << 40);
+  ASSERT_EQ(parts.size(), 3u);
+  for (int i = 0; i < 3; ++i) EXPECT_EQ(parts[i].item<float>(), static_cast<float>(i));
+}
+
+// Decision (issue "Hardening"): view(kBool) reinterprets bytes as PyTorch's does, without reading
+// them. A byte other than 0 or 1 read as bool is undefined behaviour in C++ and unspecified in
+// PyTorch (its kernels disagree); Ember gives no promise about such values either, beyond
+// touching no memory outside the tensor. Write bool data through bool ops (x != 0, to(kBool)).
+TEST(Hardening, ViewAsBoolReinterpretsBytes) {
+  Tensor bytes = ember::tensor(std::vector<int64_t>{0, 1, 1, 0}).to(kUInt8);
+  const Tensor b = bytes.view(kBool);
+  EXPECT_EQ(b.dtype(), kBool);
+  EXPECT_EQ(b.data_ptr(), bytes.data_ptr());
+  EXPECT_EQ(b.tolist<bool>(), (std::vector<bool>{false, true, true, false}));
+  bytes.fill_(1);  // the view aliases the bytes
+  EXPECT_TRUE(b.all().item<bool>());
+  EXPECT_EQ((bytes.fill_(2) != 0).tolist<bool>(), (std::vector<bool>{true, true, true, true}));
+}
+
 // all()/any() split a long reduction into chunks whose partial results lived in a
 // std::vector<bool>: threads writing neighbouring bits raced, and all() of trues came out false
 // now and then (seen under load). Repeated so that a regression shows.
