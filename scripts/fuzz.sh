@@ -58,6 +58,6 @@ for ((i = 0; i < jobs; i++)); do
 done
 cat "$work"/out.* | awk '/^\[fuzz\] / {
     for (i = 3; i <= NF; i++) { split($i, kv, "="); t[kv[1]] += kv[2] }
-  } END { printf "fuzz totals: calls=%d ok=%d errors=%d (typed ember::Error)\n", t["calls"], t["ok"], t["errors"] }'
+  } END { printf "fuzz totals: calls=%d ok=%d errors=%d (typed ember::Error) harness=%d (an entry refused its mutated arguments)\n", t["calls"], t["ok"], t["errors"], t["harness"] }'
 grep -h -A3 'threw a non-Ember exception' "$work"/out.* || true
 exit $failed

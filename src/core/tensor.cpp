@@ -40,8 +40,15 @@ std::vector<SymInt> Tensor::sym_sizes() const {
   const auto& s = sizes();
   return {s.begin(), s.end()};
 }
-int64_t Tensor::size(int64_t d) const { return sizes()[ops::wrap_dim(d, dim(), "size")]; }
-int64_t Tensor::stride(int64_t d) const { return strides()[ops::wrap_dim(d, dim(), "stride")]; }
+// A 0-d tensor has no size or stride to return (wrap_dim accepts -1 and 0 for it, as ops that
+// reduce a scalar do); PyTorch's message. Reading sizes()[0] there read past the vector.
+static int64_t dim_of_shape(int64_t d, int64_t ndim, const char* op) {
+  EMBER_CHECK_INDEX(ndim > 0, "[", op, "] dimension specified as ", d,
+                    " but tensor has no dimensions");
+  return ops::wrap_dim(d, ndim, op);
+}
+int64_t Tensor::size(int64_t d) const { return sizes()[dim_of_shape(d, dim(), "size")]; }
+int64_t Tensor::stride(int64_t d) const { return strides()[dim_of_shape(d, dim(), "stride")]; }
 int64_t Tensor::dim() const { return checked(impl_).dim(); }
 int64_t Tensor::numel() const { return checked(impl_).numel(); }
 ScalarType Tensor::dtype() const { return checked(impl_).dtype(); }

@@ -189,6 +189,19 @@ TEST(Hardening, ViewAsBoolReinterpretsBytes) {
   EXPECT_EQ((bytes.fill_(2) != 0).tolist<bool>(), (std::vector<bool>{true, true, true, true}));
 }
 
+// Found by the fuzzer (tests/fuzz/seeds/regressions.seed): size(-1) of a 0-d tensor read past
+// the empty sizes vector (layer_norm's default normalized_shape reads it).
+TEST(Hardening, SizeOfZeroDimTensorRaises) {
+  expect_errors<IndexError>({
+      {"size", [] { ember::tensor(1.0).size(-1); },
+       "[size] dimension specified as -1 but tensor has no dimensions"},
+      {"stride", [] { ember::tensor(1.0).stride(0); },
+       "[stride] dimension specified as 0 but tensor has no dimensions"},
+  });
+  EXPECT_EQ(ember::tensor(1.0).dim(), 0);
+  EXPECT_EQ(ones({2, 3}).size(-1), 3);
+}
+
 // all()/any() split a long reduction into chunks whose partial results lived in a
 // std::vector<bool>: threads writing neighbouring bits raced, and all() of trues came out false
 // now and then (seen under load). Repeated so that a regression shows.
