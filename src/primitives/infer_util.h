@@ -1,5 +1,6 @@
 #pragma once
 // Helpers shared by the shape inference files (Note [Inference] in dispatch/primitive.h).
+#include <algorithm>
 #include <span>
 
 #include "dispatch/primitive.h"
@@ -19,6 +20,14 @@ inline SymInt sym_mul(const SymInt& a, const SymInt& b, const char* op, const ch
 inline SymInt sym_add(const SymInt& a, const SymInt& b, const char* op, const char* what) {
   if (a.is_symbolic() || b.is_symbolic()) return a + b;
   return checked_add(a.guard_int(op), b.guard_int(op), op, what);
+}
+
+/// A primitive's dim parameter must address its input: op builders wrap and check it, but a
+/// hand-built or deserialised graph may carry any value (a 0-d input takes dim 0).
+inline void check_dim_param(int64_t dim, size_t ndim, const char* op) {
+  const auto n = static_cast<int64_t>(std::max<size_t>(ndim, 1));
+  EMBER_CHECK_INDEX(dim >= 0 && dim < n, "[", op, "] dim ", dim, " is out of range for a ", ndim,
+                    "-d input");
 }
 
 /// The number of elements of a tensor of `sizes`.

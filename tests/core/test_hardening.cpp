@@ -3,8 +3,10 @@
 #include <gtest/gtest.h>
 
 #include <limits>
+#include <nlohmann/json.hpp>
 #include <thread>
 
+#include "ember/compiler.h"
 #include "ember/ember.h"
 #include "opdb.h"
 
@@ -200,6 +202,52 @@ TEST(Hardening, SizeOfZeroDimTensorRaises) {
   });
   EXPECT_EQ(ember::tensor(1.0).dim(), 0);
   EXPECT_EQ(ones({2, 3}).size(-1), 3);
+}
+
+// A hand-built graph reaches primitives without their op builders' checks: the inference the
+// reader's verifier runs now checks what a kernel would read out of bounds (Sort's dim 7 once
+// indexed past the sizes).
+TEST(Hardening, HandBuiltGraphParamsAreChecked) {
+  using json = nlohmann::json;
+  const fx::GraphModule gm = make_fx(
+      [](const std::vector<Tensor>& xs) -> std::vector<Tensor> {
+        auto [values, indices] = xs[0].sort(1);
+        return {values + xs[1], indices, ember::cat({xs[0], xs[1]}, 1), xs[0].gather(1, indices),
+                std::get<0>(xs[0].topk(2, 1))};
+      },
+      {ones({2, 3}), ones({2, 3})});
+  const json good = json::parse(gm.graph().to_json());
+  auto with_param = [&](const std::string& kind, const std::string& key, const json& v) {
+    json j = good;
+    for (auto& n : j["nodes"]) {
+      if (n.contains("primitive") && n["primitive"]["kind"] == kind) {
+        n["primitive"]["params"][key] = v;
+      }
+    }
+    return j.dump();
+  };
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {with_param("SortSelect", "dim", 7), "[sort] dim 7 is out of range for a 2-d input"},
+      {with_param("Cat", "dim", 2), "[cat] dim 2 is out of range"},
+      {with_param("Gather", "dim", -1), "[gather] dim -1 is out of range"},
+  };
+  for (const auto& [text, needle] : cases) {
+    try {
+      fx::Graph::from_json(text);
+      ADD_FAILURE() << "accepted; expected " << needle;
+    } catch (const ValueError& e) {
+      EXPECT_NE(std::string(e.what()).find(needle), std::string::npos) << e.what();
+    }
+  }
+  // A placeholder whose shape does not broadcast with the other operand of an add.
+  json j = good;
+  j["nodes"][1]["meta"][0]["sizes"] = json::array({5, 7});
+  j["nodes"][1]["meta"][0]["strides"] = json::array({7, 1});
+  EXPECT_THROW(fx::Graph::from_json(j.dump()), ValueError);
+  // The unmodified graph still reads back and runs.
+  const fx::GraphModule again(fx::Graph::from_json(good.dump()), gm.attrs());
+  const Tensor x = arange(6, kFloat32).reshape({2, 3});
+  EXPECT_TRUE(again({x, x})[2].equal(ember::cat({x, x}, 1)));
 }
 
 // all()/any() split a long reduction into chunks whose partial results lived in a

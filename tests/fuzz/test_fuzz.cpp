@@ -152,9 +152,8 @@ const T& pick(std::mt19937_64& rng, const std::vector<T>& v) {
 // Integer arguments that stress size arithmetic and range checks. Nothing between 2^8 and 2^40:
 // a legal size there would allocate gigabytes; 2^40 and beyond fail allocation or checks.
 const std::vector<double>& hostile_ints() {
-  static const std::vector<double> v = {-1e6, -65, -3,    -2,          -1,         0,
-                                        1,    2,   3,     5,           7,          0x1p40,
-                                        0x1p62, -0x1p62, 0x1p63 - 1024, -0x1p63};
+  static const std::vector<double> v = {
+      -1e6, -65, -3, -2, -1, 0, 1, 2, 3, 5, 7, 0x1p40, 0x1p62, -0x1p62, 0x1p63 - 1024, -0x1p63};
   return v;
 }
 
@@ -336,7 +335,8 @@ void mutate_json(json& j, std::mt19937_64& rng) {
   std::vector<json*> leaves, params;
   std::function<void(json&, bool)> walk = [&](json& v, bool in_params) {
     if (v.is_object()) {
-      for (auto it = v.begin(); it != v.end(); ++it) walk(it.value(), in_params || it.key() == "params");
+      for (auto it = v.begin(); it != v.end(); ++it)
+        walk(it.value(), in_params || it.key() == "params");
     } else if (v.is_array()) {
       for (auto& c : v) walk(c, in_params);
     } else {
