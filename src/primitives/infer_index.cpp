@@ -37,6 +37,7 @@ MetaList Index::infer(std::span<const TensorMeta> in) const {
   // adjacent, else it leads.
   const SymShape b = broadcast_sizes(in.subspan(1));
   const auto& dims = p_.dims;
+  for (int64_t d : dims) check_dim_param(d, in[0].sizes.size(), name());
   bool adjacent = true;
   for (size_t j = 1; j < dims.size(); ++j) adjacent = adjacent && dims[j] == dims[0] + int64_t(j);
   SymShape sizes;
@@ -64,6 +65,7 @@ MetaList update_result(const TensorMeta& self, bool inplace) {
 }  // namespace
 
 MetaList IndexPut::infer(std::span<const TensorMeta> in) const {
+  for (int64_t d : p_.dims) check_dim_param(d, in[0].sizes.size(), name());
   return update_result(in[0], inplace());
 }
 
@@ -83,10 +85,12 @@ MetaList Gather::infer(std::span<const TensorMeta> in) const {
 }
 
 MetaList Scatter::infer(std::span<const TensorMeta> in) const {
+  check_dim_param(p_.dim, in[0].sizes.size(), name());
   return update_result(in[0], inplace());
 }
 
 MetaList IndexUpdate::infer(std::span<const TensorMeta> in) const {
+  check_dim_param(p_.dim, in[0].sizes.size(), name());
   return update_result(in[0], inplace());
 }
 

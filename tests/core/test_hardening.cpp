@@ -212,8 +212,15 @@ TEST(Hardening, HandBuiltGraphParamsAreChecked) {
   const fx::GraphModule gm = make_fx(
       [](const std::vector<Tensor>& xs) -> std::vector<Tensor> {
         auto [values, indices] = xs[0].sort(1);
-        return {values + xs[1], indices, ember::cat({xs[0], xs[1]}, 1), xs[0].gather(1, indices),
-                std::get<0>(xs[0].topk(2, 1))};
+        return {values + xs[1],
+                indices,
+                ember::cat({xs[0], xs[1]}, 1),
+                xs[0].gather(1, indices),
+                std::get<0>(xs[0].topk(2, 1)),
+                xs[0].softmax(1),
+                xs[0].sum(1),
+                xs[0].cumsum(1),
+                xs[0].flip({1})};
       },
       {ones({2, 3}), ones({2, 3})});
   const json good = json::parse(gm.graph().to_json());
@@ -230,6 +237,13 @@ TEST(Hardening, HandBuiltGraphParamsAreChecked) {
       {with_param("SortSelect", "dim", 7), "[sort] dim 7 is out of range for a 2-d input"},
       {with_param("Cat", "dim", 2), "[cat] dim 2 is out of range"},
       {with_param("Gather", "dim", -1), "[gather] dim -1 is out of range"},
+      {with_param("SortSelect", "k", 4), "[topk] selected index k out of range"},
+      // Found by the fuzzer (graph_json 11 20): softmax's kernel freed memory it had not
+      // allocated with dim -1, which Reduce's inference once wrote before its vector.
+      {with_param("Softmax", "dim", -1), "[softmax] dim -1 is out of range"},
+      {with_param("Reduce", "dims", json::array({-1})), "[sum] dim -1 is out of range"},
+      {with_param("Scan", "dim", 2), "[cumsum] dim 2 is out of range"},
+      {with_param("Flip", "dims", json::array({5})), "[flip] dim 5 is out of range"},
   };
   for (const auto& [text, needle] : cases) {
     try {

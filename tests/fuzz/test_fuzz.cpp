@@ -346,6 +346,7 @@ void mutate_json(json& j, std::mt19937_64& rng) {
   walk(j["nodes"], false);
   if (!params.empty() && rng() % 4 != 0) leaves = params;
   json& leaf = *leaves[rng() % leaves.size()];
+  const json before = leaf;
   if (leaf.is_boolean()) {
     leaf = !leaf.get<bool>();
   } else if (leaf.is_number_integer()) {
@@ -355,6 +356,9 @@ void mutate_json(json& j, std::mt19937_64& rng) {
   } else if (leaf.is_string()) {
     leaf = pick<std::string>(rng, {"float16", "int8", "bool", "Sort", "Binary", "add", ""});
   }
+  if (std::getenv("EMBER_FUZZ_VERBOSE")) {
+    std::printf("  json: %s -> %s\n", before.dump().c_str(), leaf.dump().c_str());
+  }
 }
 
 bool run_graph_case(std::mt19937_64& rng) {
@@ -363,6 +367,7 @@ bool run_graph_case(std::mt19937_64& rng) {
   json j = json::parse(gm.graph().to_json());
   const int mutations = 1 + static_cast<int>(rng() % 3);
   for (int i = 0; i < mutations; ++i) mutate_json(j, rng);
+  if (std::getenv("EMBER_FUZZ_VERBOSE")) std::printf("  graph: %s\n", j.dump().c_str());
   const fx::Graph g = fx::Graph::from_json(j.dump());
   const fx::GraphModule module(g, gm.attrs());
   std::vector<Tensor> inputs;
