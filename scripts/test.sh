@@ -1,12 +1,15 @@
 #!/usr/bin/env bash
-# Build and test Ember twice: the `default` preset (Release, -march=native; includes the
+# Build and test Ember: the `default` preset (Release, -march=native; includes the
 # install/find_package/pkg-config package test), then the `asan` preset
-# (AddressSanitizer + UndefinedBehaviorSanitizer).
+# (AddressSanitizer + UndefinedBehaviorSanitizer) and its bounded fuzz run (tests/fuzz); then the
+# multi-threaded tests (Threads.*) under ThreadSanitizer (the `tsan` preset builds the library and
+# only their binary).
 #
 #   bash scripts/test.sh
 #
 # Environment: EMBER_WERROR=OFF to allow warnings (default ON: warnings are errors).
-#              EMBER_TEST_PRESETS="default" to run only some presets (default "default asan").
+#              EMBER_TEST_PRESETS="default" to run only some presets (default "default asan tsan").
+#              EMBER_FUZZ_SECONDS=N for the fuzz run in the asan preset (default 120; 0 skips it).
 set -euo pipefail
 
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -14,7 +17,8 @@ cd "$root"
 
 jobs=$(nproc)
 werror=${EMBER_WERROR:-ON}
-read -r -a presets <<<"${EMBER_TEST_PRESETS:-default asan}"
+read -r -a presets <<<"${EMBER_TEST_PRESETS:-default asan tsan}"
+fuzz_seconds=${EMBER_FUZZ_SECONDS:-120}
 export CCACHE_BASEDIR="$root"
 # Hits across checkouts in other folders also for the -g builds (asan), whose cache key would
 # otherwise include the build directory.
@@ -58,6 +62,9 @@ for preset in "${presets[@]}"; do
   step "$preset: configure" cmake --preset "$preset" -DEMBER_WERROR="$werror"
   step "$preset: build" cmake --build --preset "$preset" -j "$jobs"
   step "$preset: test" ctest --preset "$preset" -j "$jobs" --output-on-failure
+  if [[ $preset == asan ]] && ((fuzz_seconds > 0)); then
+    step "asan: fuzz (${fuzz_seconds}s)" bash scripts/fuzz.sh "$fuzz_seconds"
+  fi
 done
 if command -v ccache >/dev/null 2>&1; then
   echo

@@ -104,7 +104,9 @@ std::vector<Tensor> run_backward(const std::vector<Edge>& roots,
       auto impl = weak.lock();
       if (!impl || nr >= grads.size() || !grads[nr].defined()) continue;
       Tensor t(impl);
-      auto& g = meta(t).grad;
+      auto& m = meta(t);
+      std::lock_guard<std::mutex> lock(m.mutex);  // other threads' backward may retain it too
+      auto& g = m.grad;
       g = g.defined() ? g + grads[nr] : (create_graph ? grads[nr] : grads[nr].detach().clone());
     }
     if (auto it = captured_at.find(n); it != captured_at.end()) {
@@ -190,8 +192,9 @@ void backward(const std::vector<Tensor>& tensors, const std::vector<Tensor>& gra
   // Non-leaf inputs accumulate what flowed into them.
   for (size_t i = 0; i < inputs.size(); ++i) {
     if (inputs[i].is_leaf() || !captured[i].defined()) continue;
-    auto& g = meta(inputs[i]).grad;
-    g = g.defined() ? g + captured[i] : captured[i].detach();
+    auto& m = meta(inputs[i]);
+    std::lock_guard<std::mutex> lock(m.mutex);  // as AccumulateGrad: shared by other threads
+    m.grad = m.grad.defined() ? m.grad + captured[i] : captured[i].detach();
   }
 }
 

@@ -11,7 +11,14 @@ namespace autograd {
 AutogradMeta& meta(const Tensor& t) {
   EMBER_CHECK(t.defined(), "[autograd] the tensor is undefined (default-constructed)");
   auto& m = t.unsafeGetTensorImpl()->autograd_meta;
-  if (!m) m = std::make_shared<AutogradMeta>();
+  if (!m) {
+    // Two threads materialising one shared tensor's meta must make one of them (the other's
+    // writes would be lost with the object). Reading a tensor's autograd state while another
+    // thread changes it (requires_grad_, hooks) is the caller's to order, as in PyTorch.
+    static std::mutex creation;
+    std::lock_guard<std::mutex> lock(creation);
+    if (!m) m = std::make_shared<AutogradMeta>();
+  }
   return *m;
 }
 

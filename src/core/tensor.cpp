@@ -36,22 +36,29 @@ Tensor converted(const Tensor& t, ScalarType dt, Device d) {
 
 const std::vector<int64_t>& Tensor::sizes() const { return checked(impl_).sizes(); }
 const std::vector<int64_t>& Tensor::strides() const { return checked(impl_).strides(); }
+// A 0-d tensor has no size or stride to return (wrap_dim accepts -1 and 0 for it, as ops that
+// reduce a scalar do); PyTorch's message. Reading sizes()[0] there read past the vector.
+static int64_t dim_of_shape(int64_t d, int64_t ndim, const char* op) {
+  EMBER_CHECK_INDEX(ndim > 0, "[", op, "] dimension specified as ", d,
+                    " but tensor has no dimensions");
+  return ops::wrap_dim(d, ndim, op);
+}
 std::vector<SymInt> Tensor::sym_sizes() const { return checked(impl_).sym_sizes(); }
 std::vector<SymInt> Tensor::sym_strides() const { return checked(impl_).sym_strides(); }
 SymInt Tensor::sym_size(int64_t d) const {
   const TensorImpl& impl = checked(impl_);
-  const int64_t w = ops::wrap_dim(d, impl.dim(), "size");
+  const int64_t w = dim_of_shape(d, impl.dim(), "size");
   return impl.is_symbolic() ? impl.sym_geometry()->sizes[w] : SymInt(impl.sizes()[w]);
 }
 SymInt Tensor::sym_numel() const { return checked(impl_).sym_numel(); }
 int64_t Tensor::size(int64_t d) const {
   const TensorImpl& impl = checked(impl_);
-  const int64_t w = ops::wrap_dim(d, impl.dim(), "size");
+  const int64_t w = dim_of_shape(d, impl.dim(), "size");
   // Note [Symbolic tensors]: only the dim asked for is a guard.
   return impl.is_symbolic() ? impl.sym_geometry()->sizes[w].guard_int("Tensor.size()")
                             : impl.sizes()[w];
 }
-int64_t Tensor::stride(int64_t d) const { return strides()[ops::wrap_dim(d, dim(), "stride")]; }
+int64_t Tensor::stride(int64_t d) const { return strides()[dim_of_shape(d, dim(), "stride")]; }
 int64_t Tensor::dim() const { return checked(impl_).dim(); }
 int64_t Tensor::numel() const { return checked(impl_).numel(); }
 ScalarType Tensor::dtype() const { return checked(impl_).dtype(); }

@@ -91,8 +91,8 @@ int64_t arange_size(const Scalar& start, const Scalar& end, const Scalar& step, 
                 "[arange] upper bound and larger bound inconsistent with step sign");
     size_d = std::ceil((xend - xstart) / xstep);
   }
-  EMBER_CHECK(size_d >= 0 && size_d <= static_cast<double>(std::numeric_limits<int64_t>::max()),
-              "[arange] invalid size, possible overflow?");
+  // Strictly below 2^63: double(INT64_MAX) rounds up to 2^63, whose conversion is undefined.
+  EMBER_CHECK(size_d >= 0 && size_d < 0x1p63, "[arange] invalid size, possible overflow?");
   return static_cast<int64_t>(size_d);
 }
 

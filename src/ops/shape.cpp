@@ -66,8 +66,7 @@ Tensor repeat_impl(const Tensor& x, const std::vector<int64_t>& repeats, const c
     EMBER_CHECK(repeats[i] >= 0, "[", op, "] Trying to create tensor with negative dimension ",
                 repeats[i], ": ", ops::shape_str(repeats));
     const int64_t s = static_cast<int64_t>(i) < pad ? 1 : x.sizes()[i - pad];
-    EMBER_CHECK(!__builtin_mul_overflow(s, repeats[i], &sizes[i]), "[", op,
-                "] the repeated size overflows int64");
+    sizes[i] = checked_mul(s, repeats[i], op, "the repeated size");
   }
   return dispatch(Repeat(repeats), {x})[0];
 }
@@ -150,8 +149,7 @@ std::vector<Tensor> split_with_sizes(const Tensor& x, SymIntList split_sizes_s, 
                 "[split_with_sizes] split_with_sizes expects split_sizes have only "
                 "non-negative entries, but got split_sizes=",
                 ops::shape_str(sizes));
-    EMBER_CHECK(!__builtin_add_overflow(total, s, &total),
-                "[split_with_sizes] split_sizes overflow");
+    total = checked_add(total, s, "split_with_sizes", "the sum of split_sizes");
   }
   EMBER_CHECK(total == x.sizes()[d],
               "[split_with_sizes] split_with_sizes expects split_sizes to "
@@ -214,7 +212,9 @@ Tensor unflatten(const Tensor& x, int64_t dim, SymIntList sizes_s) {
       infer = i;
     } else {
       EMBER_CHECK(sizes[i] >= 0, "[unflatten] invalid shape dimension ", sizes[i]);
-      ok = ok && !__builtin_mul_overflow(known, sizes[i], &known);
+      const auto k = try_mul(known, sizes[i]);
+      ok = ok && k;
+      known = k.value_or(0);
     }
   }
   if (infer) {

@@ -36,9 +36,7 @@ Tensor empty_tensor(const std::vector<int64_t>& sizes, ScalarType dtype, const c
                     Device device) {
   check_implemented(dtype, op);
   int64_t n = checked_numel(sizes, op);
-  int64_t nbytes = 0;
-  EMBER_CHECK(!__builtin_mul_overflow(n, element_size(dtype), &nbytes), "[", op,
-              "] the requested size in bytes overflows int64");
+  const int64_t nbytes = checked_mul(n, element_size(dtype), op, "the requested size in bytes");
   auto storage = std::make_shared<StorageImpl>(static_cast<size_t>(nbytes), device);
   return Tensor(
       std::make_shared<TensorImpl>(std::move(storage), dtype, sizes, contiguous_strides(sizes), 0));

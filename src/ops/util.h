@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "dispatch/dispatch.h"
+#include "ember/core/checked.h"
 #include "ember/core/tensor.h"
 
 namespace ember {
@@ -27,29 +28,16 @@ Tensor scalar_tensor(const Scalar& s, ScalarType dtype);
 /// int64 tensor [2] on `device` that random primitives take as their last input (Note
 /// [Functional randomness] in primitives/random.h).
 Tensor philox_state(Generator& gen, uint64_t draws, Device device);
-/// Size arithmetic on user arguments (paddings, strides, dilations can be anything): a + b and
-/// a * b, raising RuntimeError "[op] <what> overflows int64" instead of overflowing.
-inline int64_t add_size(int64_t a, int64_t b, const char* op, const char* what) {
-  int64_t r = 0;
-  EMBER_CHECK(!__builtin_add_overflow(a, b, &r), "[", op, "] ", what, " overflows int64 (", a,
-              " + ", b, ")");
-  return r;
-}
-inline int64_t mul_size(int64_t a, int64_t b, const char* op, const char* what) {
-  int64_t r = 0;
-  EMBER_CHECK(!__builtin_mul_overflow(a, b, &r), "[", op, "] ", what, " overflows int64 (", a,
-              " * ", b, ")");
-  return r;
-}
+/// Size arithmetic on user arguments: Note [Checked size arithmetic] (ember/core/checked.h).
 /// The extent of a dilated window, dilation * (kernel - 1) + 1, checked.
 inline int64_t window_extent(int64_t kernel, int64_t dilation, const char* op) {
-  return add_size(mul_size(dilation, kernel - 1, op, "the dilated kernel size"), 1, op,
-                  "the dilated kernel size");
+  return checked_add(checked_mul(dilation, kernel - 1, op, "the dilated kernel size"), 1, op,
+                     "the dilated kernel size");
 }
 /// size + 2 * padding, checked.
 inline int64_t padded_size(int64_t size, int64_t padding, const char* op) {
-  return add_size(size, mul_size(2, padding, op, "the padded input size"), op,
-                  "the padded input size");
+  return checked_add(size, checked_mul(2, padding, op, "the padded input size"), op,
+                     "the padded input size");
 }
 
 /// A C++ number as a 0-d "wrapped number" tensor: int64, float64 or bool by its kind.

@@ -31,9 +31,8 @@ std::vector<SymInt> infer_size(const SymIntList& shape, const SymInt& numel, con
     } else {
       EMBER_CHECK(r[i] >= 0, "[", op, "] invalid shape dimension ", r[i]);
       if (!known.is_symbolic() && !r[i].is_symbolic()) {
-        int64_t k = 0;
-        EMBER_CHECK(!__builtin_mul_overflow(known.hint(), r[i].hint(), &k), "[", op, "] shape ",
-                    ops::shape_str(r), " overflows int64");
+        EMBER_CHECK(try_mul(known.hint(), r[i].hint()), "[", op, "] shape ", ops::shape_str(r),
+                    " overflows int64");
       }
       known = known * r[i];
     }
@@ -196,10 +195,11 @@ Tensor as_strided(const Tensor& x, SymIntList size_s, SymIntList stride_s,
   // The bytes the view reaches, with overflow checks (a wrapped product once accepted views
   // outside the storage). An empty view reaches none, whatever its offset (as PyTorch).
   const auto span = static_cast<int64_t>(strided_nbytes(size, stride, x.dtype(), "as_strided"));
-  int64_t needed = 0, offset_bytes = 0;
-  EMBER_CHECK(span == 0 || (!__builtin_mul_overflow(offset, x.element_size(), &offset_bytes) &&
-                            !__builtin_add_overflow(offset_bytes, span, &needed)),
-              "[as_strided] the requested storage size overflows int64");
+  const int64_t needed =
+      span == 0
+          ? 0
+          : checked_add(checked_mul(offset, x.element_size(), "as_strided", "the storage offset"),
+                        span, "as_strided", "the requested storage size");
   EMBER_CHECK(needed <= static_cast<int64_t>(x.impl()->storage()->nbytes()),
               "[as_strided] setStorage: sizes ", ops::shape_str(size), ", strides ",
               ops::shape_str(stride), ", storage offset ", offset, ", and itemsize ",

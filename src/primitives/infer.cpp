@@ -75,6 +75,7 @@ MetaList MaskedFill::infer(std::span<const TensorMeta> in) const {
 MetaList IsClose::infer(std::span<const TensorMeta> in) const { return elementwise(in, kBool); }
 
 MetaList Softmax::infer(std::span<const TensorMeta> in) const {
+  check_dim_param(p_.dim, in[0].sizes.size(), name());
   return same_shape(in[0], {in[0].dtype});
 }
 
@@ -82,6 +83,7 @@ MetaList Reduce::infer(std::span<const TensorMeta> in) const {
   const auto& x = in[0].sizes;
   std::vector<bool> reduced(x.size(), false);
   for (int64_t d : p_.dims) {
+    check_dim_param(d, x.size(), name());
     if (d < static_cast<int64_t>(x.size())) reduced[d] = true;
   }
   SymShape shape;
@@ -126,6 +128,7 @@ MetaList Reduce::infer(std::span<const TensorMeta> in) const {
 }
 
 MetaList Scan::infer(std::span<const TensorMeta> in) const {
+  check_dim_param(p_.dim, in[0].sizes.size(), name());
   const bool indices = p_.op == ScanOp::CumMax || p_.op == ScanOp::CumMin;
   return indices ? same_shape(in[0], {p_.dtype, kInt64}) : same_shape(in[0], {p_.dtype});
 }
@@ -137,10 +140,12 @@ MetaList Matmul::infer(std::span<const TensorMeta> in) const {
 }
 
 MetaList Flip::infer(std::span<const TensorMeta> in) const {
+  for (int64_t d : p_.dims) check_dim_param(d, in[0].sizes.size(), name());
   return same_shape(in[0], {in[0].dtype});
 }
 
 MetaList Roll::infer(std::span<const TensorMeta> in) const {
+  for (int64_t d : p_.dims) check_dim_param(d, in[0].sizes.size(), name());
   return same_shape(in[0], {in[0].dtype});
 }
 

@@ -1,5 +1,7 @@
 // Shape inference (Note [Inference]) of concatenation, indexing, gather/scatter, sorting and
-// searching. The op builders have validated the arguments; these rules only compute. The
+// searching. The op builders have validated the arguments; these rules only compute, after
+// checking what a hand-built graph could get wrong and a kernel would read out of bounds (dims,
+// ranks). The
 // in-place primitives (Scatter, IndexUpdate, IndexPut, MaskedScatter) write into their target,
 // inputs[0]: their inference states that tensor as it is.
 #include "primitives/index.h"
@@ -19,7 +21,14 @@ TensorMeta with_sizes(const TensorMeta& like, SymShape sizes, ScalarType dtype) 
 
 MetaList Cat::infer(std::span<const TensorMeta> in) const {
   SymShape sizes = in[0].sizes;
-  for (size_t i = 1; i < in.size(); ++i) sizes[p_.dim] = sizes[p_.dim] + in[i].sizes[p_.dim];
+  check_dim_param(p_.dim, sizes.size(), name());
+  for (size_t i = 1; i < in.size(); ++i) {
+    EMBER_CHECK(in[i].sizes.size() == sizes.size(), "[", name(),
+                "] Tensors must have same number of dimensions: got ", sizes.size(), " and ",
+                in[i].sizes.size());
+    if (sizes.empty()) continue;
+    sizes[p_.dim] = sizes[p_.dim] + in[i].sizes[p_.dim];
+  }
   return {with_sizes(in[0], std::move(sizes), p_.dtype)};
 }
 
@@ -28,6 +37,7 @@ MetaList Index::infer(std::span<const TensorMeta> in) const {
   // adjacent, else it leads.
   const SymShape b = broadcast_sizes(in.subspan(1));
   const auto& dims = p_.dims;
+  for (int64_t d : dims) check_dim_param(d, in[0].sizes.size(), name());
   bool adjacent = true;
   for (size_t j = 1; j < dims.size(); ++j) adjacent = adjacent && dims[j] == dims[0] + int64_t(j);
   SymShape sizes;
@@ -55,24 +65,32 @@ MetaList update_result(const TensorMeta& self, bool inplace) {
 }  // namespace
 
 MetaList IndexPut::infer(std::span<const TensorMeta> in) const {
+  for (int64_t d : p_.dims) check_dim_param(d, in[0].sizes.size(), name());
   return update_result(in[0], inplace());
 }
 
 MetaList IndexSelect::infer(std::span<const TensorMeta> in) const {
   SymShape sizes = in[0].sizes;
+  check_dim_param(p_.dim, sizes.size(), name());
   if (!sizes.empty()) sizes[p_.dim] = numel(in[1].sizes);  // index: 1-D or 0-d
   return {with_sizes(in[0], std::move(sizes), in[0].dtype)};
 }
 
 MetaList Gather::infer(std::span<const TensorMeta> in) const {
+  check_dim_param(p_.dim, in[0].sizes.size(), name());
+  EMBER_CHECK(std::max<size_t>(in[1].sizes.size(), 1) == std::max<size_t>(in[0].sizes.size(), 1),
+              "[", name(),
+              "] Index tensor must have the same number of dimensions as input tensor");
   return {with_sizes(in[0], in[1].sizes, in[0].dtype)};
 }
 
 MetaList Scatter::infer(std::span<const TensorMeta> in) const {
+  check_dim_param(p_.dim, in[0].sizes.size(), name());
   return update_result(in[0], inplace());
 }
 
 MetaList IndexUpdate::infer(std::span<const TensorMeta> in) const {
+  check_dim_param(p_.dim, in[0].sizes.size(), name());
   return update_result(in[0], inplace());
 }
 
@@ -90,6 +108,11 @@ MetaList Histc::infer(std::span<const TensorMeta> in) const {
 
 MetaList SortSelect::infer(std::span<const TensorMeta> in) const {
   SymShape sizes = in[0].sizes;
+  if (!p_.whole) check_dim_param(p_.dim, sizes.size(), name());
+  if (p_.op == SortOp::TopK && !p_.whole) {
+    const SymInt n = sizes.empty() ? SymInt(1) : sizes[p_.dim];
+    EMBER_CHECK(p_.k >= 0 && n >= p_.k, "[", name(), "] selected index k out of range");
+  }
   if (p_.whole) {
     sizes.clear();
   } else if (!sizes.empty()) {

@@ -148,7 +148,7 @@ std::vector<Tensor> Squeeze::vjp(const VjpContext& ctx) const { return {reshaped
 ViewLayout Unsqueeze::layout(ViewLayout in) const {
   const int64_t n = ndim(in), d = p_.dim;
   check_dim(d, n + 1, name());
-  SymInt stride = d < n ? in.sizes[d] * in.strides[d] : SymInt(1);
+  SymInt stride = d < n ? sym_mul(in.sizes[d], in.strides[d], name(), "the stride") : SymInt(1);
   in.sizes.insert(in.sizes.begin() + d, 1, SymInt(1));
   in.strides.insert(in.strides.begin() + d, 1, stride);
   return in;
@@ -211,9 +211,10 @@ ViewLayout StridedSlice::layout(ViewLayout in) const {
               d, " of size ", size);
   // ceil((end - start) / step) without overflow
   const int64_t len = p_.end == p_.start ? 0 : (p_.end - p_.start - 1) / p_.step + 1;
-  in.offset = in.offset + p_.start * in.strides[d];
+  in.offset = sym_add(in.offset, sym_mul(p_.start, in.strides[d], name(), "the storage offset"),
+                      name(), "the storage offset");
   in.sizes[d] = len;
-  if (len > 1) in.strides[d] = in.strides[d] * p_.step;  // step < size here: no overflow
+  if (len > 1) in.strides[d] = sym_mul(in.strides[d], p_.step, name(), "the stride");
   return in;
 }
 
@@ -226,7 +227,10 @@ ViewLayout Select::layout(ViewLayout in) const {
   check_dim(d, ndim(in), name());
   EMBER_CHECK_INDEX(p_.index >= 0 && in.sizes[d] > p_.index, "[", name(), "] index ", p_.index,
                     " is out of bounds for dimension ", d, " with size ", in.sizes[d]);
-  ViewLayout out{{}, {}, in.offset + p_.index * in.strides[d], in.dtype};
+  const SymInt offset =
+      sym_add(in.offset, sym_mul(p_.index, in.strides[d], name(), "the storage offset"), name(),
+              "the storage offset");
+  ViewLayout out{{}, {}, offset, in.dtype};
   for (int64_t i = 0; i < ndim(in); ++i) {
     if (i == d) continue;
     out.sizes.push_back(in.sizes[i]);
@@ -245,10 +249,14 @@ ViewLayout Diagonal::layout(ViewLayout in) const {
   SymInt len, start = in.offset;
   if (p_.offset >= 0) {
     len = sym_max(sym_min(in.sizes[a], in.sizes[b] - p_.offset), 0);
-    if (len > 0) start = start + p_.offset * in.strides[b];
+    if (len > 0)
+      start = sym_add(start, sym_mul(p_.offset, in.strides[b], name(), "the offset"), name(),
+                      "the offset");
   } else {
     len = sym_max(sym_min(in.sizes[a] + p_.offset, in.sizes[b]), 0);
-    if (len > 0) start = start - p_.offset * in.strides[a];
+    if (len > 0)
+      start = sym_add(start, sym_mul(-p_.offset, in.strides[a], name(), "the offset"), name(),
+                      "the offset");
   }
   ViewLayout out{{}, {}, start, in.dtype};
   for (int64_t d = 0; d < n; ++d) {
@@ -257,7 +265,7 @@ ViewLayout Diagonal::layout(ViewLayout in) const {
     out.strides.push_back(in.strides[d]);
   }
   out.sizes.push_back(len);
-  out.strides.push_back(in.strides[a] + in.strides[b]);
+  out.strides.push_back(sym_add(in.strides[a], in.strides[b], name(), "the diagonal stride"));
   return out;
 }
 
@@ -283,9 +291,9 @@ ViewLayout ViewDtype::layout(ViewLayout in) const {
   if (old_es > new_es) {
     check_last_stride();
     const int64_t ratio = old_es / new_es;
-    for (int64_t d = 0; d < n - 1; ++d) st[d] = st[d] * ratio;
-    sz[n - 1] = sz[n - 1] * ratio;
-    in.offset = in.offset * ratio;
+    for (int64_t d = 0; d < n - 1; ++d) st[d] = sym_mul(st[d], ratio, "view", "the stride");
+    sz[n - 1] = sym_mul(sz[n - 1], ratio, "view", "the size");
+    in.offset = sym_mul(in.offset, ratio, "view", "the storage offset");
     return in;
   }
   const int64_t ratio = new_es / old_es;

@@ -1,11 +1,19 @@
 #include "backend/cpu/loop.h"
 
+#include <algorithm>
+
 namespace ember::cpu {
 
 StridedLoop make_loop(std::span<const Tensor> operands, const std::vector<int64_t>& shape) {
   EMBER_INTERNAL_ASSERT(!operands.empty() && operands.size() <= kMaxOperands, "make_loop operands");
   StridedLoop loop;
   loop.ntensors = static_cast<int>(operands.size());
+  // Nothing to visit: an empty operand may carry any strides (an empty as_strided view), whose
+  // byte strides and merged sizes below could overflow (Note [Checked size arithmetic]).
+  if (std::find(shape.begin(), shape.end(), 0) != shape.end()) {
+    loop.numel = 0;
+    return loop;
+  }
   const int64_t nd = static_cast<int64_t>(shape.size());
   SmallVector<std::array<int64_t, kMaxOperands>, 6> strides(static_cast<size_t>(nd), {});
   for (int t = 0; t < loop.ntensors; ++t) {

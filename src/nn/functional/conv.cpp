@@ -200,13 +200,13 @@ Tensor conv_transpose_nd(const char* op, int64_t D, const Tensor& input, const T
   for (int64_t i = 0; i < D; ++i) {
     in_size.push_back(x.size(i + 2));
     // (in - 1) * stride - 2 * padding + dilation * (kernel - 1) + output_padding + 1, checked.
-    const int64_t spread = ops::mul_size(x.size(i + 2) - 1, a.stride[i], op, "the output size");
-    const int64_t grown = ops::add_size(ops::window_extent(ws[i + 2], a.dilation[i], op),
-                                        a.output_padding[i], op, "the output size");
+    const int64_t spread = checked_mul(x.size(i + 2) - 1, a.stride[i], op, "the output size");
+    const int64_t grown = checked_add(ops::window_extent(ws[i + 2], a.dilation[i], op),
+                                      a.output_padding[i], op, "the output size");
     out_size.push_back(
-        ops::add_size(ops::add_size(spread, -ops::mul_size(2, a.padding[i], op, "the output size"),
-                                    op, "the output size"),
-                      grown, op, "the output size"));
+        checked_add(checked_add(spread, -checked_mul(2, a.padding[i], op, "the output size"), op,
+                                "the output size"),
+                    grown, op, "the output size"));
     too_small = too_small || out_size.back() < 1;
   }
   EMBER_CHECK(!too_small, "[", op, "] Given input size per channel: (", join(in_size, " x "),

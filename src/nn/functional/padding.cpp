@@ -101,8 +101,7 @@ Tensor pad(const Tensor& input, const PadFuncOptions& o) {
     if (mode == PadMode::Circular) {
       EMBER_CHECK(l <= in && r <= in, "[pad] Padding value causes wrapping around more than once.");
     }
-    out[d] =
-        ops::add_size(ops::add_size(in, l, "pad", "the padded size"), r, "pad", "the padded size");
+    out[d] = checked_add(checked_add(in, l, "pad", "the padded size"), r, "pad", "the padded size");
     // A negative pad removes elements (PyTorch narrows the input): never more than there are.
     EMBER_CHECK((l >= 0 || in + l >= 0) && (r >= 0 || in + r >= 0), "[pad] negative padding (", l,
                 ", ", r, ") removes more than the input size ", in, " at dimension ", d);

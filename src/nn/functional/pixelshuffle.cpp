@@ -32,9 +32,8 @@ Tensor pixel_shuffle(const Tensor& input, const PixelShuffleFuncOptions& o) {
   EMBER_CHECK(r > 0, "[pixel_shuffle] pixel_shuffle expects a positive upscale_factor, but got ",
               r);
   const int64_t c = input.size(-3), h = input.size(-2), w = input.size(-1);
-  int64_t rr = 0;  // checked: a factor of 2^32 once wrapped
-  EMBER_CHECK(!__builtin_mul_overflow(r, r, &rr), "[pixel_shuffle] the square of upscale_factor ",
-              r, " overflows int64");
+  // Checked: a factor of 2^32 once wrapped.
+  const int64_t rr = checked_mul(r, r, "pixel_shuffle", "the square of upscale_factor");
   EMBER_CHECK(c % rr == 0,
               "[pixel_shuffle] pixel_shuffle expects its input's 'channel' "
               "dimension to be divisible by the square of upscale_factor, but input.size(-3)=",

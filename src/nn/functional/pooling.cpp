@@ -29,8 +29,8 @@ int64_t pool_out(int64_t in, int64_t k, int64_t pad, int64_t stride, int64_t dil
   // pad <= extent / 2, so the padded size minus the extent cannot overflow once computed.
   const int64_t span = ops::padded_size(in, pad, op) - extent;
   int64_t out =
-      div_floor(ops::add_size(span, ceil ? stride - 1 : 0, op, "the output size"), stride) + 1;
-  if (ceil && ops::mul_size(out - 1, stride, op, "the output size") >= in + pad) --out;
+      div_floor(checked_add(span, ceil ? stride - 1 : 0, op, "the output size"), stride) + 1;
+  if (ceil && checked_mul(out - 1, stride, op, "the output size") >= in + pad) --out;
   return out;
 }
 
