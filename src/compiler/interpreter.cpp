@@ -99,7 +99,8 @@ class Substitute final : public ParamVisitor {
 std::shared_ptr<const Primitive> specialised(const std::shared_ptr<const Primitive>& prim,
                                              const SymbolValues& values) {
   if (values.empty()) return prim;
-  Substitute probe({});
+  static const SymbolValues none;
+  Substitute probe(none);
   prim->visit_params(probe);
   if (!probe.symbolic) return prim;
   auto copy = std::const_pointer_cast<Primitive>(prim->clone());

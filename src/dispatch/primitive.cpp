@@ -6,6 +6,7 @@
 #include <cmath>
 #include <cstring>
 #include <functional>
+#include <limits>
 #include <mutex>
 #include <nlohmann/json.hpp>
 #include <set>
@@ -354,7 +355,16 @@ TensorMeta TensorMeta::contiguous(SymShape sizes, ScalarType dtype, Device devic
   for (size_t i = sizes.size(); i-- > 0;) {
     strides[i] = running;
     // A size-0 or size-1 dim does not scale the strides of the dims before it (as PyTorch).
-    running = running * sym_max(sizes[i], 1);
+    const SymInt s = sym_max(sizes[i], 1);
+    int64_t product = 0;
+    if (running.is_symbolic() || s.is_symbolic()) {
+      running = running * s;
+    } else if (__builtin_mul_overflow(running.hint(), s.hint(), &product)) {
+      // Only an empty tensor's other sizes multiply past int64; its strides are never stepped.
+      running = std::numeric_limits<int64_t>::max();
+    } else {
+      running = product;
+    }
   }
   return {std::move(sizes), std::move(strides), dtype, device};
 }

@@ -31,8 +31,12 @@ ReduceGeom make_reduce_geom(const Tensor& x, const std::vector<bool>& reduce) {
   ReduceGeom g;
   g.base = static_cast<char*>(x.data_ptr());
   g.elem = x.element_size();
+  const bool empty = x.numel() == 0;
   for (int64_t d = 0; d < x.dim(); ++d) {
-    const int64_t size = x.sizes()[d], stride = x.strides()[d] * g.elem;
+    // A stride that is never stepped (a dim of size 1, or any dim of an empty tensor) may be
+    // huge (an as_strided view), and is not scaled to bytes.
+    const int64_t size = x.sizes()[d];
+    const int64_t stride = empty || size <= 1 ? 0 : x.strides()[d] * g.elem;
     if (reduce[d]) {
       g.red_numel *= size;
       push_dim(g.red_sizes, {&g.red_strides}, size, {stride});
