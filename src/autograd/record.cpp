@@ -369,12 +369,15 @@ void record(OpCall& call, const std::function<void(OpCall&)>& run) {
   const Primitive& prim = call.prim;
   const bool grad_mode = is_grad_enabled();
   if (call.inplace) check_inplace(call.outputs[0], prim.name());
+  if (!grad_mode) return run(call);
   // Note [Symbolic shapes]: autograd does not record on tensors with symbolic sizes yet (a joint
-  // forward + backward graph is traced separately); their outputs carry no history.
-  if (!grad_mode || any_symbolic(call.inputs)) return run(call);
+  // forward + backward graph is traced separately); their outputs carry no history. Checked
+  // only where something would be recorded, off the common path.
   if (prim.is_view()) {
     run(call);
-    if (!call.outputs.empty() && call.outputs[0].defined()) record_view(call);
+    if (!call.outputs.empty() && call.outputs[0].defined() && !any_symbolic(call.inputs)) {
+      record_view(call);
+    }
     return;
   }
   const Tensor target = call.inplace ? call.outputs[0] : Tensor();
@@ -383,6 +386,7 @@ void record(OpCall& call, const std::function<void(OpCall&)>& run) {
   bool needed = target.defined() && (requires_grad_now(target) ||
                                      (target_is_view && requires_grad_now(target_meta->view_base)));
   for (const auto& t : call.inputs) needed |= requires_grad_now(t);
+  if (needed && any_symbolic(call.inputs)) return run(call);
   if (!needed) {
     run(call);
     // An in-place op that brings no gradient leaves the target's old history stale; the target

@@ -144,13 +144,7 @@ std::string operand(const Poly& p) {
   return single ? t : "(" + t + ")";
 }
 
-class Expr;
-
-}  // namespace
-
 // ---- ShapeEnv-bound expressions ------------------------------------------------------------
-
-namespace {
 
 class Expr final : public SymNode {
  public:
