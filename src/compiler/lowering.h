@@ -1,0 +1,35 @@
+#pragma once
+// Note [Lowering]: a captured graph becomes a few generated C++ kernels plus calls of eager
+// primitives. The scheduler groups nodes into kernels (pointwise chains, pointwise ops feeding a
+// reduction and those after it; views and broadcasts folded into indexing); ops with their own
+// library kernels (GEMM, convolution, attention, linalg, sort, scatter, ...) stay calls of their
+// primitives through dispatch. The kernels are emitted as C++ that uses the eager kernels' Vec<T>
+// and functors (backend/cpu/vec.h, unary_functors.h, binary_functors.h), so results agree,
+// compiled and loaded through the code cache (Note [Code cache]), and run by a wrapper that
+// allocates buffers and calls kernels and primitives in order.
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "ember/fx/graph_module.h"
+
+namespace ember::compiler {
+
+/// A graph lowered to generated kernels (Note [Lowering]). Symbolic dims of the graph are bound
+/// from the inputs at each call (one compiled kernel serves every size in a Dim's range).
+class CompiledGraph {
+ public:
+  virtual ~CompiledGraph() = default;
+  /// Inputs as the GraphModule takes them; outputs as the graph interpreter returns them.
+  virtual std::vector<Tensor> operator()(const std::vector<Tensor>& inputs) const = 0;
+  /// The generated kernels, named after the ops they fuse ("fused_mul_add_relu_exp_sum").
+  virtual std::vector<std::string> kernel_names() const = 0;
+  /// The generated C++ (all units), for EMBER_LOGS=output_code and tests.
+  virtual std::string source() const = 0;
+};
+
+/// Schedules, generates, compiles (through the code cache) and loads `gm`'s kernels. Raises
+/// CompileError when the system compiler fails.
+std::shared_ptr<const CompiledGraph> lower(const fx::GraphModule& gm);
+
+}  // namespace ember::compiler
