@@ -24,12 +24,18 @@ class CompiledGraph {
   virtual std::vector<Tensor> operator()(const std::vector<Tensor>& inputs) const = 0;
   /// The generated kernels, named after the ops they fuse ("fused_mul_add_relu_exp_sum").
   virtual std::vector<std::string> kernel_names() const = 0;
-  /// The generated C++ (all units), for EMBER_LOGS=output_code and tests.
+  /// The generated C++ and where it lies in the code cache (EMBER_LOGS=output_code prints
+  /// both); empty when the graph needed no generated kernel.
   virtual std::string source() const = 0;
+  virtual std::string source_path() const = 0;
 };
 
 /// Schedules, generates, compiles (through the code cache) and loads `gm`'s kernels. Raises
 /// CompileError when the system compiler fails.
 std::shared_ptr<const CompiledGraph> lower(const fx::GraphModule& gm);
+/// Several graphs at once, their kernels in one translation unit (one compiler run instead of
+/// one per graph): a module's forward and backward, or a test sweeping many graphs.
+std::vector<std::shared_ptr<const CompiledGraph>> lower(
+    const std::vector<const fx::GraphModule*>& gms);
 
 }  // namespace ember::compiler
