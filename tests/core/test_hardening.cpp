@@ -120,6 +120,11 @@ TEST(Hardening, LegalEdgeCasesGivePyTorchsResult) {
   Tensor i64 = int64s({kInt64Max});
   ember::index_put_(i64, {int64s({0})}, int64s({kInt64Max}), true);
   EXPECT_EQ(i64.item<int64_t>(), -2);  // (2^63 - 1) * 2 mod 2^64
+  // int64 average pooling sums in int64 and wraps, as PyTorch's kernel (the fuzzer found the
+  // signed overflow): (INT64_MIN + -2) mod 2^64 = 2^63 - 2, truncated / 2.
+  const Tensor pooled = nn::functional::avg_pool1d(
+      int64s({std::numeric_limits<int64_t>::min(), -2}).view({1, 1, 2}), 2);
+  EXPECT_EQ(pooled.item<int64_t>(), (kInt64Max - 1) / 2);
   // chunk of a size-0 dim gives `chunks` empty pieces; beyond any memory it raises.
   EXPECT_EQ(empty({0, 2}).chunk(3).size(), 3u);
   EXPECT_THROW(empty({0, 2}).chunk(int64_t{1} << 40), RuntimeError);

@@ -1,6 +1,7 @@
 #pragma once
 // Plain-loop float64 helpers for the nn::functional references: an N-d array of doubles read
 // through test::values (independent of Ember's kernels), with row-major index arithmetic.
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <functional>
@@ -75,6 +76,12 @@ inline std::vector<double> softmax_ref(const Arr& a, int64_t dim, bool log) {
 
 /// A 0-d int64 tensor carrying an integer argument through an OpInfo's inputs.
 inline Tensor arg(int64_t v) { return from_values({}, {static_cast<double>(v)}, kInt64); }
-inline int64_t arg_of(const Tensor& t) { return static_cast<int64_t>(values(t)[0]); }
+/// The fuzzer may put any value there: NaN reads as 0 and out-of-range values saturate at
+/// +-2^62 (a float-to-integer conversion out of range is undefined), leaving room for the small
+/// offsets the ops add.
+inline int64_t arg_of(const Tensor& t) {
+  const double v = values(t)[0], lim = 0x1p62;
+  return std::isnan(v) ? 0 : static_cast<int64_t>(std::clamp(v, -lim, lim));
+}
 
 }  // namespace ember::test::nn

@@ -8,6 +8,7 @@
 #include <limits>
 #include <sstream>
 
+#include "backend/cpu/binary_functors.h"
 #include "backend/cpu/conv_util.h"
 #include "backend/cpu/parallel.h"
 
@@ -124,10 +125,20 @@ void avg_forward(const T* x, T* y, const Planes& s, const Pool2dParams& p) {
                        C sum = 0;
                        if (win.h0 < win.h1 && win.w0 < win.w1) {
                          for (int64_t ih = win.h0; ih < win.h1; ++ih) {
-                           for (int64_t iw = win.w0; iw < win.w1; ++iw)
-                             sum += static_cast<C>(xs[ih * s.W + iw]);
+                           for (int64_t iw = win.w0; iw < win.w1; ++iw) {
+                             const C v = static_cast<C>(xs[ih * s.W + iw]);
+                             if constexpr (std::is_integral_v<C>) {
+                               sum = bin::wrap_add(sum, v);  // wraps as PyTorch's int64 sums
+                             } else {
+                               sum += v;
+                             }
+                           }
                          }
-                         sum /= static_cast<C>(win.divisor);
+                         if constexpr (std::is_integral_v<C>) {
+                           sum = bin::int_div_trunc(sum, static_cast<C>(win.divisor));
+                         } else {
+                           sum /= static_cast<C>(win.divisor);
+                         }
                        }
                        y[(pl * s.Ho + oh) * s.Wo + ow] = static_cast<T>(sum);
                      }
