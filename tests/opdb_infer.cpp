@@ -71,14 +71,6 @@ TEST_P(OpTest, InferenceMatchesEager) {
 
 // Entries whose op does not run on meta tensors yet, and why.
 const std::map<std::string, std::string>& meta_pending() {
-  // Binary's inference takes the output's device from its first input (src/primitives/infer.cpp,
-  // elementwise()), which is the CPU wrapped number in a scalar-first call such as `2 - x`.
-  static const std::string kScalarFirst =
-      "a scalar-first binary op (2 - x, 7 / x, pow(2, x), 7 % x) infers its output on the CPU: "
-      "Binary takes the device of its first input, the wrapped number";
-  static const std::string kScalarFirstInside =
-      "its composite computes a scalar-first binary op (1 - t, s * x), whose output Binary "
-      "infers on the CPU from the wrapped number";
   static const std::string kNonzero =
       "data-dependent size: the result has one entry per nonzero (true) element";
   static const std::string kUnique =
@@ -86,15 +78,6 @@ const std::map<std::string, std::string>& meta_pending() {
       "and counts have one entry per distinct element (or run)";
   static const std::string kBincount = "data-dependent size: the result has max(input) + 1 bins";
   static const std::map<std::string, std::string> pending = {
-      {"rsub_int_scalar", kScalarFirst},
-      {"rdiv_int_scalar", kScalarFirst},
-      {"pow_scalar_base", kScalarFirst},
-      {"rremainder_int_scalar", kScalarFirst},
-      {"binary_cross_entropy", kScalarFirstInside},
-      {"binary_cross_entropy_with_logits", kScalarFirstInside},
-      {"bce_weight_and_bce_with_logits_pos_weight", kScalarFirstInside},
-      {"margin_ranking_and_cosine_embedding", kScalarFirstInside},
-      {"distances", kScalarFirstInside},
       {"nonzero", kNonzero},
       {"argwhere", kNonzero},
       {"masked_select", kNonzero},

@@ -375,7 +375,9 @@ void record(OpCall& call, const std::function<void(OpCall&)>& run) {
   // only where something would be recorded, off the common path.
   if (prim.is_view()) {
     run(call);
-    if (!call.outputs.empty() && call.outputs[0].defined() && !any_symbolic(call.inputs)) {
+    // (A real tensor viewed with symbolic sizes, as a bias expanded to [s0, 8], is symbolic.)
+    if (!call.outputs.empty() && call.outputs[0].defined() && !any_symbolic(call.inputs) &&
+        !any_symbolic(call.outputs)) {
       record_view(call);
     }
     return;
@@ -386,7 +388,7 @@ void record(OpCall& call, const std::function<void(OpCall&)>& run) {
   bool needed = target.defined() && (requires_grad_now(target) ||
                                      (target_is_view && requires_grad_now(target_meta->view_base)));
   for (const auto& t : call.inputs) needed |= requires_grad_now(t);
-  if (needed && any_symbolic(call.inputs)) return run(call);
+  if (needed && (any_symbolic(call.inputs) || any_symbolic(call.outputs))) return run(call);
   if (!needed) {
     run(call);
     // An in-place op that brings no gradient leaves the target's old history stale; the target

@@ -73,8 +73,8 @@ class Tracer final : public DispatchMode {
   // `sizes`: the input's sizes with its dynamic dims as symbols (empty for a static input).
   Tensor add_input(const Tensor& t, size_t i, const std::vector<SymInt>& sizes = {}) {
     if (!sizes.empty()) {  // Note [Symbolic shapes]: a meta twin with symbolic sizes
-      const TensorMeta m = TensorMeta::contiguous(SymShape(sizes.begin(), sizes.end()),
-                                                  t.dtype(), Device(kMeta));
+      const TensorMeta m =
+          TensorMeta::contiguous(SymShape(sizes.begin(), sizes.end()), t.dtype(), Device(kMeta));
       Tensor sym = detail::allocate_meta(m, "make_fx");
       twins_.emplace(t.unsafeGetTensorImpl(), sym);
       const fx::ValueRef v = graph.placeholder("arg" + std::to_string(i) + "_1", meta_of(sym));
@@ -190,6 +190,8 @@ class Tracer final : public DispatchMode {
   }
 
   bool involves_meta(const OpCall& call) const {
+    // A call with symbolic parameters (a real bias expanded to [s0, 8]) has a symbolic result.
+    if (fake && fx::detail::has_symbolic_params(call.prim)) return true;
     for (const Tensor& t : call.inputs) {
       if (t.defined() && t.device().is_meta()) return true;
     }

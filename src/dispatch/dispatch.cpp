@@ -62,24 +62,31 @@ Tensor allocate_meta(const TensorMeta& m, const char* op) {
   std::vector<int64_t> hints(m.sizes.size()), hint_strides(m.strides.size());
   for (size_t d = 0; d < hints.size(); ++d) hints[d] = m.sizes[d].hint();
   for (size_t d = 0; d < hint_strides.size(); ++d) hint_strides[d] = m.strides[d].hint();
-  auto storage = std::make_shared<StorageImpl>(strided_nbytes(hints, hint_strides, m.dtype, op),
-                                               m.device);
-  return Tensor(std::make_shared<TensorImpl>(std::move(storage), m.dtype,
-                                             std::span<const SymInt>(m.sizes.data(), m.sizes.size()),
-                                             std::span<const SymInt>(m.strides.data(), m.strides.size()),
-                                             SymInt(0)));
+  auto storage =
+      std::make_shared<StorageImpl>(strided_nbytes(hints, hint_strides, m.dtype, op), m.device);
+  return Tensor(std::make_shared<TensorImpl>(
+      std::move(storage), m.dtype, std::span<const SymInt>(m.sizes.data(), m.sizes.size()),
+      std::span<const SymInt>(m.strides.data(), m.strides.size()), SymInt(0)));
 }
 
 std::vector<Tensor> allocate_outputs(const Primitive& prim, const std::vector<Tensor>& inputs) {
   SmallVector<TensorMeta, 3> in;
   in.reserve(inputs.size());
-  for (const Tensor& t : inputs) in.emplace_back(TensorMeta::of(t));
+  bool any_meta = false;
+  for (const Tensor& t : inputs) {
+    in.emplace_back(TensorMeta::of(t));
+    any_meta = any_meta || in.back().device.is_meta();
+  }
   const char* op = prim.name();
-  const MetaList metas = prim.infer(in);
+  MetaList metas = prim.infer(in);
   std::vector<Tensor> outs;
   outs.reserve(metas.size());
-  for (const TensorMeta& m : metas) {
-    if (m.device.is_meta()) {  // Note [Symbolic tensors]: sizes stay expressions on meta
+  for (TensorMeta& m : metas) {
+    // Note [Symbolic tensors]: sizes stay expressions on meta. A call that mixes meta and real
+    // inputs (a fake trace's meta input indexing a real parameter) computes on meta: the tracer
+    // runs it on meta twins of the real ones.
+    if (any_meta) m.device = Device(kMeta);
+    if (m.device.is_meta()) {
       outs.emplace_back(allocate_meta(m, op));
       continue;
     }

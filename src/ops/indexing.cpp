@@ -210,7 +210,14 @@ Tensor index(const Tensor& x, const std::vector<TensorIndex>& indices) {
   std::vector<int64_t> dims;
   std::vector<Tensor> ints;
   expand_indices(s, "index", dims, ints);
-  advanced_index_geometry(s.tensor, dims, ints, "index");  // the index shapes broadcast
+  // The index shapes broadcast (symbolic ones, Note [Symbolic shapes], as expressions).
+  bool symbolic = s.tensor.unsafeGetTensorImpl()->is_symbolic();
+  for (const Tensor& t : ints) symbolic = symbolic || t.unsafeGetTensorImpl()->is_symbolic();
+  if (symbolic) {
+    for (size_t i = 1; i < ints.size(); ++i) ops::check_broadcastable(ints[0], ints[i], "index");
+  } else {
+    advanced_index_geometry(s.tensor, dims, ints, "index");
+  }
   std::vector<Tensor> inputs{s.tensor};
   inputs.insert(inputs.end(), ints.begin(), ints.end());
   return dispatch(Index(dims), inputs)[0];

@@ -67,16 +67,16 @@ void check_not_bool(const Tensor& t, const char* op, const char* kernel) {
 }
 
 // at::expand_size's checks and wording, then a broadcast view.
-Tensor expand_self(const Tensor& self, const std::vector<int64_t>& target, const char* op) {
+Tensor expand_self(const Tensor& self, const std::vector<SymInt>& target, const char* op) {
   const int64_t nd = static_cast<int64_t>(target.size()), sd = self.dim();
   EMBER_CHECK(sd <= nd, "[", op, "] The number of sizes provided (", nd,
               ") must be greater or equal to the number of dimensions in the tensor (", sd, ")");
+  const std::vector<SymInt> sizes = self.sym_sizes();
   for (int64_t i = 0; i < sd; ++i) {
-    const int64_t s = self.sizes()[i], t = target[nd - sd + i];
+    const SymInt &s = sizes[i], &t = target[nd - sd + i];
     EMBER_CHECK(s == t || s == 1, "[", op, "] The expanded size of the tensor (", t,
                 ") must match the existing size (", s, ") at non-singleton dimension ", nd - sd + i,
-                ".  Target sizes: ", shape_str(target),
-                ".  Tensor sizes: ", shape_str(self.sizes()));
+                ".  Target sizes: ", shape_str(target), ".  Tensor sizes: ", shape_str(sizes));
   }
   return expand(self, SymIntList(target));
 }
@@ -89,8 +89,8 @@ Tensor mm_checked(const Tensor& a, const Tensor& b, const char* op) {
   EMBER_CHECK(a.dim() == 2, "[", op, "] self must be a matrix");
   EMBER_CHECK(b.dim() == 2, "[", op, "] mat2 must be a matrix");
   const SymInt m = a.sym_size(0), k = a.sym_size(1), k2 = b.sym_size(0), n = b.sym_size(1);
-  EMBER_CHECK(k == k2, "[", op, "] mat1 and mat2 shapes cannot be multiplied (", m, "x", k,
-              " and ", k2, "x", n, ")");
+  EMBER_CHECK(k == k2, "[", op, "] mat1 and mat2 shapes cannot be multiplied (", m, "x", k, " and ",
+              k2, "x", n, ")");
   EMBER_CHECK(a.dtype() == b.dtype(), "[", op,
               "] expected m1 and m2 to have the same dtype, but got: ", type_meta_name(a.dtype()),
               " != ", type_meta_name(b.dtype()));
@@ -290,11 +290,11 @@ Tensor addmm(const Tensor& self, const Tensor& mat1, const Tensor& mat2, const S
               scalar_type_name(mat1.dtype()), " and ", scalar_type_name(mat2.dtype()));
   EMBER_CHECK(mat1.dim() == 2, "[addmm] mat1 must be a matrix, got ", mat1.dim(), "-D tensor");
   EMBER_CHECK(mat2.dim() == 2, "[addmm] mat2 must be a matrix, got ", mat2.dim(), "-D tensor");
-  EMBER_CHECK(mat1.sizes()[1] == mat2.sizes()[0],
-              "[addmm] mat1 and mat2 shapes cannot be multiplied (", mat1.sizes()[0], "x",
-              mat1.sizes()[1], " and ", mat2.sizes()[0], "x", mat2.sizes()[1], ")");
+  const SymInt m = mat1.sym_size(0), k = mat1.sym_size(1), k2 = mat2.sym_size(0),
+               n = mat2.sym_size(1);
+  EMBER_CHECK(k == k2, "[addmm] mat1 and mat2 shapes cannot be multiplied (", m, "x", k, " and ",
+              k2, "x", n, ")");
   check_not_bool(mat1, "addmm", "addmm_impl_cpu_");
-  const int64_t m = mat1.sizes()[0], n = mat2.sizes()[1];
   Tensor c = unsqueeze(expand_self(self, {m, n}, "addmm"), 0);
   Tensor r = ops::batched_product("addmm", unsqueeze(mat1, 0), unsqueeze(mat2, 0), c, beta, alpha);
   return reshape(r, {m, n});

@@ -21,7 +21,7 @@ namespace {
 /// the result back to the input's dtype (the casts carry the gradients to the float32 parameters).
 Tensor linear(const Tensor& x, const Tensor& weight, const Tensor& bias, ScalarType compute) {
   const int64_t in = x.size(-1), out = weight.size(0);
-  std::vector<int64_t> shape = x.sizes();
+  std::vector<SymInt> shape = x.sym_sizes();  // symbolic when traced with dynamic shapes
   shape.back() = out;
   auto cast = [&](const Tensor& t) { return compute == x.dtype() ? t : t.to(compute); };
   const Tensor rows = cast(x).reshape({-1, in});
@@ -54,7 +54,8 @@ class CausalSelfAttentionImpl : public nn::Module {
 
   /// x: [B, t, dim] for positions cache.length().. (no cache: the whole sequence from 0).
   Tensor forward(const Tensor& x, Tensor* cache_k, Tensor* cache_v, ScalarType compute) {
-    const int64_t B = x.size(0), t = x.size(1), dim = x.size(2), hd = dim / heads_;
+    const SymInt B = x.sym_size(0);  // the batch may be dynamic (Note [Symbolic shapes])
+    const int64_t t = x.size(1), dim = x.size(2), hd = dim / heads_;
     // q, k and v from row blocks of c_attn's weight: three matmuls cost what one does, and the
     // gradient of a weight slice is cheap where splitting the [B, t, 3 * dim] output is not.
     auto heads = [&](int64_t i) {
@@ -177,7 +178,7 @@ Tensor GPTImpl::run(const Tensor& idx, KVCache* cache, ScalarType compute) {
   const int64_t t = idx.size(1), past = cache != nullptr ? cache->length() : 0;
   EMBER_CHECK_VALUE(past + t <= config_.context, op, " sequence of ", past + t,
                     " positions exceeds the context length ", config_.context);
-  if (idx.numel() > 0) {
+  if (!idx.device().is_meta() && idx.numel() > 0) {  // meta ids (tracing) have no values
     const int64_t lo = idx.min().item<int64_t>(), hi = idx.max().item<int64_t>();
     EMBER_CHECK_INDEX(lo >= 0 && hi < config_.vocab_size, op, " token id ", lo < 0 ? lo : hi,
                       " is out of range for a vocabulary of ", config_.vocab_size);

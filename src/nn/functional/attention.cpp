@@ -2,8 +2,10 @@
 // tiled primitive (src/primitives/attention.h).
 #include "ember/nn/functional/attention.h"
 
+#include <algorithm>
 #include <cmath>
 #include <mutex>
+#include <optional>
 
 #include "ember/core/generator.h"
 #include "ember/ops/reduction.h"
@@ -18,26 +20,53 @@ namespace {
 
 constexpr const char* kOp = "scaled_dot_product_attention";
 
-std::vector<int64_t> head(const std::vector<int64_t>& s, size_t drop) {
+// Shapes may be symbolic (Note [Symbolic shapes]: a batch traced as a dynamic dim).
+using Shape = std::vector<SymInt>;
+
+Shape head(const std::vector<SymInt>& s, size_t drop) {
   return {s.begin(), s.end() - static_cast<std::ptrdiff_t>(drop)};
 }
 
-int64_t prod(const std::vector<int64_t>& s) {
-  int64_t n = 1;
-  for (auto x : s) n *= x;
+SymInt prod(const Shape& s) {
+  SymInt n = 1;
+  for (const SymInt& x : s) n = n * x;
   return n;
 }
 
-std::vector<int64_t> cat_shape(std::vector<int64_t> a, const std::vector<int64_t>& b) {
+Shape cat_shape(Shape a, const Shape& b) {
   a.insert(a.end(), b.begin(), b.end());
   return a;
+}
+
+// The broadcast of the batch shapes (right-aligned); nullopt when they do not broadcast.
+std::optional<Shape> broadcast_batch(const std::vector<Shape>& shapes) {
+  size_t n = 0;
+  for (const Shape& s : shapes) n = std::max(n, s.size());
+  Shape out(n, SymInt(1));
+  for (const Shape& s : shapes) {
+    for (size_t i = 0; i < s.size(); ++i) {
+      SymInt& o = out[n - s.size() + i];
+      if (s[i] == 1) continue;
+      if (o == 1) {
+        o = s[i];
+      } else if (!(o == s[i])) {
+        return std::nullopt;
+      }
+    }
+  }
+  return out;
+}
+
+std::vector<int64_t> concrete(const Shape& s) {
+  return {s.begin(), s.end()};  // guards each entry (eager tensors are never symbolic)
 }
 
 /// Everything the kernels need, in the compute dtype and kernel layout.
 struct Prepared {
   Tensor q, k, v, mask;  // q [B, Hq, L, E] ...; mask: a view [batch..., (Hq), L, S] or undefined
-  std::vector<int64_t> out_batch;  // batch dims of the output (with Hq under GQA)
-  int64_t B, Hq, Hk, L, S, E, Ev;
+  Shape out_batch;       // batch dims of the output (with Hq under GQA)
+  SymInt B;              // their product
+  int64_t Hq, Hk, L, S, E, Ev;
   ScalarType dtype, compute;
   AttentionParams params;
 };
@@ -77,15 +106,11 @@ Prepared prepare(const Tensor& query, const Tensor& key, const Tensor& value,
               "] Expected key and value to have the same sequence length (dim -2), but got ", pr.S,
               " and ", value.size(-2));
   const size_t tail = enable_gqa ? 3 : 2;
-  std::vector<int64_t> batch;
-  try {
-    batch = broadcast_shapes(
-        {head(query.sizes(), tail), head(key.sizes(), tail), head(value.sizes(), tail)});
-  } catch (const Error&) {
-    EMBER_THROW(RuntimeError, "[", kOp, "] the batch dimensions of query ",
-                ops::shape_str(query.sizes()), ", key ", ops::shape_str(key.sizes()), " and value ",
-                ops::shape_str(value.sizes()), " are not broadcastable");
-  }
+  const std::optional<Shape> batch = broadcast_batch(
+      {head(query.sym_sizes(), tail), head(key.sym_sizes(), tail), head(value.sym_sizes(), tail)});
+  EMBER_CHECK(batch.has_value(), "[", kOp, "] the batch dimensions of query ",
+              ops::shape_str(query.sym_sizes()), ", key ", ops::shape_str(key.sym_sizes()),
+              " and value ", ops::shape_str(value.sym_sizes()), " are not broadcastable");
   if (enable_gqa) {
     pr.Hq = query.size(-3);
     pr.Hk = key.size(-3);
@@ -95,16 +120,15 @@ Prepared prepare(const Tensor& query, const Tensor& key, const Tensor& value,
     EMBER_CHECK(pr.Hk > 0 ? pr.Hq % pr.Hk == 0 : pr.Hq == 0, "[", kOp,
                 "] number of heads in key/value (", pr.Hk,
                 ") must divide number of heads in query (", pr.Hq, ")");
-    pr.out_batch = cat_shape(batch, {pr.Hq});
+    pr.out_batch = cat_shape(*batch, {pr.Hq});
   } else {
     pr.Hq = pr.Hk = 1;
-    pr.out_batch = batch;
+    pr.out_batch = *batch;
   }
-  pr.B = prod(batch);
+  pr.B = prod(*batch);
   if (pr.Hk == 0) pr.Hk = 1;  // no heads at all: nothing to compute, keep the divisions defined
   auto to_kernel = [&](const Tensor& t, int64_t h, int64_t len, int64_t width) {
-    std::vector<int64_t> full = cat_shape(
-        batch, enable_gqa ? std::vector<int64_t>{h, len, width} : std::vector<int64_t>{len, width});
+    const Shape full = cat_shape(*batch, enable_gqa ? Shape{h, len, width} : Shape{len, width});
     return t.to(pr.compute).expand(full).reshape({pr.B, h, len, width}).contiguous();
   };
   pr.q = to_kernel(query, enable_gqa ? pr.Hq : 1, pr.L, pr.E);
@@ -117,13 +141,14 @@ Prepared prepare(const Tensor& query, const Tensor& key, const Tensor& value,
                 "] Expected attn_mask dtype to be bool or to match query dtype, but got "
                 "attn_mask.dtype: ",
                 dtype_name(mt), " and query.dtype: ", dtype_name(dt), " instead.");
-    const std::vector<int64_t> target = cat_shape(pr.out_batch, {pr.L, pr.S});
-    bool ok = attn_mask.dim() <= static_cast<int64_t>(target.size());
-    for (int64_t i = 1; ok && i <= attn_mask.dim(); ++i) {
-      const int64_t m = attn_mask.size(-i), t = target[target.size() - i];
+    const Shape target = cat_shape(pr.out_batch, {pr.L, pr.S});
+    const Shape mask_sizes = attn_mask.sym_sizes();
+    bool ok = mask_sizes.size() <= target.size();
+    for (size_t i = 1; ok && i <= mask_sizes.size(); ++i) {
+      const SymInt &m = mask_sizes[mask_sizes.size() - i], &t = target[target.size() - i];
       ok = m == t || m == 1;
     }
-    EMBER_CHECK(ok, "[", kOp, "] attn_mask of shape ", ops::shape_str(attn_mask.sizes()),
+    EMBER_CHECK(ok, "[", kOp, "] attn_mask of shape ", ops::shape_str(mask_sizes),
                 " is not broadcastable to the attention weights' shape ", ops::shape_str(target));
     Tensor m = mt == kBool ? attn_mask : attn_mask.to(pr.compute);
     pr.mask = m.expand(target);  // a view: broadcast dims keep stride 0
@@ -163,12 +188,12 @@ AttentionResult sdpa_forward(const Tensor& query, const Tensor& key, const Tenso
   AttentionResult res;
   if (dropout_p > 0) {
     res.rng_state = ops::philox_state(
-        default_generator(), static_cast<uint64_t>(pr.B * pr.Hq * pr.L * pr.S), pr.q.device());
+        default_generator(), static_cast<uint64_t>(pr.B.guard_int(kOp) * pr.Hq * pr.L * pr.S),
+        pr.q.device());
   }
   const auto outs = dispatch(ScaledDotProductAttention(pr.params),
                              kernel_inputs(pr, {pr.q, pr.k, pr.v}, res.rng_state));
-  std::vector<int64_t> shape = cat_shape(pr.out_batch, {pr.L, pr.Ev});
-  res.output = outs[0].reshape(shape);
+  res.output = outs[0].reshape(cat_shape(pr.out_batch, {pr.L, pr.Ev}));
   if (pr.compute != pr.dtype) res.output = res.output.to(pr.dtype);
   res.logsumexp = outs[1];
   return res;
@@ -183,11 +208,11 @@ std::tuple<Tensor, Tensor, Tensor> sdpa_backward(const Tensor& grad_output, cons
   Prepared pr = prepare(query, key, value, attn_mask, dropout_p, is_causal, scale, enable_gqa);
   EMBER_CHECK(dropout_p == 0 || forward.rng_state.defined(), "[", kOp,
               "] dropout_p > 0 needs the forward's generator state");
-  const std::vector<int64_t> out_shape = cat_shape(pr.out_batch, {pr.L, pr.Ev});
+  const std::vector<int64_t> out_shape = concrete(cat_shape(pr.out_batch, {pr.L, pr.Ev}));
   EMBER_CHECK(grad_output.defined() && grad_output.sizes() == out_shape &&
                   forward.output.sizes() == out_shape,
               "[", kOp, "] expected grad_output and output of shape ", ops::shape_str(out_shape));
-  const std::vector<int64_t> lse_shape = {pr.B, pr.Hq, pr.L};
+  const std::vector<int64_t> lse_shape = {pr.B.guard_int(kOp), pr.Hq, pr.L};
   EMBER_CHECK(forward.logsumexp.defined() && forward.logsumexp.sizes() == lse_shape, "[", kOp,
               "] logsumexp does not match the inputs");
   auto flat = [&](const Tensor& t) {
@@ -201,10 +226,9 @@ std::tuple<Tensor, Tensor, Tensor> sdpa_backward(const Tensor& grad_output, cons
                              forward.rng_state));
   const Tensor &dq = grads[0], &dk = grads[1], &dv = grads[2];
   auto back = [&](const Tensor& g, const Tensor& like, int64_t len, int64_t width) {
-    std::vector<int64_t> batch = head(pr.out_batch, enable_gqa ? 1 : 0);
-    std::vector<int64_t> full =
-        cat_shape(batch, enable_gqa ? std::vector<int64_t>{g.size(1), len, width}
-                                    : std::vector<int64_t>{len, width});
+    const Shape batch = head(pr.out_batch, enable_gqa ? 1 : 0);
+    const Shape full =
+        cat_shape(batch, enable_gqa ? Shape{g.size(1), len, width} : Shape{len, width});
     Tensor r = sum_to(g.reshape(full), like.sizes());
     return r.to(like.dtype());
   };

@@ -26,7 +26,7 @@ void check_indices(const Tensor& t, const char* op, const char* what) {
 /// IndexError unless every index is in [0, n). Meta indices have no values to check (as
 /// PyTorch's meta kernels, which leave the check to the device that has the data).
 void check_range(const Tensor& idx, int64_t n, const char* op) {
-  if (idx.numel() == 0 || idx.device().is_meta()) return;
+  if (idx.device().is_meta() || idx.numel() == 0) return;
   const int64_t lo = idx.min().item<int64_t>(), hi = idx.max().item<int64_t>();
   EMBER_CHECK_INDEX(lo >= 0 && hi < n, "[", op, "] index out of range in self");
 }
