@@ -9,7 +9,7 @@
 #
 # Environment: EMBER_WERROR=OFF to allow warnings (default ON: warnings are errors).
 #              EMBER_TEST_PRESETS="default" to run only some presets (default "default asan tsan").
-#              EMBER_FUZZ_SECONDS=N for the fuzz run in the asan preset (default 0: skipped).
+#              EMBER_FUZZ_SECONDS=N for the fuzz run in the asan preset (default 120; 0 skips it).
 set -euo pipefail
 
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -18,10 +18,7 @@ cd "$root"
 jobs=$(nproc)
 werror=${EMBER_WERROR:-ON}
 read -r -a presets <<<"${EMBER_TEST_PRESETS:-default asan tsan}"
-# The fuzz step is off by default for now: under ASan+UBSan the fuzzer still finds overflows
-# (avg_pool1d with INT64_MIN padding, pool.cpp; the distances entry's own reference helper), and
-# a random find must not fail an unrelated change. EMBER_FUZZ_SECONDS=120 runs it.
-fuzz_seconds=${EMBER_FUZZ_SECONDS:-0}
+fuzz_seconds=${EMBER_FUZZ_SECONDS:-120}
 export CCACHE_BASEDIR="$root"
 # Hits across checkouts in other folders also for the -g builds (asan), whose cache key would
 # otherwise include the build directory.
