@@ -13,6 +13,7 @@
 #include <algorithm>
 #include <atomic>
 #include <cctype>
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -22,6 +23,7 @@
 #include <mutex>
 #include <optional>
 #include <random>
+#include <set>
 #include <thread>
 #include <unordered_map>
 
@@ -180,6 +182,27 @@ std::string truncated(const std::string& text, size_t limit = 4096) {
          " more bytes of compiler output)";
 }
 
+// A process killed while compiling leaves its temporaries behind; each process sweeps those
+// older than any compile could take, once per directory.
+void remove_stale_temporaries(const std::string& dir) {
+  static std::mutex mu;
+  static std::set<std::string> swept;
+  {
+    std::lock_guard<std::mutex> lock(mu);
+    if (!swept.insert(dir).second) return;
+  }
+  const auto age = std::max<std::chrono::seconds>(
+      std::chrono::hours(1), std::chrono::seconds(2 * toolchain::compile_timeout_seconds()));
+  const auto cutoff = fs::file_time_type::clock::now() - age;
+  std::error_code ec;
+  for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
+    if (it->path().filename().string().find(".tmp-") == std::string::npos) continue;
+    std::error_code e;
+    if (const auto t = fs::last_write_time(it->path(), e); !e && t < cutoff)
+      fs::remove(it->path(), e);
+  }
+}
+
 std::string kernels_dir() {
   const std::string dir = cache_dir() + "/kernels";
   std::error_code ec;
@@ -188,6 +211,7 @@ std::string kernels_dir() {
     EMBER_THROW(RuntimeError, "[compile] cannot use the code cache directory ", dir, ": ",
                 ec ? ec.message() : std::strerror(errno),
                 " (set EMBER_CACHE_DIR to a writable directory)");
+  remove_stale_temporaries(dir);
   return dir;
 }
 

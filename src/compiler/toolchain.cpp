@@ -128,8 +128,8 @@ Toolchain make_toolchain(const std::string& compiler, const std::string& scratch
   Toolchain tc;
   tc.compiler = compiler;
   std::mt19937_64 rng(std::random_device{}());
-  const std::string log = scratch_dir + "/.version-" + std::to_string(::getpid()) + "-" +
-                          std::to_string(rng()) + ".log";
+  const std::string log = scratch_dir + "/compiler-version.tmp-" + std::to_string(::getpid()) +
+                          "-" + std::to_string(rng()) + ".log";
   const RunResult r = run_all({{compiler, "--version"}}, {log}, 1)[0];
   const std::string first_line = r.output.substr(0, r.output.find('\n'));
   if (r.exit_status != 0 || first_line.empty())

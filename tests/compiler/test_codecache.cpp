@@ -249,6 +249,19 @@ TEST_F(CodeCache, ObjectThatDoesNotLoadIsRebuilt) {
   expect_stats(1, 0, 0);
 }
 
+TEST_F(CodeCache, StaleTemporariesAreSwept) {
+  // Left by processes killed mid-compile: removed when more than an hour old, others kept.
+  fs::create_directories(dir_ + "/kernels");
+  const std::string stale = dir_ + "/kernels/k-00.tmp-1-2-3.so";
+  const std::string recent = dir_ + "/kernels/k-00.tmp-4-5-6.so";
+  std::ofstream(stale) << "partial";
+  std::ofstream(recent) << "partial";
+  fs::last_write_time(stale, fs::file_time_type::clock::now() - std::chrono::hours(2));
+  EXPECT_EQ(call_answer(compiler::load_source(answer_unit(7))), 7);
+  EXPECT_FALSE(fs::exists(stale));
+  EXPECT_TRUE(fs::exists(recent));
+}
+
 TEST_F(CodeCache, CompileErrorNamesTheUnitAndCarriesTheDiagnostic) {
   const SourceUnit unit{"broken_kernel", "extern \"C\" int broken() { return undefined_name_" +
                                              std::to_string(random_value()) + "; }\n"};
