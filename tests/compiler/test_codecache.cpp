@@ -97,6 +97,21 @@ std::string record_path(const std::shared_ptr<const KernelLibrary>& lib) {
   return p.substr(0, p.size() - 3) + ".ok";
 }
 
+// A unit compiled into the cache, then forgotten and unloaded (no reference remains), so that a
+// test can damage its files before loading it again.
+struct CachedUnit {
+  int value = random_value();
+  SourceUnit unit = answer_unit(value);
+  std::string object, record;
+  CachedUnit() {
+    auto lib = compiler::load_source(unit);
+    object = lib->library_path();
+    record = record_path(lib);
+    lib.reset();
+    compiler::reset_code_cache();
+  }
+};
+
 class CodeCache : public ::testing::Test {
  protected:
   void SetUp() override {
@@ -175,32 +190,18 @@ extern "C" void exp_vec(const float* in, float* out, long n) {
 }
 
 TEST_F(CodeCache, TruncatedObjectIsRebuilt) {
-  const int value = random_value();
-  const SourceUnit unit = answer_unit(value);
-  std::string object;
-  {
-    auto lib = compiler::load_source(unit);
-    object = lib->library_path();
-  }
-  compiler::reset_code_cache();  // the only reference goes: the library is unloaded
-  fs::resize_file(object, fs::file_size(object) / 2);
-  auto lib = compiler::load_source(unit);
-  EXPECT_EQ(call_answer(lib), value);
+  const CachedUnit c;
+  fs::resize_file(c.object, fs::file_size(c.object) / 2);
+  auto lib = compiler::load_source(c.unit);
+  EXPECT_EQ(call_answer(lib), c.value);
   expect_stats(1, 0, 0);
-  EXPECT_EQ(lib->library_path(), object);
+  EXPECT_EQ(lib->library_path(), c.object);
 }
 
 TEST_F(CodeCache, CorruptRecordOrObjectIsRebuilt) {
-  const int value = random_value();
-  const SourceUnit unit = answer_unit(value);
-  std::string object, record;
-  {
-    auto lib = compiler::load_source(unit);
-    object = lib->library_path();
-    record = record_path(lib);
-  }
+  const CachedUnit c;
+  const auto& [value, unit, object, record] = c;
   // A record that does not describe the object.
-  compiler::reset_code_cache();
   std::ofstream(record, std::ios::trunc) << "ember code cache entry 1\nsize 12\nchecksum 00\n";
   EXPECT_EQ(call_answer(compiler::load_source(unit)), value);
   expect_stats(1, 0, 0);
@@ -230,16 +231,8 @@ TEST_F(CodeCache, CorruptRecordOrObjectIsRebuilt) {
 
 TEST_F(CodeCache, ObjectThatDoesNotLoadIsRebuilt) {
   // A record that matches an object dlopen rejects: discarded and rebuilt, not an error.
-  const int value = random_value();
-  const SourceUnit unit = answer_unit(value);
-  std::string object, record;
-  {
-    auto lib = compiler::load_source(unit);
-    object = lib->library_path();
-    record = record_path(lib);
-  }
-  compiler::reset_code_cache();
-  std::ifstream old_record(record);
+  const CachedUnit c;
+  const auto& [value, unit, object, record] = c;
   const std::string bytes = "not an ELF file";
   std::ofstream(object, std::ios::trunc | std::ios::binary) << bytes;
   std::ofstream(record, std::ios::trunc)
