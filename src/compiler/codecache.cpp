@@ -3,7 +3,9 @@
 // size and checksum. Each is written under a unique temporary name and renamed into place, the
 // record last, so a reader trusts an object only through a record that matches it; anything else
 // (no record, a mismatch, a failing dlopen) is rebuilt. Processes racing on one entry each rename
-// complete files of equal content, so every order of renames leaves a valid entry.
+// complete files of equal content (the compiler's output depends only on the source path, the
+// source and the command, not on the temporary output name), so every order of renames leaves a
+// valid entry.
 #include "compiler/codecache.h"
 
 #include <dlfcn.h>
