@@ -293,6 +293,18 @@ TEST_F(CodeCache, MissingCompilerIsACompileError) {
   expect_stats(0, 0, 0);
 }
 
+TEST_F(CodeCache, TheCompilerIsPartOfTheKey) {
+  // EMBER_CXX by name (looked up on PATH): another compiler identity, so another entry.
+  const int value = random_value();
+  const SourceUnit unit = answer_unit(value);
+  const std::string first = compiler::load_source(unit)->library_path();
+  ScopedEnv cxx("EMBER_CXX", "g++");
+  auto lib = compiler::load_source(unit);
+  EXPECT_EQ(call_answer(lib), value);
+  EXPECT_NE(lib->library_path(), first);
+  expect_stats(2, 0, 0);
+}
+
 TEST_F(CodeCache, MissingSymbolIsARuntimeErrorNamingIt) {
   auto lib = compiler::load_source(answer_unit(random_value(), "symbols"));
   try {
