@@ -401,6 +401,39 @@ extern "C" long slow() { constexpr long v = spin(); return v + )" +
   EXPECT_FALSE(any_temporary(cache_files(dir_)));
 }
 
+TEST_F(CodeCache, CompilerProcessesRunInParallelWithinTheirBound) {
+  // Three one-second commands at once take about a second, not three.
+  std::vector<std::vector<std::string>> commands;
+  std::vector<std::string> logs;
+  for (int i = 0; i < 3; ++i) {
+    commands.push_back({"/bin/sh", "-c", "sleep 1; echo done-" + std::to_string(i)});
+    logs.push_back(dir_ + "/log" + std::to_string(i));
+  }
+  commands.push_back({"/bin/sh", "-c", "echo failing >&2; exit 3"});
+  logs.push_back(dir_ + "/log3");
+  commands.push_back({"/nonexistent/compiler"});
+  logs.push_back(dir_ + "/log4");
+  auto start = std::chrono::steady_clock::now();
+  auto runs = compiler::toolchain::run_all(commands, logs, 5);
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::milliseconds(2800));
+  for (int i = 0; i < 3; ++i) {
+    EXPECT_EQ(runs[i].exit_status, 0);
+    EXPECT_EQ(runs[i].output, "done-" + std::to_string(i) + "\n");
+  }
+  EXPECT_EQ(runs[3].exit_status, 3);
+  EXPECT_EQ(runs[3].output, "failing\n");  // stderr is captured
+  EXPECT_EQ(runs[4].exit_status, 127);
+  for (const auto& log : logs) EXPECT_FALSE(fs::exists(log));
+
+  // Beyond EMBER_COMPILE_TIMEOUT the command and its process group are killed.
+  ScopedEnv timeout("EMBER_COMPILE_TIMEOUT", "1");
+  start = std::chrono::steady_clock::now();
+  runs = compiler::toolchain::run_all({{"/bin/sh", "-c", "sleep 60 & wait"}}, {dir_ + "/log"}, 1);
+  EXPECT_TRUE(runs[0].timed_out);
+  EXPECT_NE(runs[0].exit_status, 0);
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(10));
+}
+
 // The cross-process tests run copies of this test binary (tests/distributed/multiprocess.h); the
 // parent's cache directory and unit reach them through share().
 struct SharedDir {
