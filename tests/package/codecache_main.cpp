@@ -12,7 +12,9 @@ int main() {
 #if !__has_include("ember/kernels/backend/cpu/vec.h")
 #error "the kernel headers do not come from the installed prefix"
 #endif
+#include "backend/cpu/binary_functors.h"
 #include "backend/cpu/unary_functors.h"
+#include "backend/cpu/vec.h"
 extern "C" float package_exp(float x) { return ember::cpu::ExpF<float>{}(x); }
 )"};
   try {
