@@ -55,7 +55,8 @@ class KernelLibrary {
 /// thread) and loads them all, in order. Raises CompileError naming the first unit (in order)
 /// that failed, with the command line and the compiler's output; the others still load.
 /// Thread-safe: concurrent callers share one compile of a unit.
-std::vector<std::shared_ptr<const KernelLibrary>> load_sources(const std::vector<SourceUnit>& units);
+std::vector<std::shared_ptr<const KernelLibrary>> load_sources(
+    const std::vector<SourceUnit>& units);
 std::shared_ptr<const KernelLibrary> load_source(const SourceUnit& unit);
 
 struct CodeCacheStats {
