@@ -13,10 +13,10 @@
 // kernel headers come from EMBER_KERNEL_INCLUDE_DIR (colon-separated), else
 // <includedir>/ember/kernels next to an installed libember, else the source tree
 // (src/compiler/toolchain.cpp, cmake/codecache.cmake). A key hashes (128 bits) the source, the
-// headers it includes, the compiler's path and `--version` and the flags. An entry is
-// <cache_dir>/kernels/<unit>-<key>.cpp, .so and .ok (the object's size and checksum, written
-// last); see src/compiler/codecache.cpp. Compiler runs are bounded by EMBER_COMPILE_TIMEOUT
-// seconds (300) and killed beyond it.
+// headers it includes, the compiler's path and `--version`, the flags and (with -march=native)
+// the host CPU. An entry is <cache_dir>/kernels/<unit>-<key>.cpp, .so and .ok (the object's size
+// and checksum, written last); see src/compiler/codecache.cpp. Compiler runs are bounded by
+// EMBER_COMPILE_TIMEOUT seconds (300) and killed beyond it.
 #include <cstdint>
 #include <memory>
 #include <string>

@@ -124,6 +124,19 @@ bool is_system_include_dir(const std::string& dir) {
   return dir.empty() || dir == "/usr/include" || dir == "/usr/local/include";
 }
 
+// What -march=native compiles for, so that a cache shared between machines (a home directory on
+// NFS) never hands one CPU another's instructions: the first processor's model and flags.
+std::string host_cpu() {
+  std::ifstream in("/proc/cpuinfo");
+  std::string line, model, flags;
+  while (std::getline(in, line) && (model.empty() || flags.empty())) {
+    if (model.empty() && line.rfind("model name", 0) == 0) model = line;
+    if (flags.empty() && (line.rfind("flags", 0) == 0 || line.rfind("Features", 0) == 0))
+      flags = line;
+  }
+  return model + "\n" + flags;
+}
+
 Toolchain make_toolchain(const std::string& compiler, const std::string& scratch_dir) {
   Toolchain tc;
   tc.compiler = compiler;
@@ -140,7 +153,11 @@ Toolchain make_toolchain(const std::string& compiler, const std::string& scratch
   tc.identity = compiler + "\n" + first_line;
   tc.include_dirs = kernel_include_dirs();
   tc.compile_flags = {"-std=c++20", "-O3", "-fPIC", "-shared", "-fopenmp"};
-  if (EMBER_BUILD_NATIVE) tc.compile_flags.push_back("-march=native");
+  if (EMBER_BUILD_NATIVE) {
+    tc.compile_flags.push_back("-march=native");
+    tc.identity += '\n';
+    tc.identity += host_cpu();
+  }
   // GCC marks some inline statics STB_GNU_UNIQUE, which makes a library impossible to unload;
   // a rebuilt cache entry must replace the old one when reloaded.
   if (first_line.find("clang") == std::string::npos) tc.compile_flags.push_back("-fno-gnu-unique");
