@@ -7,6 +7,16 @@
 // cache safely; an entry that is truncated or corrupt is detected, discarded and rebuilt.
 // Generated sources include Ember's kernel headers (backend/cpu/vec.h and the functors) from the
 // source tree in a build tree and from the installed copy after `cmake --install`.
+//
+// The compiler is EMBER_CXX, else the one Ember was built with, else `c++`; flags are
+// -std=c++20 -O3 -fPIC -shared -fopenmp (-march=native when Ember was), SLEEF is linked. The
+// kernel headers come from EMBER_KERNEL_INCLUDE_DIR (colon-separated), else
+// <includedir>/ember/kernels next to an installed libember, else the source tree
+// (src/compiler/toolchain.cpp, cmake/codecache.cmake). A key hashes (128 bits) the source, the
+// headers it includes, the compiler's path and `--version`, the flags and (with -march=native)
+// the host CPU. An entry is <cache_dir>/kernels/<unit>-<key>.cpp, .so and .ok (the object's size
+// and checksum, written last); see src/compiler/codecache.cpp. Compiler runs are bounded by
+// EMBER_COMPILE_TIMEOUT seconds (300) and killed beyond it.
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -41,8 +51,12 @@ class KernelLibrary {
   virtual const std::string& source_path() const = 0;
 };
 
-/// Compiles every unit that is not cached yet (in parallel) and loads them all, in order.
-std::vector<std::shared_ptr<const KernelLibrary>> load_sources(const std::vector<SourceUnit>& units);
+/// Compiles every unit that is not cached yet (in parallel, up to one compiler per hardware
+/// thread) and loads them all, in order. Raises CompileError naming the first unit (in order)
+/// that failed, with the command line and the compiler's output; the others still load.
+/// Thread-safe: concurrent callers share one compile of a unit.
+std::vector<std::shared_ptr<const KernelLibrary>> load_sources(
+    const std::vector<SourceUnit>& units);
 std::shared_ptr<const KernelLibrary> load_source(const SourceUnit& unit);
 
 struct CodeCacheStats {
