@@ -17,8 +17,13 @@
 //    until joint forward/backward graphs are lowered.
 //  - mode "reduce-overhead" and "max-autotune" are accepted and behave as "default" (there are
 //    no CUDA graphs, and GEMM autotuning arrives with the GEMM templates).
-//  - Random ops are not captured (their generator state would be frozen into the graph): a
-//    function that uses them runs eagerly (fullgraph=false) or raises (fullgraph=true).
+//  - Capture traces with fake tensors; what they cannot trace (item() and other reads of values,
+//    sizes that depend on values, random ops, whose generator state would be frozen into the
+//    graph) makes the function run eagerly for such inputs with one warning (fullgraph=false) or
+//    raise (fullgraph=true). Dynamo would break the graph there and compile the pieces.
+//  - Tensors a function captures by value (not its inputs, not a compiled module's parameters
+//    and buffers, not tensors that require grad) are copied into the graph when it is captured,
+//    so later in-place changes to them are not seen; pass them as inputs instead.
 #include <concepts>
 #include <cstdint>
 #include <memory>

@@ -105,6 +105,51 @@ TEST_F(Compile, MlpModuleMatchesEager) {
   testing::assert_close(model(x), want);
   testing::assert_close(model->forward(x), want);
   EXPECT_EQ(model.module().get(), mlp.ptr().get());
+  // New batch sizes: one recompile makes the batch dynamic.
+  for (int64_t n : {9, 17, 2}) {
+    Tensor xn = randn({n, 4});
+    testing::assert_close(model(xn), mlp->forward(xn));
+  }
+  EXPECT_EQ(compiler::stats().recompiles, 1);
+  EXPECT_EQ(model.function().num_entries(), 2);
+}
+
+TEST_F(Compile, StridesAreGuarded) {
+  auto f =
+      compile([](const std::vector<Tensor>& xs) -> std::vector<Tensor> { return {xs[0] + 1}; });
+  Tensor x = randn({3, 4});
+  testing::assert_close(f({x.t()})[0], x.t() + 1);
+  Tensor y = randn({4, 3});
+  testing::assert_close(f({y})[0], y + 1);
+  const compiler::Stats s = compiler::stats();
+  EXPECT_EQ(s.recompiles, 1);
+  ASSERT_EQ(s.recompile_reasons.size(), 1u);
+  EXPECT_EQ(s.recompile_reasons[0],
+            "input 0: sizes [4, 3] and strides [3, 1], expected [4, 3] and [1, 4]");
+}
+
+TEST_F(Compile, DeclaredDimFromZero) {
+  // Traced at 2 (sizes 0 and 1 specialise while tracing), run at 0, 1 and 16.
+  CompileOptions opts;
+  opts.dynamic = DynamicSpec{{{0, Dim("n", 0, 16)}}, {}};
+  auto f = compile(
+      [](const std::vector<Tensor>& xs) -> std::vector<Tensor> { return {(xs[0] - xs[1]).abs()}; },
+      opts);
+  Tensor b = randn({3});
+  for (int64_t n : {0, 1, 16}) {
+    Tensor a = randn({n, 3});
+    std::vector<Tensor> out = f({a, b});
+    EXPECT_EQ(out[0].sizes(), (std::vector<int64_t>{n, 3}));
+    testing::assert_close(out[0], (a - b).abs());
+  }
+  EXPECT_EQ(compiler::stats().captures, 1);
+  // Another size in range reuses the entry; one outside raises the spec's error.
+  f({randn({4, 3}), randn({3})});
+  EXPECT_EQ(compiler::stats().recompiles, 0);
+  expect_has(message_of<ConstraintViolationError>([&] {
+               f({randn({17, 3}), b});
+             }),
+             "outside the range of n [0, 16]");
 }
 
 TEST_F(Compile, StatsCountCapturesAndCompiles) {
@@ -339,7 +384,8 @@ TEST_F(Compile, RecompilesAreLogged) {
   f({randn({3}, TensorOptions().dtype(kFloat64))});
   const std::string err = ::testing::internal::GetCapturedStderr();
   expect_has(err, "[ember:recompiles] Recompiling compiled function");
-  expect_has(err, "triggered by the guard failure(s): input 0: dtype changed from float32 to float64");
+  expect_has(err,
+             "triggered by the guard failure(s): input 0: dtype changed from float32 to float64");
   expect_has(err, "[ember:graph] Captured graph");
   expect_has(err, "ember.neg");
 }
