@@ -142,7 +142,7 @@ Guards Guards::for_graph(const fx::GraphModule& gm, const std::vector<Tensor>& i
     g.module = module;
     g.module_tensors = lifted_tensors(*module);
     for (const auto& m : const_cast<nn::Module*>(module)->modules()) {
-      g.training.emplace_back(m.get(), m->is_training());
+      g.training.emplace_back(m, m->is_training());
     }
   }
   return g;

@@ -6,6 +6,7 @@
 // entry also assumes its (and its submodules') training flags and the tensors it lifted: the same
 // parameters and buffers by identity, with the same metadata. check() names the first guard that
 // fails, in words ("input 0: dtype changed from float32 to float64"), for recompile reasons.
+#include <memory>
 #include <optional>
 #include <string>
 #include <utility>
@@ -31,7 +32,7 @@ struct Guards {
   };
   std::vector<Input> inputs;
   bool grad_enabled = true;
-  std::vector<std::pair<const nn::Module*, bool>> training;
+  std::vector<std::pair<std::shared_ptr<const nn::Module>, bool>> training;  // kept alive
   std::vector<Held> held;
   /// A compiled module's parameters and buffers, by name, as they were lifted.
   const nn::Module* module = nullptr;

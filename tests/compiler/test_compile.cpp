@@ -344,8 +344,21 @@ TEST_F(Compile, GradientsMatchEager) {
   mlp->forward(x).pow(2).mean().backward();
   const std::vector<Tensor> params = mlp->parameters();
   ASSERT_EQ(params.size(), compiled_grads.size());
-  for (size_t i = 0; i < params.size(); ++i)
+  for (size_t i = 0; i < params.size(); ++i) {
     testing::assert_close(compiled_grads[i], params[i].grad());
+  }
+  // New batch sizes under grad mode: the dynamic entry records autograd too.
+  for (int64_t n : {4, 11}) {
+    Tensor xn = randn({n, 3});
+    mlp->zero_grad();
+    model(xn).pow(2).mean().backward();
+    std::vector<Tensor> got;
+    for (const Tensor& p : mlp->parameters()) got.push_back(p.grad().clone());
+    mlp->zero_grad();
+    mlp->forward(xn).pow(2).mean().backward();
+    for (size_t i = 0; i < params.size(); ++i) testing::assert_close(got[i], params[i].grad());
+  }
+  EXPECT_EQ(model.function().num_entries(), 2);
 }
 
 TEST_F(Compile, CrossEntropyIsCaptured) {
