@@ -113,6 +113,10 @@ concept ModuleHolderLike = requires(const T& h) {
 };
 template <typename T>
 concept ModuleLike = ModulePointer<std::decay_t<T>> || ModuleHolderLike<std::decay_t<T>>;
+// Checked after ModuleLike: asking whether a ModuleHolder converts to a std::function would
+// instantiate its forward with a vector of tensors.
+template <typename F>
+concept TensorFunction = !ModuleLike<F> && std::is_constructible_v<TracedFn, F>;
 
 CompiledFunction compile_function(TracedFn fn, const CompileOptions& options);
 /// `forward` calls the module; its parameters and buffers are lifted into the graphs.
@@ -131,9 +135,16 @@ class CompiledModule {
   Tensor operator()(const Tensor& x) const { return forward(x); }
   const CompiledModule* operator->() const { return this; }
   CompiledModule* operator->() { return this; }
-  /// The original module (torch.compile's _orig_mod): its parameters, train()/eval(), ...
+  /// The original module (torch.compile's _orig_mod).
   const std::shared_ptr<M>& module() const { return module_; }
   const CompiledFunction& function() const { return fn_; }
+  /// The original module's, as OptimizedModule forwards attributes to it.
+  std::vector<Tensor> parameters(bool recurse = true) const { return module_->parameters(recurse); }
+  auto named_parameters(bool recurse = true) const { return module_->named_parameters(recurse); }
+  void train(bool on = true) { module_->train(on); }
+  void eval() { module_->eval(); }
+  bool is_training() const { return module_->is_training(); }
+  void zero_grad(bool set_to_none = true) { module_->zero_grad(set_to_none); }
 
  private:
   std::shared_ptr<M> module_;
@@ -141,17 +152,15 @@ class CompiledModule {
 };
 
 /// Compiles a function of tensors (torch.compile(fn)).
-template <typename F>
-requires(!detail::ModuleLike<F>) && std::is_constructible_v<TracedFn, F> CompiledFunction
-    compile(F&& fn, const CompileOptions& options = {}) {
+template <detail::TensorFunction F>
+CompiledFunction compile(F&& fn, const CompileOptions& options = {}) {
   return detail::compile_function(TracedFn(std::forward<F>(fn)), options);
 }
 
 /// Compiles a module's forward (torch.compile(module)), given as a holder (nn::Linear) or a
 /// shared_ptr; its parameters and buffers are read at each call, so optimizer steps are seen
 /// without recompiling.
-template <typename H>
-requires detail::ModuleLike<H>
+template <detail::ModuleLike H>
 auto compile(const H& module, const CompileOptions& options = {}) {
   auto ptr = [&] {
     if constexpr (detail::ModulePointer<H>) {

@@ -173,6 +173,7 @@ class CompileState {
     recompiles_ = 0;
     first_sizes_.clear();
     auto_dims_.clear();
+    auto_failed_ = false;
     warned_limit_ = warned_capture_ = warned_build_ = false;
     generation_ = g_generation.load();
   }
@@ -255,7 +256,7 @@ class CompileState {
       }
     }
     DynamicSpec spec = options_.dynamic;
-    if (!options_.automatic_dynamic) return spec;
+    if (!options_.automatic_dynamic || auto_failed_) return spec;
     if (spec.inputs.empty()) spec.inputs.resize(inputs.size());
     if (spec.inputs.size() != inputs.size()) return spec;
     std::map<int64_t, Dim> by_size;  // duck sizing: equal sizes share a symbol
@@ -301,6 +302,8 @@ class CompileState {
          std::initializer_list<const DynamicSpec*>{&spec, &options_.dynamic}) {
       try {
         gm = capture(inputs, *s);
+        // The program specialises the automatic dims: later sizes recompile static.
+        if (s != &spec) auto_failed_ = true;
         break;
       } catch (const Error&) {
         failure = std::current_exception();
@@ -383,6 +386,7 @@ class CompileState {
   bool warned_limit_ = false, warned_capture_ = false, warned_build_ = false;
   std::vector<std::vector<int64_t>> first_sizes_;  // automatic dynamic's record
   std::vector<std::set<int64_t>> auto_dims_;
+  bool auto_failed_ = false;  // a capture with automatic dims failed where a static one did not
 };
 
 CompiledFunction compile_function(TracedFn fn, const CompileOptions& options) {

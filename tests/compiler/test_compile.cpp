@@ -261,6 +261,23 @@ TEST_F(Compile, AutomaticDynamicRecompilesOnce) {
   EXPECT_EQ(compiler::stats().recompiles, 2);
 }
 
+TEST_F(Compile, AutomaticDynamicGivesWayToSpecialisation) {
+  // size(0) as an integer specialises the batch: each size gets a static entry, no eager run.
+  auto f = compile(
+      [](const std::vector<Tensor>& xs) -> std::vector<Tensor> {
+        return {xs[0].reshape({xs[0].size(0) / 2, 2}) * 2};
+      },
+      interpreted());
+  for (int64_t n : {4, 8, 12}) {
+    Tensor x = randn({n});
+    testing::assert_close(f({x})[0], x.reshape({n / 2, 2}) * 2);
+  }
+  const compiler::Stats s = compiler::stats();
+  EXPECT_EQ(s.captures, 3);
+  EXPECT_EQ(s.recompiles, 2);
+  EXPECT_EQ(s.eager_fallbacks, 0);
+}
+
 TEST_F(Compile, RecompileLimitFallsBackToEager) {
   CompileOptions opts = interpreted();
   opts.automatic_dynamic = false;
@@ -311,7 +328,7 @@ TEST_F(Compile, InvalidOptionsRaise) {
 TEST_F(Compile, ModuleSeesOptimizerUpdatesWithoutRecompiling) {
   nn::Linear fc(3, 2);
   auto model = compile(fc);
-  optim::SGD opt(fc->parameters(), optim::SGDOptions(0.5));
+  optim::SGD opt(model->parameters(), optim::SGDOptions(0.5));
   Tensor x = randn({4, 3});
   {
     NoGradGuard no_grad;
@@ -409,7 +426,8 @@ TEST_F(Compile, GradModeIsGuarded) {
   ASSERT_EQ(s.recompile_reasons.size(), 1u);
   EXPECT_EQ(s.recompile_reasons[0], "grad mode changed from enabled to disabled");
   // The module's training flag is guarded too.
-  fc->eval();
+  model->eval();
+  EXPECT_FALSE(fc->is_training());
   model(x);
   s = compiler::stats();
   EXPECT_EQ(s.recompiles, 2);
