@@ -10,13 +10,17 @@
 //    such inputs (with a warning), or raises with fullgraph.
 //  - Dynamic dims: those the spec declares are symbolic from the first capture; other dims that
 //    change size between calls become dynamic on the next capture (automatic dynamic; dims of
-//    equal size share one symbol, as PyTorch's duck sizing). Sizes 0 and 1 specialise while
-//    tracing, so a declared dim whose size is 0 or 1 is traced at 2 and still runs at 0 or 1.
+//    equal size share one symbol, as PyTorch's duck sizing); when the program specialises them
+//    (reads the size as an integer), that capture is static and later sizes recompile static.
+//    Sizes 0 and 1 specialise while tracing, so a declared dim whose size is 0 or 1 is traced at
+//    2 and still runs at 0 or 1.
 //  - Training: with grad mode on and anything requiring grad, the entry runs the graph through
 //    the interpreter (every op dispatched, so autograd records it) until joint graphs land.
+#include <algorithm>
 #include <atomic>
-#include <limits>
+#include <map>
 #include <mutex>
+#include <optional>
 #include <set>
 
 #include "compiler/codecache.h"
