@@ -113,3 +113,6 @@ fx::GraphModule make_fx(const nn::Module& module, const TracedFn& fn,
                         const TraceOptions& options = {});
 
 }  // namespace ember
+
+// ember::compile, compiler::stats() (they use the DynamicSpec above).
+#include "ember/compile.h"  // IWYU pragma: export

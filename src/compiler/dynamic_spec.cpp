@@ -152,7 +152,8 @@ std::vector<std::vector<SymInt>> symbolic_sizes(const DynamicSpec& spec,
       }
       auto it = roots.find(root);
       if (it == roots.end()) {
-        SymInt s = env->symbol(root, std::max<int64_t>(root_min, 2), root_max, hint, where);
+        SymInt s =
+            env->symbol(root, std::max<int64_t>(root_min, 2), root_max, hint, where, root_min);
         it = roots.emplace(root, Root{root_min, root_max, std::move(s)}).first;
       } else {
         EMBER_CHECK_VALUE(it->second.min == root_min && it->second.max == root_max,

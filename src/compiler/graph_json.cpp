@@ -12,7 +12,7 @@
 //
 // A graph traced with dynamic shapes (Note [Symbolic shapes]) also lists its symbols,
 //   "symbols": [{"name": "s0", "dim": "batch", "min": 2, "max": 1024, "hint": 8,
-//                "source": "input 0 dim 0"}],
+//                "runtime_min": 1, "source": "input 0 dim 0"}],
 // and writes a symbolic size or stride as its expression's text ("2*s0").
 #include <nlohmann/json.hpp>
 #include <set>
@@ -98,6 +98,7 @@ json graph_json(const Graph& g) {
                       {"min", si.min},
                       {"max", si.max},
                       {"hint", si.hint},
+                      {"runtime_min", si.runtime_min},
                       {"source", si.source}});
     }
     j["symbols"] = std::move(syms);
@@ -174,7 +175,7 @@ class Reader {
     for (size_t i = 0; i < list.size(); ++i) {
       const json& s = list[i];
       if (!s.is_object()) bad(where, "a symbol must be an object");
-      keys(s, where, {"name", "dim", "min", "max", "hint", "source"});
+      keys(s, where, {"name", "dim", "min", "max", "hint", "runtime_min", "source"});
       const json& name = need(s, "name", where);
       if (name != "s" + std::to_string(i)) bad(where, "symbol " + std::to_string(i) + " must be named s" + std::to_string(i));
       const std::string dim = identifier(need(s, "dim", where), where, "'dim'", false);
@@ -188,7 +189,14 @@ class Reader {
       if (lo < 2 || hi < lo || hint < lo || hint > hi) {
         bad(where, "symbol " + std::to_string(i) + " needs 2 <= min <= hint <= max");
       }
-      env_->symbol(dim, lo, hi, hint, source.get<std::string>());
+      // runtime_min: the Dim's min (0 or 1 run though tracing reasons from 2); absent in older
+      // files, where it is min.
+      const int64_t run_lo =
+          s.contains("runtime_min") ? int64(s["runtime_min"], where, "'runtime_min'") : lo;
+      if (run_lo < 0 || run_lo > lo) {
+        bad(where, "symbol " + std::to_string(i) + " needs 0 <= runtime_min <= min");
+      }
+      env_->symbol(dim, lo, hi, hint, source.get<std::string>(), run_lo);
     }
   }
 

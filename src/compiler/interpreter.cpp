@@ -41,9 +41,10 @@ void bind_symbols(const Node& p, size_t i, const Tensor& t, SymbolValues& values
                       want.sizes[d].str(), " (", si->dim, " = ", name,
                       ") the graph was traced for");
     const int64_t value = (size - affine->b) / affine->a;
-    EMBER_CHECK_VALUE(value >= si->min && value <= si->max, "[GraphModule] input ", i, " ('",
-                      p.name, "') has size ", size, " in dim ", d, ", so ", si->dim, " (", name,
-                      ") is ", value, ", outside the range [", si->min, ", ", si->max,
+    // Sizes below the traced range down to the Dim's own min run too (Note [Symbolic shapes]).
+    EMBER_CHECK_VALUE(value >= si->runtime_min && value <= si->max, "[GraphModule] input ", i,
+                      " ('", p.name, "') has size ", size, " in dim ", d, ", so ", si->dim, " (",
+                      name, ") is ", value, ", outside the range [", si->runtime_min, ", ", si->max,
                       "] the graph was traced for");
     auto [it, fresh] = values.try_emplace(name, value);
     EMBER_CHECK_VALUE(fresh || it->second == value, "[GraphModule] input ", i, " ('", p.name,

@@ -447,9 +447,10 @@ const Expr* expr_of(const SymInt& s) {
 }  // namespace
 
 SymInt ShapeEnv::symbol(const std::string& dim, int64_t min, int64_t max, int64_t hint,
-                        const std::string& source) {
+                        const std::string& source, int64_t runtime_min) {
   const int index = static_cast<int>(symbols_.size());
-  symbols_.push_back({"s" + std::to_string(index), dim, min, max, hint, source});
+  symbols_.push_back({"s" + std::to_string(index), dim, min, max, hint,
+                      runtime_min < 0 ? min : std::min(runtime_min, min), source});
   auto a = std::make_shared<Atom>();
   a->symbol = index;
   a->text = symbols_.back().name;

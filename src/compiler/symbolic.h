@@ -12,8 +12,10 @@
 // ranges cannot decide would specialise the program to the example inputs; every symbol stands
 // for a declared-dynamic dim, so that raises ConstraintViolationError naming the dim, its range,
 // the op and a suggested fix, rather than silently giving a graph that holds for one size.
-// Sizes 0 and 1 specialise, as in PyTorch: a symbol's range starts at 2, an example of size 0
-// or 1 cannot trace a dynamic dim, and a GraphModule rejects inputs outside the range.
+// Sizes 0 and 1 specialise, as in PyTorch: a symbol's range starts at 2 and an example of size 0
+// or 1 cannot trace a dynamic dim. A GraphModule still accepts sizes down to the Dim's declared
+// min (runtime_min; torch.export's range_constraints keep a Dim's min of 0 or 1 the same way), so
+// Dim("batch", 1, 1024) traced at 8 runs batch 1; outside [runtime_min, max] it raises.
 #include <cstdint>
 #include <map>
 #include <memory>
@@ -36,16 +38,18 @@ struct SymbolInfo {
   std::string dim;     // the Dim's name ("batch")
   int64_t min = 2;     // the range the trace reasons with
   int64_t max = 0;
-  int64_t hint = 0;    // the example input's size
+  int64_t hint = 0;         // the example input's size
+  int64_t runtime_min = 2;  // the smallest size a run accepts: the Dim's min (<= min)
   std::string source;  // "input 0 dim 0"
 };
 
 class ShapeEnv : public std::enable_shared_from_this<ShapeEnv> {
  public:
   static std::shared_ptr<ShapeEnv> make() { return std::shared_ptr<ShapeEnv>(new ShapeEnv()); }
-  /// A new symbol s<k> for Dim `dim` (range [min, max], example size `hint`).
+  /// A new symbol s<k> for Dim `dim` (range [min, max], example size `hint`); runs accept
+  /// [runtime_min, max] (runtime_min < 0: min).
   SymInt symbol(const std::string& dim, int64_t min, int64_t max, int64_t hint,
-                const std::string& source);
+                const std::string& source, int64_t runtime_min = -1);
   const std::vector<SymbolInfo>& symbols() const { return symbols_; }
   /// The expression `text` (in the canonical form SymInt::str() prints: "2*s0 + 1", "(s0//2)",
   /// "Mod(s0, 3)", "Min(s0, s1)") over this env's symbols; ValueError naming `what` when it does

@@ -54,6 +54,40 @@ bool same_layout(const TensorImpl& a, const TensorImpl& b) {
          a.sym_storage_offset().same_as(b.sym_storage_offset());
 }
 
+// A fake trace runs factories the function called with a meta tensor's device (arange inside
+// cross_entropy) on the meta device; the graph records them on the real device, so their
+// primitive's device parameter says that device too.
+class MetaDeviceToReal final : public ParamVisitor {
+ public:
+  explicit MetaDeviceToReal(DeviceType real) : real_(real) {}
+  void i64(const char*, int64_t&) override {}
+  void u64(const char*, uint64_t&) override {}
+  void f64(const char*, double&) override {}
+  void boolean(const char*, bool&) override {}
+  void scalar(const char*, Scalar&) override {}
+  void enumeration(const char*, int& v, const EnumInfo& info) override {
+    const EnumInfo devices = enum_info(DeviceType{});
+    if (info.count == devices.count && std::strcmp(info.name(v), "meta") == 0 &&
+        v == static_cast<int>(kMeta)) {
+      v = static_cast<int>(real_);
+    }
+  }
+  void text(const char*, std::string&) override {}
+  void i64_list(const char*, std::vector<int64_t>&) override {}
+  void sym_list(const char*, std::vector<SymInt>&) override {}
+  bool optional(const char*, bool present) override { return present; }
+
+ private:
+  DeviceType real_;
+};
+
+std::shared_ptr<const Primitive> on_real_device(const Primitive& p, DeviceType real) {
+  auto copy = std::const_pointer_cast<Primitive>(p.clone());
+  MetaDeviceToReal fix(real);
+  copy->visit_params(fix);
+  return copy;
+}
+
 // Inputs whose last argument is the Philox state (Note [Functional randomness]).
 bool takes_rng_state(PrimitiveKind k) {
   return k == PrimitiveKind::Random || k == PrimitiveKind::ScaledDotProductAttention ||
@@ -160,8 +194,8 @@ class Tracer final : public DispatchMode {
     }
     std::vector<fx::ValueMeta> metas;
     for (const Tensor& o : call.outputs) metas.push_back(meta_of(o));
-    const int node =
-        graph.call(p.name(), p.clone(), std::move(args), target, given, std::move(metas));
+    const int node = graph.call(p.name(), fake ? on_real_device(p, real_device.type()) : p.clone(),
+                                std::move(args), target, given, std::move(metas));
     for (size_t k = 0; k < call.outputs.size(); ++k) {
       bind(call.outputs[k], {node, static_cast<int>(k)});
       if (!outs[k].is_same(call.outputs[k])) bind(outs[k], {node, static_cast<int>(k)});

@@ -10,6 +10,7 @@
 #include <set>
 #include <thread>
 
+#include "ember/compiler.h"
 #include "ember/data/dataloader.h"
 #include "ember/ember.h"
 #include "ember/profiler.h"
@@ -70,6 +71,35 @@ TEST(Threads, ConcurrentInferenceOnOneModel) {
     ASSERT_EQ(got[t].size(), 20u);
     for (const auto& y : got[t]) EXPECT_TRUE(y.allclose(expected[t], 1e-12, 1e-12)) << t;
   }
+}
+
+// One compiled model called from every thread at once, half of them recording autograd: the
+// first calls race to capture (a grad-mode entry and a no-grad one), and every result is eager's.
+TEST(Threads, ConcurrentCallsOfOneCompiledModel) {
+  auto model = small_model();
+  auto compiled = compile(model);
+  const auto xs = thread_inputs();
+  std::vector<Tensor> expected;
+  {
+    NoGradGuard no_grad;
+    for (const auto& x : xs) expected.push_back(model->forward(x));
+  }
+  std::vector<std::vector<Tensor>> got(kThreads);
+  run_threads([&](int t) {
+    for (int r = 0; r < 10; ++r) {
+      if (t % 2 == 0) {
+        NoGradGuard no_grad;
+        got[t].push_back(compiled(xs[t]));
+      } else {
+        got[t].push_back(compiled(xs[t]).detach());
+      }
+    }
+  });
+  for (int t = 0; t < kThreads; ++t) {
+    ASSERT_EQ(got[t].size(), 10u);
+    for (const auto& y : got[t]) EXPECT_TRUE(y.allclose(expected[t], 1e-12, 1e-12)) << t;
+  }
+  EXPECT_EQ(compiled.function().num_entries(), 2);
 }
 
 // Every parameter's accumulated gradient equals the sum of the gradients each thread's loss
