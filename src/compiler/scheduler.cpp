@@ -69,6 +69,18 @@ class Scheduler {
         for (const SymInt& s : m.strides) dynamic_ |= s.is_symbolic();
       }
     }
+    // The values an in-place call writes, and what they are views of, are not constants.
+    mutated_.assign(nodes_.size(), false);
+    for (const Node& n : nodes_) {
+      if (n.kind != NodeKind::Call || !n.inplace_target) continue;
+      for (int v = n.inplace_target->node; v >= 0 && !mutated_[v];) {
+        mutated_[v] = true;
+        const Node& src = nodes_[v];
+        v = src.kind == NodeKind::Call && src.prim->is_view() && !src.args.empty()
+                ? src.args[0].node
+                : -1;
+      }
+    }
   }
 
   Schedule run() {
@@ -84,6 +96,7 @@ class Scheduler {
         continue;
       }
       for (ValueRef a : n.args) need_tensor(a);
+      if (n.inplace_target) need_tensor(*n.inplace_target);
       run_extern(static_cast<int>(i));
     }
     for (size_t gi = 0; gi < groups_.size(); ++gi) seal(static_cast<int>(gi));
@@ -137,6 +150,7 @@ class Scheduler {
       case VKind::Const:
       case VKind::GroupView:
         for (ValueRef a : nodes_[v.node].args) need_tensor(a);
+        if (nodes_[v.node].inplace_target) need_tensor(*nodes_[v.node].inplace_target);
         run_extern(v.node);
         return;
       case VKind::Group:
@@ -196,7 +210,7 @@ class Scheduler {
 
   bool try_const(int i) {
     const Node& n = nodes_[i];
-    if (n.prim->inplace() || n.inplace_target) return false;
+    if (n.prim->inplace() || n.inplace_target || mutated_[i]) return false;
     std::optional<ConstValue> c;
     if (n.prim->kind() == PrimitiveKind::Fill && n.args.empty()) {
       c = fill_value(static_cast<const Fill&>(*n.prim).value(), n.outputs[0].dtype);
@@ -603,6 +617,7 @@ class Scheduler {
   std::vector<Group> groups_;
   std::vector<Step> steps_;  // kernel steps index groups_ until finish()
   bool dynamic_ = false;
+  std::vector<bool> mutated_;  // by node: written in place, directly or through a view
 };
 
 }  // namespace
