@@ -2,6 +2,7 @@
 // unit, compile and load it through the code cache, and run it (Note [Lowering]).
 #include "compiler/lowering.h"
 
+#include <algorithm>
 #include <map>
 
 #include "compiler/codecache.h"
@@ -105,9 +106,10 @@ std::vector<std::shared_ptr<const CompiledGraph>> lower(
   std::string unit = emit_preamble();
   std::map<std::string, std::string> symbol_of_body;  // identical kernels are emitted once
   std::map<std::string, int> used;
-  bool any = false;
+  std::map<std::string, std::string> text_of;  // by symbol
   for (const fx::GraphModule* gm : gms) {
     auto l = std::make_shared<Lowered>(*gm, schedule(gm->graph()));
+    std::vector<std::string> shown;  // the kernels this graph's source() lists
     for (const Kernel& k : l->schedule_.kernels) {
       LoweredKernel lk;
       const std::string body = emit_kernel(k, gm->graph(), "@", lk.size_args);
@@ -119,18 +121,20 @@ std::vector<std::shared_ptr<const CompiledGraph>> lower(
         const int n = used[base]++;
         lk.symbol = n ? base + "_" + std::to_string(n) : base;
         std::vector<SymInt> ignored;
-        const std::string text = emit_kernel(k, gm->graph(), lk.symbol, ignored);
-        unit += text + "\n";
-        l->source_ += text + "\n";
+        text_of[lk.symbol] = emit_kernel(k, gm->graph(), lk.symbol, ignored) + "\n";
+        unit += text_of[lk.symbol];
         symbol_of_body[key] = lk.symbol;
-        any = true;
+      }
+      if (std::find(shown.begin(), shown.end(), lk.symbol) == shown.end()) {
+        shown.push_back(lk.symbol);
+        l->source_ += text_of[lk.symbol];
       }
       l->kernels_.push_back(std::move(lk));
     }
     lowered.push_back(std::move(l));
   }
   std::shared_ptr<const KernelLibrary> lib;
-  if (any) {
+  if (!text_of.empty()) {
     lib = load_source({"ember_kernels", unit});
   }
   std::vector<std::shared_ptr<const CompiledGraph>> r;
