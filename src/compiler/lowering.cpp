@@ -24,7 +24,31 @@ struct LoweredKernel {
 
 class Lowered final : public CompiledGraph {
  public:
-  Lowered(const fx::GraphModule& gm, Schedule s) : gm_(gm), schedule_(std::move(s)) {}
+  Lowered(const fx::GraphModule& gm, Schedule s) : gm_(gm), schedule_(std::move(s)) {
+    plan_releases();
+  }
+
+  // Intermediates are dropped after their last reader, so the caching allocator hands their
+  // memory to the next buffers (the graph's outputs are kept).
+  void plan_releases() {
+    const std::vector<fx::Node>& nodes = gm_.graph().nodes();
+    std::map<std::pair<int, int>, size_t> last;
+    auto read = [&](fx::ValueRef v, size_t step) {
+      if (!v.is_none()) last[{v.node, v.output}] = step;
+    };
+    for (size_t s = 0; s < schedule_.steps.size(); ++s) {
+      const Step& st = schedule_.steps[s];
+      if (st.is_kernel) {
+        for (fx::ValueRef b : schedule_.kernels[st.index].buffers) read(b, s);
+      } else {
+        for (fx::ValueRef a : nodes[st.index].args) read(a, s);
+        if (nodes[st.index].inplace_target) read(*nodes[st.index].inplace_target, s);
+      }
+    }
+    for (fx::ValueRef a : nodes.back().args) last.erase({a.node, a.output});
+    release_.resize(schedule_.steps.size());
+    for (const auto& [v, s] : last) release_[s].push_back({v.first, v.second});
+  }
 
   std::vector<Tensor> operator()(const std::vector<Tensor>& inputs) const override {
     const fx::Graph& g = gm_.graph();
@@ -40,31 +64,40 @@ class Lowered final : public CompiledGraph {
     }
     std::vector<char*> bufs;
     std::vector<int64_t> sizes;
-    for (const Step& st : schedule_.steps) {
-      if (!st.is_kernel) {
-        const fx::Node& n = nodes[st.index];
-        std::vector<Tensor> args;
-        args.reserve(n.args.size());
-        for (fx::ValueRef a : n.args) args.push_back(value(a));
-        env[st.index] = fx::detail::run_call(n, args, value, values);
-        continue;
-      }
-      const Kernel& k = schedule_.kernels[st.index];
-      const LoweredKernel& lk = kernels_[st.index];
-      bufs.clear();
-      for (size_t b = 0; b < k.buffers.size(); ++b) {
-        Tensor& t = env[k.buffers[b].node][k.buffers[b].output];
-        if (!t.defined()) t = fx::detail::allocate(g.meta(k.buffers[b]), lk.symbol.c_str(), values);
-        bufs.push_back(static_cast<char*>(t.data_ptr()));
-      }
-      sizes.clear();
-      for (const SymInt& s : lk.size_args) sizes.push_back(fx::evaluate(s, values, lk.symbol));
-      profiler::record_function scope(lk.symbol);
-      lk.fn(bufs.data(), sizes.data());
+    for (size_t s = 0; s < schedule_.steps.size(); ++s) {
+      const Step& st = schedule_.steps[s];
+      run_step(st, env, value, values, bufs, sizes);
+      for (fx::ValueRef v : release_[s]) env[v.node][v.output] = Tensor();
     }
     std::vector<Tensor> results;
     for (fx::ValueRef a : nodes.back().args) results.push_back(value(a));
     return results;
+  }
+
+  void run_step(const Step& st, std::vector<std::vector<Tensor>>& env,
+                const std::function<Tensor(fx::ValueRef)>& value, const fx::SymbolValues& values,
+                std::vector<char*>& bufs, std::vector<int64_t>& sizes) const {
+    const fx::Graph& g = gm_.graph();
+    if (!st.is_kernel) {
+      const fx::Node& n = g.nodes()[st.index];
+      std::vector<Tensor> args;
+      args.reserve(n.args.size());
+      for (fx::ValueRef a : n.args) args.push_back(value(a));
+      env[st.index] = fx::detail::run_call(n, args, value, values);
+      return;
+    }
+    const Kernel& k = schedule_.kernels[st.index];
+    const LoweredKernel& lk = kernels_[st.index];
+    bufs.clear();
+    for (size_t b = 0; b < k.buffers.size(); ++b) {
+      Tensor& t = env[k.buffers[b].node][k.buffers[b].output];
+      if (!t.defined()) t = fx::detail::allocate(g.meta(k.buffers[b]), lk.symbol.c_str(), values);
+      bufs.push_back(static_cast<char*>(t.data_ptr()));
+    }
+    sizes.clear();
+    for (const SymInt& s : lk.size_args) sizes.push_back(fx::evaluate(s, values, lk.symbol));
+    profiler::record_function scope(lk.symbol);
+    lk.fn(bufs.data(), sizes.data());
   }
 
   std::vector<std::string> kernel_names() const override {
@@ -77,6 +110,7 @@ class Lowered final : public CompiledGraph {
 
   const fx::GraphModule gm_;
   const Schedule schedule_;
+  std::vector<std::vector<fx::ValueRef>> release_;  // by step: values no later step reads
   std::vector<LoweredKernel> kernels_;
   std::string source_;
   std::shared_ptr<const KernelLibrary> library_;

@@ -9,6 +9,7 @@
 
 #include "compiler/codecache.h"
 #include "compiler/lowering.h"
+#include "fx_test_util.h"
 #include "opdb.h"
 
 namespace ember::test {
@@ -25,22 +26,6 @@ struct Case {
   TraceOptions options = {};
 };
 
-// A copy of `t` with the same storage size, offset, sizes and strides, so that in-place writes
-// of one run do not reach the next.
-Tensor exact_copy(const Tensor& t) {
-  const TensorImpl* impl = t.unsafeGetTensorImpl();
-  const size_t nbytes = impl->storage()->nbytes();
-  auto storage = std::make_shared<StorageImpl>(nbytes, t.device());
-  if (nbytes) std::memcpy(storage->data(), impl->storage()->data(), nbytes);
-  return Tensor(std::make_shared<TensorImpl>(storage, t.dtype(), t.sizes(), t.strides(),
-                                             impl->storage_offset()));
-}
-std::vector<Tensor> copies(const std::vector<Tensor>& ts) {
-  std::vector<Tensor> r;
-  for (const Tensor& t : ts) r.push_back(t.defined() ? exact_copy(t) : t);
-  return r;
-}
-
 struct Lowered {
   std::vector<fx::GraphModule> gms;
   std::vector<std::shared_ptr<const CompiledGraph>> compiled;
@@ -49,7 +34,7 @@ struct Lowered {
 // Traces every case and lowers all the graphs in one unit.
 Lowered lower_all(const std::vector<Case>& cases) {
   Lowered l;
-  for (const Case& c : cases) l.gms.push_back(make_fx(c.fn, copies(c.inputs), c.options));
+  for (const Case& c : cases) l.gms.push_back(make_fx(c.fn, exact_copies(c.inputs), c.options));
   std::vector<const fx::GraphModule*> ptrs;
   for (const fx::GraphModule& gm : l.gms) ptrs.push_back(&gm);
   l.compiled = compiler::lower(ptrs);
@@ -69,7 +54,7 @@ Lowered lower_all(const std::vector<Case>& cases) {
 // Runs case c compiled and eagerly on copies of its inputs; compares outputs and the inputs
 // afterwards (in-place writes).
 void expect_matches(const Case& c, const CompiledGraph& g, const std::vector<Tensor>& inputs) {
-  std::vector<Tensor> ein = copies(inputs), cin = copies(inputs);
+  std::vector<Tensor> ein = exact_copies(inputs), cin = exact_copies(inputs);
   const std::vector<Tensor> want = c.fn(ein), got = g(cin);
   ASSERT_EQ(got.size(), want.size()) << c.name;
   for (size_t i = 0; i < got.size(); ++i) EXPECT_TRUE(close_to(got[i], want[i])) << c.name;
@@ -184,7 +169,7 @@ TEST(Lowering, MatchesEager) {
     expect_matches(cases[i], *l.compiled[i], cases[i].inputs);
   }
   // An output that is a view of an input is a view, as the interpreter returns it.
-  std::vector<Tensor> in = copies(cases[17].inputs);
+  std::vector<Tensor> in = exact_copies(cases[17].inputs);
   const std::vector<Tensor> out = (*l.compiled[17])(in);
   EXPECT_EQ(out[0].data_ptr(), in[0].data_ptr());
   EXPECT_EQ(out[2].data_ptr(), in[0].data_ptr());

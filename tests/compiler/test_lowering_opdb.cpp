@@ -11,6 +11,7 @@
 #include <cstring>
 
 #include "compiler/lowering.h"
+#include "fx_test_util.h"
 #include "opdb.h"
 
 namespace ember::test {
@@ -21,25 +22,6 @@ std::map<std::string, OpInfo>& registered_op_infos();
 namespace {
 
 constexpr size_t kSamplesPerDtype = 3;
-
-Tensor exact_copy(const Tensor& t) {
-  if (!t.defined()) return t;
-  const TensorImpl* impl = t.unsafeGetTensorImpl();
-  const size_t nbytes = impl->storage()->nbytes();
-  auto storage = std::make_shared<StorageImpl>(nbytes, t.device());
-  if (nbytes && impl->storage()->data()) {
-    std::memcpy(storage->data(), impl->storage()->data(), nbytes);
-  }
-  auto copy = std::make_shared<TensorImpl>(storage, t.dtype(), t.sizes(), t.strides(),
-                                           impl->storage_offset());
-  copy->set_wrapped_number(impl->is_wrapped_number());
-  return Tensor(copy);
-}
-std::vector<Tensor> copies(const std::vector<Tensor>& ts) {
-  std::vector<Tensor> r;
-  for (const Tensor& t : ts) r.push_back(exact_copy(t));
-  return r;
-}
 
 // The module's attributes (a random op's generator state) as bytes, to restore between runs.
 std::vector<std::vector<char>> attr_bytes(const fx::GraphModule& gm) {
@@ -93,7 +75,7 @@ TEST(LoweringOpdb, EveryEntryMatchesInterpreter) {
       if (samples.size() > kSamplesPerDtype) samples.resize(kSamplesPerDtype);
       for (const Sample& s : samples) {
         try {
-          info.op(copies(s.inputs));
+          info.op(exact_copies(s.inputs));
         } catch (const Error&) {
           ++refused;  // a sample the op refuses: MatchesReference's business
           continue;
@@ -101,7 +83,7 @@ TEST(LoweringOpdb, EveryEntryMatchesInterpreter) {
         auto fn = [&](const std::vector<Tensor>& xs) { return std::vector<Tensor>{info.op(xs)}; };
         try {
           traced.push_back({name + " " + dtype_name(dt) + " " + s.desc,
-                            make_fx(fn, copies(s.inputs)), s.inputs, info.tol_scale});
+                            make_fx(fn, exact_copies(s.inputs)), s.inputs, info.tol_scale});
         } catch (const Error&) {
           ++untraceable;  // OpTest.TracedMatchesEager lists these
         }
@@ -128,7 +110,7 @@ TEST(LoweringOpdb, EveryEntryMatchesInterpreter) {
   for (size_t i = 0; i < traced.size(); ++i) {
     const Traced& t = traced[i];
     const auto state = attr_bytes(t.gm);
-    std::vector<Tensor> want_in = copies(t.inputs), got_in = copies(t.inputs);
+    std::vector<Tensor> want_in = exact_copies(t.inputs), got_in = exact_copies(t.inputs);
     const std::vector<Tensor> want = t.gm(want_in);
     restore(t.gm, state);
     std::vector<Tensor> got;
