@@ -46,7 +46,7 @@ std::shared_ptr<const KernelLibrary> load_source(const SourceUnit& unit) {
   const std::string src = dir + "/" + unit.name + ".cpp", so = dir + "/" + unit.name + ".so";
   std::ofstream(src) << unit.source;
   std::ostringstream cmd;
-  cmd << "g++ -std=c++20 -O2 -fPIC -shared -fopenmp -march=native -Wall -I" EMBER_SOURCE_DIR
+  cmd << "g++ -std=c++20 -O2 -fPIC -shared -fopenmp -march=native -Wall -Werror -I" EMBER_SOURCE_DIR
          "/src -I" EMBER_SOURCE_DIR "/include -I" EMBER_SLEEF_INCLUDE " -o "
       << so << " " << src << " -lsleef 2>" << dir << "/log.txt";
   const int rc = std::system(cmd.str().c_str());

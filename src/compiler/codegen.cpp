@@ -47,13 +47,20 @@ class Emitter {
     for (size_t b = 0; b < k_.buffers.size(); ++b) {
       const std::string T = ctype(k_.buffer_dtypes[b]);
       const std::string c = k_.buffer_written[b] ? "" : "const ";
-      s += "  " + c + T + "* p" + std::to_string(b) + " = reinterpret_cast<" + c + T + "*>(bufs[" +
-           std::to_string(b) + "]);\n";
+      s += "  [[maybe_unused]] " + c + T + "* p" + std::to_string(b) + " = reinterpret_cast<" + c +
+           T + "*>(bufs[" + std::to_string(b) + "]);\n";
     }
     for (int f = 0; f < nd_; ++f) {
-      s += "  const int64_t n" + std::to_string(f) + " = " + size(k_.sizes[f]) + ";\n";
+      s += "  [[maybe_unused]] const int64_t n" + std::to_string(f) + " = " + size(k_.sizes[f]) +
+           ";\n";
     }
-    if (vector_) s += "  using V = Vec<" + T_ + ">;\n";
+    if (vector_) s += "  using V [[maybe_unused]] = Vec<" + T_ + ">;\n";
+    bool empty = false;  // a kept static size 0: nothing to do (and no division by it)
+    for (int f = 0; f < nd_; ++f) {
+      const SymInt& n = k_.sizes[f];
+      empty = empty || (!(k_.reduced >> f & 1) && !n.is_symbolic() && n.hint() == 0);
+    }
+    if (empty) return s + "}\n";
     s += k_.reduced ? reduction_body() : pointwise_body();
     return s + "}\n";
   }
@@ -222,15 +229,24 @@ class Emitter {
     std::string s = open + std::string(ind, ' ') + "{\n";
     const std::string pad(ind + 2, ' ');
     if (!run_pre.empty()) s += pad + run_pre + "\n";
-    s += pad + "int64_t " + x + " = 0;\n";
+    s += pad + "int64_t " + x + " = 0;\n" + pad + "(void)" + x + ";\n";
+    // A static size says which loops run (no tail for a multiple of the lanes): GCC warns about
+    // loops it can prove never run (-Waggressive-loop-optimizations).
+    const SymInt& size_n = k_.sizes[last];
+    const int64_t lanes = vector_ ? 32 / static_cast<int64_t>(T_ == "float" ? 4 : 8) : 1;
+    const bool fixed = !size_n.is_symbolic();
     if (vector_) {
-      const std::string vbody = inner(true);
-      s += pad + "for (; " + x + " + V::size <= " + n + "; " + x + " += V::size) {\n" + vbody +
-           pad + "}\n";
+      if (!fixed || size_n.hint() >= lanes) {
+        const std::string vbody = inner(true);
+        s += pad + "for (; " + x + " + V::size <= " + n + "; " + x + " += V::size) {\n" + vbody +
+             pad + "}\n";
+      }
       if (!run_mid.empty()) s += pad + run_mid + "\n";
     }
-    const std::string sbody = inner(false);
-    s += pad + "for (; " + x + " < " + n + "; ++" + x + ") {\n" + sbody + pad + "}\n";
+    if (!vector_ || !fixed || size_n.hint() % lanes != 0) {
+      const std::string sbody = inner(false);
+      s += pad + "for (; " + x + " < " + n + "; ++" + x + ") {\n" + sbody + pad + "}\n";
+    }
     if (!run_post.empty()) s += pad + run_post + "\n";
     s += std::string(ind, ' ') + "}\n" + close;
     outer_->text += s;
@@ -337,7 +353,8 @@ class Emitter {
     for (int f = nd_ - 1; f >= 0; --f) {
       if (k_.reduced >> f & 1) continue;
       const std::string x = var("x", f), n = var("n", f);
-      s += "      const int64_t " + x + " = rem % " + n + ";\n      rem /= " + n + ";\n";
+      s += "      const int64_t " + x + " = rem % " + n + ";\n      rem /= " + n +
+           ";\n      (void)" + x + ";\n";
     }
     s += "      (void)rem;\n";
     Scope top;
