@@ -58,6 +58,47 @@ struct Group {
   std::map<std::string, int> temp_keys;  // loads and literals, deduplicated
 };
 
+// The stride of dims f and f + 1 merged into one (row-major), when every access allows it.
+std::optional<SymInt> merged_stride(const std::vector<SymInt>& sizes, const Access& a, int f) {
+  if (is_one(sizes[f + 1])) return a.strides[f];
+  if (is_one(sizes[f])) return a.strides[f + 1];
+  if (a.strides[f].same_as(a.strides[f + 1] * sizes[f + 1])) return a.strides[f + 1];
+  return std::nullopt;
+}
+
+// Merges adjacent dims that every access walks contiguously (both kept or both reduced), so the
+// inner loop is long: a [4096, 3] pointwise kernel runs as one vectorised loop of 12288.
+void merge_dims(Kernel& k) {
+  for (int f = static_cast<int>(k.sizes.size()) - 2; f >= 0; --f) {
+    if ((k.reduced >> f & 1) != (k.reduced >> (f + 1) & 1)) continue;
+    std::vector<Access*> accesses;
+    for (Temp& t : k.temps) {
+      if (t.kind == TempKind::Load) accesses.push_back(&t.access);
+    }
+    for (Store& st : k.stores) accesses.push_back(&st.access);
+    std::vector<SymInt> merged;
+    for (Access* a : accesses) {
+      auto m = merged_stride(k.sizes, *a, f);
+      if (!m) break;
+      merged.push_back(*m);
+    }
+    if (merged.size() != accesses.size()) continue;
+    for (size_t i = 0; i < accesses.size(); ++i) {
+      accesses[i]->strides[f] = merged[i];
+      accesses[i]->strides.erase(accesses[i]->strides.begin() + f + 1);
+    }
+    k.sizes[f] = k.sizes[f] * k.sizes[f + 1];
+    k.sizes.erase(k.sizes.begin() + f + 1);
+    // Bit f + 1 folds into bit f; the bits above move down one.
+    auto fold = [f](uint64_t m) {
+      const uint64_t low = m & ((uint64_t(1) << (f + 1)) - 1), hi = m >> (f + 1);
+      return low | ((hi & 1) << f) | ((hi >> 1) << (f + 1));
+    };
+    k.reduced = fold(k.reduced);
+    for (Temp& t : k.temps) t.deps = fold(t.deps);
+  }
+}
+
 class Scheduler {
  public:
   explicit Scheduler(const fx::Graph& g) : g_(g), nodes_(g.nodes()) {
@@ -134,6 +175,7 @@ class Scheduler {
       Kernel& k = groups_[st.index].k;
       if (k.stores.empty()) continue;  // every value it computed was needed elsewhere as a call
       s.steps.push_back({true, static_cast<int>(s.kernels.size())});
+      merge_dims(k);
       s.kernels.push_back(std::move(k));
     }
     return s;
