@@ -42,8 +42,7 @@ class KernelLibrary {
 };
 
 /// Compiles every unit that is not cached yet (in parallel) and loads them all, in order.
-std::vector<std::shared_ptr<const KernelLibrary>> load_sources(
-    const std::vector<SourceUnit>& units);
+std::vector<std::shared_ptr<const KernelLibrary>> load_sources(const std::vector<SourceUnit>& units);
 std::shared_ptr<const KernelLibrary> load_source(const SourceUnit& unit);
 
 struct CodeCacheStats {

@@ -15,8 +15,7 @@ inline TensorMeta to_tensor_meta(const ValueMeta& m) {
 
 /// A new tensor with `m`'s sizes, strides, dtype and device (values uninitialised); symbolic
 /// sizes take their symbols' `values` (Note [Symbolic shapes]).
-Tensor allocate(const ValueMeta& m, const char* op,
-                const std::map<std::string, int64_t>& values = {});
+Tensor allocate(const ValueMeta& m, const char* op, const std::map<std::string, int64_t>& values = {});
 
 /// FX's short dtype names: "f32", "i64", "b8", ...
 const char* short_dtype_name(ScalarType t);

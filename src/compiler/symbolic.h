@@ -32,9 +32,9 @@ namespace ember::fx {
 
 /// One dynamic dimension of the traced inputs.
 struct SymbolInfo {
-  std::string name;  // "s0"
-  std::string dim;   // the Dim's name ("batch")
-  int64_t min = 2;   // the range the trace reasons with
+  std::string name;    // "s0"
+  std::string dim;     // the Dim's name ("batch")
+  int64_t min = 2;     // the range the trace reasons with
   int64_t max = 0;
   int64_t hint = 0;    // the example input's size
   std::string source;  // "input 0 dim 0"

@@ -103,7 +103,8 @@ TEST(MakeFx, DynamicSpecIsChecked) {
   ember::Dim batch("batch", /*min=*/1, /*max=*/1024);
   ember::DynamicSpec spec = {{{0, batch}}, {}};
   fx::GraphModule gm = make_fx(fn, {x, w}, ember::TraceOptions{.dynamic = spec});
-  EXPECT_NE(gm.graph().to_string().find("f32[s0, 3]"), std::string::npos) << gm.graph().to_string();
+  EXPECT_NE(gm.graph().to_string().find("f32[s0, 3]"), std::string::npos)
+      << gm.graph().to_string();
   // An example outside the range violates the spec before anything else.
   ember::Dim small("small", 1, 4);
   try {

@@ -1,7 +1,8 @@
 // Note [Symbolic shapes]: the compiler's SymNode (canonical expressions, ranges, guards) and
 // make_fx with a DynamicSpec (graphs whose sizes are expressions, run on other sizes).
-#include <ember/compiler.h>
 #include <gtest/gtest.h>
+
+#include <ember/compiler.h>
 
 #include "compiler/symbolic.h"
 #include "ember/ember.h"
@@ -108,15 +109,10 @@ TEST(SymExpr, ParseAndEvaluate) {
   auto env = ShapeEnv::make();
   SymInt s0 = env->symbol("batch", 2, 1024, 8, "input 0 dim 0");
   SymInt s1 = env->symbol("seq", 2, 64, 5, "input 0 dim 1");
-  const std::vector<SymInt> exprs = {s0,
-                                     2 * s0 + 1,
-                                     s0 * s1 - 3,
-                                     floordiv(s0, SymInt(2)),
-                                     floordiv(s0 + s1, SymInt(3)),
-                                     mod(s0 * s1, SymInt(7)),
-                                     sym_min(s0, s1),
-                                     sym_max(s0 * 2, s1 + 1) - s1,
-                                     floordiv(3 - s0 * 5, SymInt(2))};
+  const std::vector<SymInt> exprs = {
+      s0, 2 * s0 + 1, s0 * s1 - 3, floordiv(s0, SymInt(2)), floordiv(s0 + s1, SymInt(3)),
+      mod(s0 * s1, SymInt(7)), sym_min(s0, s1), sym_max(s0 * 2, s1 + 1) - s1,
+      floordiv(3 - s0 * 5, SymInt(2))};
   for (const SymInt& e : exprs) {
     EXPECT_EQ(env->parse(e.str(), "test").str(), e.str());
   }
@@ -180,21 +176,9 @@ TEST(SymbolicTrace, MlpWithDynamicBatch) {
   }
   // Sizes outside the traced range (0/1 specialise; above max), and a wrong static dim.
   expect_errors<ValueError>({
-      {"size 1",
-       [&] {
-         gm({randn({1, 4})});
-       },
-       "batch (s0) is 1, outside the range [2, 512]"},
-      {"above max",
-       [&] {
-         gm({randn({513, 4})});
-       },
-       "outside the range [2, 512]"},
-      {"static dim",
-       [&] {
-         gm({randn({5, 5})});
-       },
-       "expected f32[s0, 4]"},
+      {"size 1", [&] { gm({randn({1, 4})}); }, "batch (s0) is 1, outside the range [2, 512]"},
+      {"above max", [&] { gm({randn({513, 4})}); }, "outside the range [2, 512]"},
+      {"static dim", [&] { gm({randn({5, 5})}); }, "expected f32[s0, 4]"},
   });
 }
 
@@ -207,11 +191,7 @@ TEST(SymbolicTrace, SameDimMeansEqualSizes) {
   Tensor a = randn({9, 3}), b = randn({9, 3});
   EXPECT_TRUE(gm({a, b})[0].equal(a * b + b));
   expect_errors<ValueError>({
-      {"unequal",
-       [&] {
-         gm({randn({4, 3}), randn({6, 3})});
-       },
-       "but it is 4 in input 0"},
+      {"unequal", [&] { gm({randn({4, 3}), randn({6, 3})}); }, "but it is 4 in input 0"},
   });
   // Two different dims cannot be broadcast together without deciding they are equal.
   const std::string m = message_of([&] {
@@ -244,16 +224,8 @@ TEST(SymbolicTrace, DerivedDimsAndStaticPins) {
     EXPECT_TRUE(gm({x, y})[0].equal(y.view({k, 2, 3}).sum(1) + x)) << "n = " << k;
   }
   expect_errors<ValueError>({
-      {"odd",
-       [&] {
-         gm({randn({3, 3}), randn({7, 3})});
-       },
-       "not of the form 2*s0"},
-      {"unequal",
-       [&] {
-         gm({randn({3, 3}), randn({8, 3})});
-       },
-       "but it is 3 in input 0"},
+      {"odd", [&] { gm({randn({3, 3}), randn({7, 3})}); }, "not of the form 2*s0"},
+      {"unequal", [&] { gm({randn({3, 3}), randn({8, 3})}); }, "but it is 3 in input 0"},
   });
   // A root that appears only through a derived dim is solved from it.
   fx::GraphModule inc = make_fx([](const std::vector<Tensor>& xs) { return xs[0] * 2; },
@@ -267,17 +239,14 @@ TEST(SymbolicTrace, DerivedDimsAndStaticPins) {
       {"zero", [&] { (void)(n * 0); }, "Attempted to multiply 0 with n, where a positive integer"},
       {"negative", [&] { (void)(-2 * n); }, "Only increasing linear operations"},
   });
-  std::string m = message_of([&] {
-    make_fx(fn, {randn({4, 3}), randn({7, 3})}, {.dynamic = {{{0, n}}, {{0, two_n}}}});
-  });
+  std::string m = message_of([&] { make_fx(fn, {randn({4, 3}), randn({7, 3})},
+                                           {.dynamic = {{{0, n}}, {{0, two_n}}}}); });
   expect_has(m, "Expected input 1 dim 0 = 7 to be of the form 2*n, where n is an integer");
-  m = message_of([&] {
-    make_fx(fn, {randn({4, 3}), randn({10, 3})}, {.dynamic = {{{0, n}}, {{0, two_n}}}});
-  });
+  m = message_of([&] { make_fx(fn, {randn({4, 3}), randn({10, 3})},
+                               {.dynamic = {{{0, n}}, {{0, two_n}}}}); });
   expect_has(m, "n is used for sizes 4 and 5");
-  m = message_of([&] {
-    make_fx(fn, {randn({4, 3}), randn({8, 3})}, {.dynamic = {{{0, n}}, {{1, Dim(4)}}}});
-  });
+  m = message_of([&] { make_fx(fn, {randn({4, 3}), randn({8, 3})},
+                               {.dynamic = {{{0, n}}, {{1, Dim(4)}}}}); });
   expect_has(m, "input 1 dim 1 is pinned to the static size 4, but the example input has 3");
 }
 
@@ -285,11 +254,9 @@ TEST(SymbolicTrace, SpecialisingADynamicDimRaises) {
   Dim batch("batch", 2, 64);
   // Reading the whole shape as integers specialises every dim.
   std::string m = message_of([&] {
-    make_fx(
-        [](const std::vector<Tensor>& xs) -> std::vector<Tensor> {
-          return {xs[0] * static_cast<double>(xs[0].sizes()[0])};
-        },
-        {ones({4, 2})}, {.dynamic = {{{0, batch}}}});
+    make_fx([](const std::vector<Tensor>& xs) -> std::vector<Tensor> {
+      return {xs[0] * static_cast<double>(xs[0].sizes()[0])};
+    }, {ones({4, 2})}, {.dynamic = {{{0, batch}}}});
   });
   expect_has(m, "[Tensor.sizes()] Constraints violated (batch)!");
   expect_has(m, "batch = s0 (input 0 dim 0) in [2, 64], traced with 4");
