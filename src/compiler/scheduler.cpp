@@ -393,6 +393,11 @@ class Scheduler {
     if (gi >= 0 && add(gi, i, *r)) return true;
     if (gi >= 0) {
       for (ValueRef a : n.args) need_tensor(a);
+    } else if (*r == Role::Pointwise && !groups_.empty() && !groups_.back().sealed &&
+               add(static_cast<int>(groups_.size()) - 1, i, *r)) {
+      // Reads nothing of an open group: it joins the latest one when it has that kernel's full
+      // or kept shape (one loop instead of two; cross_entropy's target mask and log_softmax).
+      return true;
     }
     // A new group over the node's own space.
     const ValueMeta& space = *r == Role::Pointwise ? n.outputs[0] : meta(n.args[0]);
@@ -501,6 +506,21 @@ class Scheduler {
         if (omap[off + j] >= 0 && omap[off + j] != vi.map[j]) return std::nullopt;
         omap[off + j] = vi.map[j];
       }
+    }
+    bool from_group = false;
+    for (int f : omap) from_group = from_group || f >= 0;
+    if (!from_group && k.reduced != 0) {
+      // No group argument says: the kept dims, when it has exactly the kept shape.
+      std::vector<int> kept;
+      for (size_t f = 0; f < k.sizes.size(); ++f) {
+        if (!(k.reduced >> f & 1)) kept.push_back(static_cast<int>(f));
+      }
+      if (kept.size() != osz.size()) return std::nullopt;
+      for (size_t j = 0; j < osz.size(); ++j) {
+        if (!osz[j].same_as(k.sizes[kept[j]])) return std::nullopt;
+        omap[j] = kept[j];
+      }
+      return omap;
     }
     std::set<int> seen;
     for (int f : omap) {
