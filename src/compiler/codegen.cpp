@@ -477,8 +477,8 @@ class Emitter {
         break;
       case RedKind::Var:
       case RedKind::Std: {
-        std::string v =
-            acc + " / std::max(0.0, static_cast<double>(rn) - " + std::to_string(tp.param) + ")";
+        std::string v = acc + " / std::max(0.0, static_cast<double>(rn) - " +
+                        literal(ConstValue{kFloat64, tp.param, 0, false}) + ")";
         if (tp.red == RedKind::Std) v = "std::sqrt(" + v + ")";
         fin = "static_cast<" + T + ">(" + v + ")";
         break;
