@@ -402,17 +402,22 @@ class Emitter {
       case RedKind::Mean:
       case RedKind::MeanAcc:
       case RedKind::Var:
-      case RedKind::Std: {
+      case RedKind::Std:
+      case RedKind::LogSumExp: {
         // Eight (V::size) double lanes per contiguous run, summed in order, then the tail.
         const bool dev = tp.red == RedKind::Var || tp.red == RedKind::Std;
+        const bool lse = tp.red == RedKind::LogSumExp;  // exp(x - max), in the element type
         line(*outer_, "double " + acc + " = 0;");
         pre = "double l_[" + VS + "] = {}; double s_ = 0; (void)l_;";
         mid = "for (int q = 0; q < V::size; ++q) s_ += l_[q];";
         post = acc + " += s_;";
-        body = [&, dev](bool vec) {
+        body = [&, dev, lse](bool vec) {
           const std::string v = x();
           Scope& sc = *inner_;
-          if (vec) {
+          if (lse) {
+            line(sc, vec ? lanes("vexp(" + v + " - V(" + aux + "))", "l_[q] += double(e_[q]);")
+                         : "s_ += double(std::exp(" + v + " - " + aux + "));");
+          } else if (vec) {
             line(sc,
                  lanes(v, dev ? "const double d_ = double(e_[q]) - " + aux + "; l_[q] += d_ * d_;"
                               : "l_[q] += double(e_[q]);"));
@@ -487,6 +492,10 @@ class Emitter {
       case RedKind::Min:
       case RedKind::SumExp:
         fin = acc;
+        break;
+      case RedKind::LogSumExp:  // as eager's: a NaN or infinite maximum is the result
+        fin = "static_cast<" + T + ">((std::isnan(" + aux + ") || std::isinf(" + aux +
+              ")) ? double(" + aux + ") : double(" + aux + ") + std::log(" + acc + "))";
         break;
     }
     line(*outer_, "const " + T + " t" + id + " = " + fin + ";");

@@ -36,10 +36,11 @@ enum class RedKind : uint8_t {
   Prod,  // product, in double
   Max,   // NaN-propagating
   Min,
-  MeanAcc,  // var_mean's mean, kept in double (a float64 temp)
-  Var,      // sum of squared deviations from `aux` (a MeanAcc), / max(0, count - param)
-  Std,      // sqrt(Var)
-  SumExp,   // softmax's sum of exp(x - aux) (aux: the row max), in the element type
+  MeanAcc,    // var_mean's mean, kept in double (a float64 temp)
+  Var,        // sum of squared deviations from `aux` (a MeanAcc), / max(0, count - param)
+  Std,        // sqrt(Var)
+  SumExp,     // softmax's sum of exp(x - aux) (aux: the row max), in the element type
+  LogSumExp,  // aux + log(sum of exp(x - aux)) in double (aux: the max; itself when not finite)
 };
 
 struct Temp {

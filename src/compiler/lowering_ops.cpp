@@ -280,6 +280,7 @@ bool reduce_supported(const Primitive& prim, ScalarType in) {
     case ReduceOp::Std:
     case ReduceOp::VarMean:
     case ReduceOp::StdMean:
+    case ReduceOp::LogSumExp:
       return true;
     default:
       return false;

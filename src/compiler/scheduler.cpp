@@ -651,6 +651,9 @@ class Scheduler {
       case ReduceOp::AMin:
         outs = {reduce(RedKind::Min, dt, -1)};
         break;
+      case ReduceOp::LogSumExp:
+        outs = {reduce(RedKind::LogSumExp, dt, reduce(RedKind::Max, dt, -1))};
+        break;
       default: {  // the variance family
         const bool is_std = rp.op() == ReduceOp::Std || rp.op() == ReduceOp::StdMean;
         const int mean = reduce(RedKind::MeanAcc, kFloat64, -1);

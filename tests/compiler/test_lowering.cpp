@@ -5,7 +5,9 @@
 #include <ember/profiler.h>
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <cstring>
+#include <limits>
 
 #include "compiler/codecache.h"
 #include "compiler/lowering.h"
@@ -113,6 +115,10 @@ TEST(Lowering, MatchesEager) {
   const Tensor big = rand({4, 1000}), d = rand({5, 9}, kFloat64, 4);
   const Tensor nc = make_noncontiguous(rand({6, 10}, kFloat32, 5));
   const Tensor scalar = rand({}, kFloat32, 6), empty = rand({0, 5}), m = rand({8, 8}, kFloat32, 7);
+  const double inf = std::numeric_limits<double>::infinity(), nan = std::nan("");
+  // Rows whose maximum is -inf, +inf, NaN, and finite with a -inf entry (eager's special cases).
+  const Tensor special =
+      from_values({4, 3}, {-inf, -inf, -inf, 1, inf, 2, 0, nan, 1, -inf, 0.5, 2}).to(kFloat32);
   auto one = [](std::function<Tensor(const std::vector<Tensor>&)> f) {
     return [f](const std::vector<Tensor>& xs) { return std::vector<Tensor>{f(xs)}; };
   };
@@ -158,6 +164,8 @@ TEST(Lowering, MatchesEager) {
          return std::vector<Tensor>{y + xs[0]};
        },
        {a}},
+      {"logsumexp", one([](auto& xs) { return (xs[0] * 3).logsumexp({1}, true) - xs[0]; }), {a}},
+      {"logsumexp_inf", one([](auto& xs) { return xs[0].logsumexp({1}); }), {special}},
       {"int_to_float",
        one([](auto& xs) { return xs[0].to(kFloat32) * 0.5; }),
        {rand({3, 4}, kInt64, 8)}},
