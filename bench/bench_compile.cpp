@@ -3,7 +3,8 @@
 // on the same inputs (median of repeated calls after a warm-up). Prints one row per case with
 // both times, the speed-up, and the effective bandwidth of the lowered kernel (bytes read and
 // written once). The case list follows issue 20's benchmark table: a 5-op pointwise chain on 16M
-// floats (with and without a final row sum), softmax and layer_norm forward on [4096, 1024].
+// floats (with and without a final row sum), softmax and layer_norm forward on [4096, 1024], and
+// a column sum (a bias gradient's shape) over [4096, 1024].
 //
 //   bench_compile [--repeat=N]
 #include <algorithm>
@@ -73,6 +74,12 @@ int main(int argc, char** argv) {
        [](const std::vector<Tensor>& xs) { return std::vector<Tensor>{F::softmax(xs[0], -1)}; },
        {y},
        2 * f4 * 4096 * 1024},
+      {"bias grad [4096,1024]: (g * (x > 0)).sum(0)",
+       [](const std::vector<Tensor>& xs) {
+         return std::vector<Tensor>{(xs[0] * (xs[0] > 0).to(ember::kFloat32)).sum(0)};
+       },
+       {y},
+       f4 * 4096 * 1024},
       {"layer_norm [4096,1024]",
        [](const std::vector<Tensor>& xs) {
          return std::vector<Tensor>{F::layer_norm(xs[0], F::LayerNormFuncOptions({1024}))};

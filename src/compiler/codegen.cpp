@@ -340,7 +340,138 @@ class Emitter {
 
   // ---- reduction kernels
 
+  // Whether the kernel reduces over outer dims only into kept-level values, with one pass (no
+  // reduction reads another): then blocks of adjacent outputs along the last dim are reduced
+  // together, reading rows contiguously, as eager's "vertical" reductions do.
+  bool columns() const {
+    if (nd_ < 2 || (k_.reduced >> (nd_ - 1) & 1)) return false;
+    for (const Store& st : k_.stores) {
+      if (full_store(st)) return false;
+    }
+    for (const Temp& t : k_.temps) {
+      if (t.kind != TempKind::Reduce) continue;
+      if (t.red != RedKind::Sum && t.red != RedKind::Mean && t.red != RedKind::Max &&
+          t.red != RedKind::Min) {
+        return false;
+      }
+      if (reads_reduction(t.args[0])) return false;
+    }
+    return true;
+  }
+
+  bool reads_reduction(int t) const {
+    const Temp& tp = k_.temps[t];
+    if (tp.kind == TempKind::Reduce) return true;
+    for (int a : tp.args) {
+      if (reads_reduction(a)) return true;
+    }
+    return false;
+  }
+
+  std::string column_body() {
+    const int last = nd_ - 1;
+    const std::string xl = var("x", last), nl = var("n", last);
+    std::string kept_n = "INT64_C(1)", red_n = "INT64_C(1)";
+    for (int f = 0; f < nd_; ++f) {
+      ((k_.reduced >> f & 1) ? red_n : kept_n) += " * n" + std::to_string(f);
+    }
+    std::string s = "  const int64_t nk = " + kept_n + ", rn = " + red_n + ";\n  (void)rn;\n";
+    s += "  if (nk == 0) return;\n  constexpr int64_t kBlock = 256;\n";
+    s += "  const int64_t nb = (" + nl + " + kBlock - 1) / kBlock;\n";
+    s += "  parallel_for(0, nk / " + nl +
+         " * nb, std::max<int64_t>(1, kGrainSize / "
+         "std::max<int64_t>(1, rn * kBlock)), [&](int64_t begin, int64_t end) {\n";
+    s += "    for (int64_t o = begin; o < end; ++o) {\n      int64_t rem = o / nb;\n";
+    s += "      const int64_t j0 = (o % nb) * kBlock, j1 = std::min(" + nl + ", j0 + kBlock);\n";
+    for (int f = last - 1; f >= 0; --f) {
+      if (k_.reduced >> f & 1) continue;
+      const std::string x = var("x", f), n = var("n", f);
+      s += "      const int64_t " + x + " = rem % " + n + ";\n      rem /= " + n +
+           ";\n      (void)" + x + ";\n";
+    }
+    s += "      (void)rem;\n";
+    Scope block;
+    block.indent = 6;
+    outer_ = &block;
+    std::vector<int> reds;
+    for (size_t t = 0; t < k_.temps.size(); ++t) {
+      if (k_.temps[t].kind != TempKind::Reduce) continue;
+      const Temp& tp = k_.temps[t];
+      reds.push_back(static_cast<int>(t));
+      const bool sum = tp.red == RedKind::Sum || tp.red == RedKind::Mean;
+      const std::string T = ctype(tp.dtype), A = sum ? "double" : T, acc = var("a", t);
+      const std::string init = sum ? "0"
+                                   : std::string(tp.red == RedKind::Max ? "-" : "") +
+                                         "std::numeric_limits<" + T + ">::infinity()";
+      line(block, A + " " + acc + "[kBlock];");
+      line(block, "for (int64_t j = 0; j < j1 - j0; ++j) " + acc + "[j] = " + init + ";");
+    }
+    // One pass over the reduced dims; the innermost loop runs along the block.
+    std::string open, close;
+    int ind = 6;
+    for (int f = 0; f < last; ++f) {
+      if (!(k_.reduced >> f & 1)) continue;
+      const std::string x = var("x", f), n = var("n", f);
+      open += std::string(ind, ' ') + "for (int64_t " + x + " = 0; " + x + " < " + n + "; ++" + x +
+              ") {\n";
+      close = std::string(ind, ' ') + "}\n" + close;
+      ind += 2;
+    }
+    auto body = [&](bool vec) {
+      Scope sc;
+      sc.indent = ind + 4;
+      inner_ = &sc;
+      vec_ = vec;
+      vdim_ = last;
+      loop_dims_ = k_.reduced | bit(last);
+      for (int t : reds) {
+        const Temp& tp = k_.temps[t];
+        const std::string v = value(tp.args[0]), acc = var("a", t);
+        const std::string E = ctype(k_.temps[tp.args[0]].dtype);
+        const bool sum = tp.red == RedKind::Sum || tp.red == RedKind::Mean;
+        const std::string step = tp.red == RedKind::Max ? "ember_max_step" : "ember_min_step";
+        auto update = [&](const std::string& at, const std::string& x) {
+          return sum ? acc + "[" + at + "] += double(" + x + ");"
+                     : acc + "[" + at + "] = " + step + "(" + acc + "[" + at + "], " + x + ");";
+        };
+        line(sc, vec ? "{ alignas(64) " + E + " e_[V::size]; (" + v +
+                           ").store(e_); for (int q = 0; q < V::size; ++q) { " +
+                           update(xl + " - j0 + q", "e_[q]") + " } }"
+                     : update(xl + " - j0", v));
+      }
+      inner_ = nullptr;
+      vec_ = false;
+      return sc.text;
+    };
+    const std::string pad(ind + 2, ' ');
+    std::string loops = open + std::string(ind, ' ') + "{\n" + pad + "int64_t " + xl + " = j0;\n";
+    if (vector_) {
+      loops += pad + "for (; " + xl + " + V::size <= j1; " + xl + " += V::size) {\n" + body(true) +
+               pad + "}\n";
+    }
+    loops += pad + "for (; " + xl + " < j1; ++" + xl + ") {\n" + body(false) + pad + "}\n";
+    loops += std::string(ind, ' ') + "}\n" + close;
+    block.text += loops;
+    // Per output of the block: the reductions' values, what follows them, the stores.
+    Scope fin;
+    fin.indent = 8;
+    fin.names = block.names;
+    outer_ = &fin;
+    for (int t : reds) {
+      const Temp& tp = k_.temps[t];
+      const std::string T = ctype(tp.dtype), acc = var("a", t) + "[" + xl + " - j0]";
+      const std::string v = tp.red == RedKind::Mean ? acc + " / static_cast<double>(rn)" : acc;
+      line(fin, "const " + T + " " + var("t", t) + " = static_cast<" + T + ">(" + v + ");");
+      fin.names[t] = var("t", t);
+    }
+    for (const Store& st : k_.stores) store(st);
+    block.text += "      for (int64_t " + xl + " = j0; " + xl + " < j1; ++" + xl + ") {\n" +
+                  fin.text + "      }\n";
+    return s + block.text + "    }\n  });\n";
+  }
+
   std::string reduction_body() {
+    if (columns()) return column_body();
     std::string kept_n = "INT64_C(1)", red_n = "INT64_C(1)";
     for (int f = 0; f < nd_; ++f) {
       ((k_.reduced >> f & 1) ? red_n : kept_n) += " * n" + std::to_string(f);
