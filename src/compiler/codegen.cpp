@@ -459,9 +459,9 @@ class Emitter {
     outer_ = &fin;
     for (int t : reds) {
       const Temp& tp = k_.temps[t];
-      const std::string T = ctype(tp.dtype), acc = var("a", t) + "[" + xl + " - j0]";
-      const std::string v = tp.red == RedKind::Mean ? acc + " / static_cast<double>(rn)" : acc;
-      line(fin, "const " + T + " " + var("t", t) + " = static_cast<" + T + ">(" + v + ");");
+      const std::string acc = var("a", t) + "[" + xl + " - j0]";
+      line(fin, "const " + std::string(ctype(tp.dtype)) + " " + var("t", t) + " = " +
+                    finalize(tp, acc, "") + ";");
       fin.names[t] = var("t", t);
     }
     for (const Store& st : k_.stores) store(st);
@@ -599,38 +599,38 @@ class Emitter {
         break;
     }
     loop_nest(k_.reduced, body, pre, mid, post);
-    std::string fin;
+    const std::string fin = finalize(tp, acc, aux);
+    line(*outer_, "const " + T + " t" + id + " = " + fin + ";");
+    outer_->names[t] = "t" + id;
+  }
+
+  // The value of reduction `tp` from its accumulator (and `aux`, its max or mean).
+  static std::string finalize(const Temp& tp, const std::string& acc, const std::string& aux) {
+    const std::string T = ctype(tp.dtype);
     switch (tp.red) {
       case RedKind::Sum:
       case RedKind::Prod:
-        fin = "static_cast<" + T + ">(" + acc + ")";
-        break;
+        return "static_cast<" + T + ">(" + acc + ")";
       case RedKind::Mean:
-        fin = "static_cast<" + T + ">(" + acc + " / static_cast<double>(rn))";
-        break;
+        return "static_cast<" + T + ">(" + acc + " / static_cast<double>(rn))";
       case RedKind::MeanAcc:
-        fin = acc + " / static_cast<double>(rn)";
-        break;
+        return acc + " / static_cast<double>(rn)";
       case RedKind::Var:
       case RedKind::Std: {
         std::string v = acc + " / std::max(0.0, static_cast<double>(rn) - " +
                         literal(ConstValue{kFloat64, tp.param, 0, false}) + ")";
         if (tp.red == RedKind::Std) v = "std::sqrt(" + v + ")";
-        fin = "static_cast<" + T + ">(" + v + ")";
-        break;
+        return "static_cast<" + T + ">(" + v + ")";
       }
       case RedKind::Max:
       case RedKind::Min:
       case RedKind::SumExp:
-        fin = acc;
-        break;
+        return acc;
       case RedKind::LogSumExp:  // as eager's: a NaN or infinite maximum is the result
-        fin = "static_cast<" + T + ">((std::isnan(" + aux + ") || std::isinf(" + aux +
-              ")) ? double(" + aux + ") : double(" + aux + ") + std::log(" + acc + "))";
-        break;
+        return "static_cast<" + T + ">((std::isnan(" + aux + ") || std::isinf(" + aux +
+               ")) ? double(" + aux + ") : double(" + aux + ") + std::log(" + acc + "))";
     }
-    line(*outer_, "const " + T + " t" + id + " = " + fin + ";");
-    outer_->names[t] = "t" + id;
+    return acc;
   }
 
   const Kernel& k_;
