@@ -340,6 +340,27 @@ class Emitter {
 
   // ---- reduction kernels
 
+  // nk and rn: the numbers of kept and reduced indices.
+  std::string counts() const {
+    std::string kept_n = "INT64_C(1)", red_n = "INT64_C(1)";
+    for (int f = 0; f < nd_; ++f) {
+      ((k_.reduced >> f & 1) ? red_n : kept_n) += " * n" + std::to_string(f);
+    }
+    return "  const int64_t nk = " + kept_n + ", rn = " + red_n + ";\n  (void)rn;\n";
+  }
+
+  // The kept dims below `end` from `rem` (a flat index over them, last dim fastest).
+  std::string kept_indices(int end) const {
+    std::string s;
+    for (int f = end - 1; f >= 0; --f) {
+      if (k_.reduced >> f & 1) continue;
+      const std::string x = var("x", f), n = var("n", f);
+      s += "      const int64_t " + x + " = rem % " + n + ";\n      rem /= " + n +
+           ";\n      (void)" + x + ";\n";
+    }
+    return s + "      (void)rem;\n";
+  }
+
   // Whether the kernel reduces over outer dims only into kept-level values, with one pass (no
   // reduction reads another): then blocks of adjacent outputs along the last dim are reduced
   // together, reading rows contiguously, as eager's "vertical" reductions do.
@@ -371,25 +392,14 @@ class Emitter {
   std::string column_body() {
     const int last = nd_ - 1;
     const std::string xl = var("x", last), nl = var("n", last);
-    std::string kept_n = "INT64_C(1)", red_n = "INT64_C(1)";
-    for (int f = 0; f < nd_; ++f) {
-      ((k_.reduced >> f & 1) ? red_n : kept_n) += " * n" + std::to_string(f);
-    }
-    std::string s = "  const int64_t nk = " + kept_n + ", rn = " + red_n + ";\n  (void)rn;\n";
-    s += "  if (nk == 0) return;\n  constexpr int64_t kBlock = 256;\n";
+    std::string s = counts() + "  if (nk == 0) return;\n  constexpr int64_t kBlock = 256;\n";
     s += "  const int64_t nb = (" + nl + " + kBlock - 1) / kBlock;\n";
     s += "  parallel_for(0, nk / " + nl +
          " * nb, std::max<int64_t>(1, kGrainSize / "
          "std::max<int64_t>(1, rn * kBlock)), [&](int64_t begin, int64_t end) {\n";
     s += "    for (int64_t o = begin; o < end; ++o) {\n      int64_t rem = o / nb;\n";
     s += "      const int64_t j0 = (o % nb) * kBlock, j1 = std::min(" + nl + ", j0 + kBlock);\n";
-    for (int f = last - 1; f >= 0; --f) {
-      if (k_.reduced >> f & 1) continue;
-      const std::string x = var("x", f), n = var("n", f);
-      s += "      const int64_t " + x + " = rem % " + n + ";\n      rem /= " + n +
-           ";\n      (void)" + x + ";\n";
-    }
-    s += "      (void)rem;\n";
+    s += kept_indices(last);
     Scope block;
     block.indent = 6;
     outer_ = &block;
@@ -472,22 +482,11 @@ class Emitter {
 
   std::string reduction_body() {
     if (columns()) return column_body();
-    std::string kept_n = "INT64_C(1)", red_n = "INT64_C(1)";
-    for (int f = 0; f < nd_; ++f) {
-      ((k_.reduced >> f & 1) ? red_n : kept_n) += " * n" + std::to_string(f);
-    }
-    std::string s = "  const int64_t nk = " + kept_n + ", rn = " + red_n + ";\n  (void)rn;\n";
-    s += "  if (nk == 0) return;\n";
+    std::string s = counts() + "  if (nk == 0) return;\n";
     s += "  parallel_for(0, nk, std::max<int64_t>(1, kGrainSize / std::max<int64_t>(1, rn)), "
          "[&](int64_t begin, int64_t end) {\n";
     s += "    for (int64_t o = begin; o < end; ++o) {\n      int64_t rem = o;\n";
-    for (int f = nd_ - 1; f >= 0; --f) {
-      if (k_.reduced >> f & 1) continue;
-      const std::string x = var("x", f), n = var("n", f);
-      s += "      const int64_t " + x + " = rem % " + n + ";\n      rem /= " + n +
-           ";\n      (void)" + x + ";\n";
-    }
-    s += "      (void)rem;\n";
+    s += kept_indices(nd_);
     Scope top;
     top.indent = 6;
     outer_ = &top;
