@@ -92,6 +92,7 @@ class Emitter {
     ScalarType t = ScalarType::Undefined;
     for (const Temp& tp : k_.temps) {
       if (tp.kind == TempKind::Reduce && tp.red == RedKind::MeanAcc) continue;
+      if (tp.dtype == kBool && tp.kind != TempKind::Reduce) continue;  // lanes of 1 or 0
       if (!is_float(tp.dtype)) return false;
       if (t == ScalarType::Undefined) t = tp.dtype;
       if (tp.dtype != t) return false;
@@ -152,6 +153,9 @@ class Emitter {
         const std::string off = offset(tp.access);
         if (!vec_) return p + "[" + off + "]";
         const SymInt& s = tp.access.strides[vdim_];
+        if (tp.dtype == kBool) {
+          return "ember_load_bool<" + T_ + ">(" + p + " + " + off + ", " + size(s) + ")";
+        }
         if (!s.is_symbolic() && s.hint() == 1) return "V::load(" + p + " + " + off + ")";
         return "ember_gather<" + T_ + ">(" + p + " + " + off + ", " + size(s) + ")";
       }
@@ -262,7 +266,10 @@ class Emitter {
       return;
     }
     const SymInt& s = st.access.strides[vdim_];
-    if (!s.is_symbolic() && s.hint() == 1) {
+    if (k_.temps[st.temp].dtype == kBool) {
+      line(sc,
+           "ember_store_bool<" + T_ + ">(" + v + ", " + p + " + " + off + ", " + size(s) + ");");
+    } else if (!s.is_symbolic() && s.hint() == 1) {
       line(sc, v + ".store(" + p + " + " + off + ");");
     } else {
       line(sc, "ember_scatter<" + T_ + ">(" + v + ", " + p + " + " + off + ", " + size(s) + ");");
@@ -680,6 +687,41 @@ inline void ember_scatter(const Vec<T>& v, T* p, int64_t stride) {
   v.store(t);
   for (int q = 0; q < Vec<T>::size; ++q) p[q * stride] = t[q];
 }
+// Bool values in vectorised kernels are lanes of 1 or 0 of the kernel's float type.
+template <typename T>
+inline Vec<T> ember_load_bool(const bool* p, int64_t stride) {
+  alignas(64) T t[Vec<T>::size];
+  for (int q = 0; q < Vec<T>::size; ++q) t[q] = p[q * stride] ? T(1) : T(0);
+  return Vec<T>::load(t);
+}
+template <typename T>
+inline void ember_store_bool(const Vec<T>& v, bool* p, int64_t stride) {
+  alignas(64) T t[Vec<T>::size];
+  v.store(t);
+  for (int q = 0; q < Vec<T>::size; ++q) p[q * stride] = t[q] != T(0);
+}
+template <typename T>
+inline Vec<T> ember_select(const Vec<T>& m, const Vec<T>& a, const Vec<T>& b) {
+  return vselect_gt(m, Vec<T>(T(0)), a, b);
+}
+// Comparisons as C++'s (NaN compares false, except !=), giving 1 or 0 per lane.
+#define EMBER_CMP(name, op)                                                  \
+  template <typename T>                                                       \
+  inline Vec<T> ember_cmp_##name(const Vec<T>& a, const Vec<T>& b) {          \
+    alignas(64) T x[Vec<T>::size], y[Vec<T>::size];                           \
+    a.store(x);                                                               \
+    b.store(y);                                                               \
+    for (int q = 0; q < Vec<T>::size; ++q) x[q] = (x[q] op y[q]) ? T(1) : T(0); \
+    return Vec<T>::load(x);                                                   \
+  }
+EMBER_CMP(lt, <)
+EMBER_CMP(le, <=)
+EMBER_CMP(gt, >)
+EMBER_CMP(ge, >=)
+EMBER_CMP(eq, ==)
+EMBER_CMP(ne, !=)
+#undef EMBER_CMP
+
 // The eager max/min reductions' step: a NaN stays; a NaN element wins; else strictly better.
 template <typename T>
 inline T ember_max_step(T a, T x) {

@@ -2,6 +2,7 @@
 
 #include <cmath>
 #include <cstdio>
+#include <map>
 
 #include "primitives/binary.h"
 #include "primitives/copy.h"
@@ -287,10 +288,66 @@ bool reduce_supported(const Primitive& prim, ScalarType in) {
   }
 }
 
+namespace {
+
+// Ops with bool values in a vectorised kernel, where a bool lane is 1 or 0 of the kernel's float
+// type V (comparisons give those, selects read them); nullopt for the others.
+std::optional<std::string> bool_vector_expr(const Primitive& prim,
+                                            const std::vector<std::string>& args,
+                                            const std::vector<ScalarType>& in, ScalarType out) {
+  auto fn = [](const std::string& f, const std::string& a, const std::string& b) {
+    return f + "(" + a + ", " + b + ")";
+  };
+  switch (prim.kind()) {
+    case PrimitiveKind::Binary: {
+      const BinaryOp op = static_cast<const Binary&>(prim).op();
+      static const std::map<BinaryOp, const char*> cmp = {
+          {BinaryOp::Lt, "ember_cmp_lt"}, {BinaryOp::Le, "ember_cmp_le"},
+          {BinaryOp::Gt, "ember_cmp_gt"}, {BinaryOp::Ge, "ember_cmp_ge"},
+          {BinaryOp::Eq, "ember_cmp_eq"}, {BinaryOp::Ne, "ember_cmp_ne"}};
+      if (auto it = cmp.find(op); it != cmp.end() && is_float(in[0])) {
+        return fn(it->second, args[0], args[1]);
+      }
+      if (in[0] != kBool) return std::nullopt;
+      if (op == BinaryOp::LogicalAnd) return "(" + args[0] + " * " + args[1] + ")";
+      if (op == BinaryOp::LogicalOr) return fn("vmax", args[0], args[1]);
+      if (op == BinaryOp::LogicalXor || op == BinaryOp::Ne)
+        return fn("ember_cmp_ne", args[0], args[1]);
+      if (op == BinaryOp::Eq) return fn("ember_cmp_eq", args[0], args[1]);
+      return std::nullopt;
+    }
+    case PrimitiveKind::Unary: {
+      const UnaryOp op = static_cast<const Unary&>(prim).op();
+      if (op == UnaryOp::LogicalNot) {
+        return in[0] == kBool ? "(V(1) - " + args[0] + ")" : fn("ember_cmp_eq", args[0], "V(0)");
+      }
+      if (op == UnaryOp::IsNan && is_float(in[0])) return fn("ember_cmp_ne", args[0], args[0]);
+      return std::nullopt;
+    }
+    case PrimitiveKind::Where:
+      return "ember_select(" + args[0] + ", " + args[1] + ", " + args[2] + ")";
+    case PrimitiveKind::MaskedFill: {
+      const auto c = fill_value(static_cast<const MaskedFill&>(prim).params().value, out);
+      return "ember_select(" + args[1] + ", V(" + literal(*c) + "), " + args[0] + ")";
+    }
+    case PrimitiveKind::Copy:
+      if (in[0] == kBool && (is_float(out) || out == kBool)) return args[0];
+      if (out == kBool && is_float(in[0])) return fn("ember_cmp_ne", args[0], "V(0)");
+      return std::nullopt;
+    default:
+      return std::nullopt;
+  }
+}
+
+}  // namespace
+
 std::optional<std::string> pointwise_expr(const Primitive& prim,
                                           const std::vector<std::string>& args,
                                           const std::vector<ScalarType>& in, ScalarType out,
                                           bool vector) {
+  bool bools = out == kBool;
+  for (ScalarType t : in) bools = bools || t == kBool;
+  if (vector && bools) return bool_vector_expr(prim, args, in, out);
   const std::string T = ctype(out);
   const std::string V = "Vec<" + T + ">";
   switch (prim.kind()) {
