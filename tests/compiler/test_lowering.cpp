@@ -166,6 +166,14 @@ TEST(Lowering, MatchesEager) {
        {a}},
       {"logsumexp", one([](auto& xs) { return (xs[0] * 3).logsumexp({1}, true) - xs[0]; }), {a}},
       {"logsumexp_inf", one([](auto& xs) { return xs[0].logsumexp({1}); }), {special}},
+      {"compare_nan",
+       one([](auto& xs) {
+         const Tensor x = xs[0];
+         return where(x <= 1, x, x * 2) + (x != x).to(kFloat32) +
+                (x >= 0).logical_not().to(kFloat32) + x.masked_fill(x < 0.5, 0) +
+                (x == 2).to(kFloat32);
+       }),
+       {special.repeat({4, 4})}},
       {"int_to_float",
        one([](auto& xs) { return xs[0].to(kFloat32) * 0.5; }),
        {rand({3, 4}, kInt64, 8)}},
