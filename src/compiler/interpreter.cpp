@@ -37,14 +37,13 @@ void bind_symbols(const Node& p, size_t i, const Tensor& t, SymbolValues& values
     const std::string& name = affine->symbol;
     const int64_t size = t.size(static_cast<int64_t>(d));
     const SymbolInfo* si = env_of(want.sizes[d])->find(name);
-    EMBER_CHECK_VALUE((size - affine->b) % affine->a == 0, "[GraphModule] input ", i, " ('", p.name,
-                      "') has size ", size, " in dim ", d, ", which is not of the form ",
-                      want.sizes[d].str(), " (", si->dim, " = ", name,
-                      ") the graph was traced for");
+    EMBER_CHECK_VALUE((size - affine->b) % affine->a == 0, "[GraphModule] input ", i, " ('",
+                      p.name, "') has size ", size, " in dim ", d, ", which is not of the form ",
+                      want.sizes[d].str(), " (", si->dim, " = ", name, ") the graph was traced for");
     const int64_t value = (size - affine->b) / affine->a;
-    EMBER_CHECK_VALUE(value >= si->min && value <= si->max, "[GraphModule] input ", i, " ('",
-                      p.name, "') has size ", size, " in dim ", d, ", so ", si->dim, " (", name,
-                      ") is ", value, ", outside the range [", si->min, ", ", si->max,
+    EMBER_CHECK_VALUE(value >= si->min && value <= si->max, "[GraphModule] input ", i, " ('", p.name,
+                      "') has size ", size, " in dim ", d, ", so ", si->dim, " (", name, ") is ",
+                      value, ", outside the range [", si->min, ", ", si->max,
                       "] the graph was traced for");
     auto [it, fresh] = values.try_emplace(name, value);
     EMBER_CHECK_VALUE(fresh || it->second == value, "[GraphModule] input ", i, " ('", p.name,

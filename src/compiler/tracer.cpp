@@ -73,8 +73,8 @@ class Tracer final : public DispatchMode {
   // `sizes`: the input's sizes with its dynamic dims as symbols (empty for a static input).
   Tensor add_input(const Tensor& t, size_t i, const std::vector<SymInt>& sizes = {}) {
     if (!sizes.empty()) {  // Note [Symbolic shapes]: a meta twin with symbolic sizes
-      const TensorMeta m =
-          TensorMeta::contiguous(SymShape(sizes.begin(), sizes.end()), t.dtype(), Device(kMeta));
+      const TensorMeta m = TensorMeta::contiguous(SymShape(sizes.begin(), sizes.end()),
+                                                  t.dtype(), Device(kMeta));
       Tensor sym = detail::allocate_meta(m, "make_fx");
       twins_.emplace(t.unsafeGetTensorImpl(), sym);
       const fx::ValueRef v = graph.placeholder("arg" + std::to_string(i) + "_1", meta_of(sym));
