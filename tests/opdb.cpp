@@ -364,7 +364,17 @@ std::vector<ScalarType> rejected_dtypes(const OpInfo& info) {
 
 void PrintTo(const OpInfo& info, std::ostream* os) { *os << info.name; }
 
+// Every entry of every family instantiated with op_test_name, by name: gtest names each parameter
+// while it registers the tests (before any runs), so a test that needs the whole database at once
+// (the compiler's sweep, tests/compiler/test_lowering_opdb.cpp, which lowers every entry's graphs
+// in one unit) finds it here.
+std::map<std::string, OpInfo>& registered_op_infos() {
+  static std::map<std::string, OpInfo> infos;
+  return infos;
+}
+
 std::string op_test_name(const ::testing::TestParamInfo<OpInfo>& info) {
+  registered_op_infos().try_emplace(info.param.name, info.param);
   std::string n;
   for (char c : info.param.name) n += std::isalnum(static_cast<unsigned char>(c)) ? c : '_';
   return n;

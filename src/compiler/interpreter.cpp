@@ -2,6 +2,7 @@
 // (the same primitives, the same in-place writes, the same output allocation), so autograd and
 // every dispatch mode see what they saw in eager mode. It is the reference the compiler's
 // generated code is held against.
+#include "compiler/interpret.h"
 #include "compiler/meta.h"
 #include "compiler/symbolic.h"
 #include "dispatch/dispatch.h"
@@ -118,28 +119,63 @@ GraphModule::GraphModule(Graph graph, std::map<std::string, Tensor> attrs)
   }
 }
 
+namespace detail {
+
+SymbolValues bind_inputs(const Graph& graph, const std::vector<Tensor>& inputs) {
+  const std::vector<Node>& nodes = graph.nodes();
+  EMBER_CHECK_VALUE(inputs.size() == graph.num_placeholders(), "[GraphModule] expected ",
+                    graph.num_placeholders(), " inputs, got ", inputs.size());
+  SymbolValues values;  // Note [Symbolic shapes]: the dynamic dims' sizes for this run
+  std::map<std::string, size_t> bound_by;
+  size_t k = 0;
+  for (const Node& n : nodes) {
+    if (n.kind != NodeKind::Placeholder) continue;
+    bind_symbols(n, k, inputs[k], values, bound_by);
+    ++k;
+  }
+  k = 0;
+  for (const Node& n : nodes) {
+    if (n.kind != NodeKind::Placeholder) continue;
+    check_input(n, k, inputs[k], values);
+    ++k;
+  }
+  return values;
+}
+
+std::vector<Tensor> run_call(const Node& n, const std::vector<Tensor>& args,
+                             const std::function<Tensor(ValueRef)>& value,
+                             const SymbolValues& values) {
+  const std::shared_ptr<const Primitive> prim = specialised(n.prim, values);
+  const char* op = prim->name();
+  std::vector<Tensor> outs;
+  if (prim->inplace()) {
+    // The target, or the fresh tensor the op builder made; other outputs are fresh too.
+    outs.push_back(n.inplace_target ? value(*n.inplace_target)
+                                    : allocate(n.outputs[0], op, values));
+    for (size_t k = 1; k < n.outputs.size(); ++k) {
+      outs.push_back(allocate(n.outputs[k], op, values));
+    }
+  } else if (n.alloc_outputs) {
+    for (const ValueMeta& m : n.outputs) outs.push_back(allocate(m, op, values));
+  }
+  std::vector<Tensor> result = dispatch(*prim, args, std::move(outs));
+  EMBER_CHECK(result.size() == n.outputs.size(), "[GraphModule] node '", n.name, "' (", op,
+              ") produced ", result.size(), " outputs, the graph records ", n.outputs.size());
+  return result;
+}
+
+}  // namespace detail
+
 std::vector<Tensor> GraphModule::operator()(const std::vector<Tensor>& inputs) const {
   const std::vector<Node>& nodes = graph_.nodes();
-  EMBER_CHECK_VALUE(inputs.size() == graph_.num_placeholders(), "[GraphModule] expected ",
-                    graph_.num_placeholders(), " inputs, got ", inputs.size());
+  const SymbolValues values = detail::bind_inputs(graph_, inputs);
   std::vector<std::vector<Tensor>> env(nodes.size());
   auto value = [&](ValueRef v) { return v.is_none() ? Tensor() : env[v.node][v.output]; };
-  SymbolValues values;  // Note [Symbolic shapes]: the dynamic dims' sizes for this run
-  {
-    std::map<std::string, size_t> bound_by;
-    size_t k = 0;
-    for (const Node& n : nodes) {
-      if (n.kind != NodeKind::Placeholder) continue;
-      bind_symbols(n, k, inputs[k], values, bound_by);
-      ++k;
-    }
-  }
   size_t next_input = 0;
   for (size_t i = 0; i < nodes.size(); ++i) {
     const Node& n = nodes[i];
     switch (n.kind) {
       case NodeKind::Placeholder:
-        check_input(n, next_input, inputs[next_input], values);
         env[i] = {inputs[next_input++]};
         break;
       case NodeKind::GetAttr:
@@ -149,22 +185,7 @@ std::vector<Tensor> GraphModule::operator()(const std::vector<Tensor>& inputs) c
         std::vector<Tensor> args;
         args.reserve(n.args.size());
         for (ValueRef a : n.args) args.push_back(value(a));
-        const std::shared_ptr<const Primitive> prim = specialised(n.prim, values);
-        const char* op = prim->name();
-        std::vector<Tensor> outs;
-        if (prim->inplace()) {
-          // The target, or the fresh tensor the op builder made; other outputs are fresh too.
-          outs.push_back(n.inplace_target ? value(*n.inplace_target)
-                                          : detail::allocate(n.outputs[0], op, values));
-          for (size_t k = 1; k < n.outputs.size(); ++k) {
-            outs.push_back(detail::allocate(n.outputs[k], op, values));
-          }
-        } else if (n.alloc_outputs) {
-          for (const ValueMeta& m : n.outputs) outs.push_back(detail::allocate(m, op, values));
-        }
-        env[i] = dispatch(*prim, args, std::move(outs));
-        EMBER_CHECK(env[i].size() == n.outputs.size(), "[GraphModule] node '", n.name, "' (", op,
-                    ") produced ", env[i].size(), " outputs, the graph records ", n.outputs.size());
+        env[i] = detail::run_call(n, args, value, values);
         break;
       }
       case NodeKind::Output: {

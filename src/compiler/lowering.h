@@ -7,6 +7,16 @@
 // and functors (backend/cpu/vec.h, unary_functors.h, binary_functors.h), so results agree,
 // compiled and loaded through the code cache (Note [Code cache]), and run by a wrapper that
 // allocates buffers and calls kernels and primitives in order.
+//
+// The rules that keep this correct (src/compiler/scheduler.cpp): a value stays in a kernel's
+// registers until something outside the kernel reads it (a call, another kernel, the output);
+// then it is stored and the kernel is sealed, so it runs before that reader. An in-place call
+// seals every open kernel, and constants (fills) that anything writes are not folded. Views of a
+// buffer become strides of the kernels' indexing (their recorded geometry); a view needed as a
+// tensor runs as its primitive, so outputs alias inputs as the interpreter's do. What the
+// generator does not know (src/compiler/lowering_ops.h) is a call of its primitive, run as the
+// interpreter runs it (src/compiler/interpret.h). Intermediates are released after their last
+// reader. Note [Kernel IR] describes the kernels; codegen.cpp how they become C++.
 #include <memory>
 #include <string>
 #include <vector>

@@ -1,13 +1,38 @@
 #pragma once
 // Helpers for the compiler's tests.
 #include <ember/compiler.h>
+#include <ember/ember.h>
 
+#include <cstring>
 #include <sstream>
 #include <string>
+#include <vector>
 
 #include "dispatch/primitive.h"
 
 namespace ember::test {
+
+/// A copy with the same storage size, offset, sizes and strides (expanded and non-contiguous
+/// layouts included), so that each run of a graph starts from the same inputs.
+inline Tensor exact_copy(const Tensor& t) {
+  if (!t.defined()) return t;
+  const TensorImpl* impl = t.unsafeGetTensorImpl();
+  const size_t nbytes = impl->storage()->nbytes();
+  auto storage = std::make_shared<StorageImpl>(nbytes, t.device());
+  if (nbytes && impl->storage()->data()) {
+    std::memcpy(storage->data(), impl->storage()->data(), nbytes);
+  }
+  auto copy = std::make_shared<TensorImpl>(storage, t.dtype(), t.sizes(), t.strides(),
+                                           impl->storage_offset());
+  copy->set_wrapped_number(impl->is_wrapped_number());
+  return Tensor(copy);
+}
+
+inline std::vector<Tensor> exact_copies(const std::vector<Tensor>& ts) {
+  std::vector<Tensor> r;
+  for (const Tensor& t : ts) r.push_back(exact_copy(t));
+  return r;
+}
 
 /// graph.to_string() with the parameters of view calls shown as "...": views are being
 /// redesigned (absolute geometry -> logical view kinds), and the printer tests pin the rest.

@@ -11,6 +11,7 @@
 #include <cmath>
 #include <cstring>
 
+#include "fx_test_util.h"
 #include "opdb.h"
 
 namespace ember::test {
@@ -210,28 +211,6 @@ const std::map<std::string, std::string>& fake_pending() {
       {"var_mean_mean", kReadsValues},
   };
   return pending;
-}
-
-// A copy with the same storage size, offset, sizes and strides (expanded and non-contiguous
-// layouts included), so that each run starts from the same inputs.
-Tensor exact_copy(const Tensor& t) {
-  if (!t.defined()) return t;
-  const TensorImpl* impl = t.unsafeGetTensorImpl();
-  const size_t nbytes = impl->storage()->nbytes();
-  auto storage = std::make_shared<StorageImpl>(nbytes, t.device());
-  if (nbytes && impl->storage()->data()) {
-    std::memcpy(storage->data(), impl->storage()->data(), nbytes);
-  }
-  auto copy = std::make_shared<TensorImpl>(storage, t.dtype(), t.sizes(), t.strides(),
-                                           impl->storage_offset());
-  copy->set_wrapped_number(impl->is_wrapped_number());
-  return Tensor(copy);
-}
-
-std::vector<Tensor> exact_copies(const std::vector<Tensor>& ts) {
-  std::vector<Tensor> r;
-  for (const Tensor& t : ts) r.push_back(exact_copy(t));
-  return r;
 }
 
 std::string shape_of(const Tensor& t) {
