@@ -8,7 +8,8 @@
 set(EMBER_KERNEL_HEADERS
   backend/cpu/vec.h
   backend/cpu/unary_functors.h
-  backend/cpu/binary_functors.h)
+  backend/cpu/binary_functors.h
+  backend/cpu/parallel.h)
 
 file(RELATIVE_PATH _ember_lib_to_inc "/prefix/${CMAKE_INSTALL_LIBDIR}" "/prefix/${CMAKE_INSTALL_INCLUDEDIR}")
 if(EMBER_NATIVE)
