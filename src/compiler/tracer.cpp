@@ -120,7 +120,12 @@ class Tracer final : public DispatchMode {
         graph.placeholder("arg" + std::to_string(i) + "_1", fx::ValueMeta::of(t));
     if (!t.defined()) return t;
     bind(t, v);
-    return fake ? twin(t) : t;
+    if (!fake) return t;
+    // Autograd records on meta tensors too: a fake input requiring grad lets the joint graph
+    // (Note [Joint graph]) trace the backward.
+    Tensor m = twin(t);
+    if (t.requires_grad() && !m.requires_grad()) m.requires_grad_(true);
+    return m;
   }
 
   void add_attr(const std::string& path, const Tensor& t) {
