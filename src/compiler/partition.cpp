@@ -133,16 +133,18 @@ PartitionedGraphs partition(const JointGraph& joint, PartitionPolicy policy) {
   // A write through a view changes its base and the base's other views, which SSA does not
   // show: when a backward node writes in place, its target's whole alias class (a buffer the
   // backward accumulates into, as split's gradient) is backward too.
-  std::vector<int> alias_root(nodes.size());
+  // The value whose memory a value is (itself, or the base of a view or in-place write).
+  std::vector<ValueRef> alias_root(nodes.size());
+  auto root_of = [&](ValueRef v) { return v.output == 0 ? alias_root[v.node] : v; };
   for (size_t i = 0; i < nodes.size(); ++i) {
     const Node& n = nodes[i];
-    alias_root[i] = static_cast<int>(i);
+    alias_root[i] = {static_cast<int>(i), 0};
     if (n.kind != NodeKind::Call) continue;
     if (n.inplace_target && !n.inplace_target->is_none()) {
-      alias_root[i] = alias_root[n.inplace_target->node];
+      alias_root[i] = root_of(*n.inplace_target);
     } else if (auto a = n.prim->aliased_input(0);
                a && *a < n.args.size() && !n.args[*a].is_none()) {
-      alias_root[i] = alias_root[n.args[*a].node];
+      alias_root[i] = root_of(n.args[*a]);
     }
   }
   std::vector<bool> backward(nodes.size());
@@ -154,7 +156,7 @@ PartitionedGraphs partition(const JointGraph& joint, PartitionPolicy policy) {
   }
   for (bool changed = true; changed;) {
     changed = false;
-    std::set<int> written;  // alias roots the backward writes
+    ValueSet written;  // alias roots the backward writes
     for (size_t i = 0; i < nodes.size(); ++i) {
       bool b = backward[i] || written.count(alias_root[i]);
       for (ValueRef a : inputs_of(nodes[i])) b = b || backward[a.node];
@@ -188,6 +190,12 @@ PartitionedGraphs partition(const JointGraph& joint, PartitionPolicy policy) {
   const std::vector<bool> for_grads = needed_by(g, grad_roots);
   ValueSet saved;
   std::set<int> recompute;
+  // What saving a value keeps alive: its base's memory, nothing for a view of a primal (the
+  // caller holds the inputs and parameters anyway, as eager autograd's saved inputs are).
+  auto cost_of = [&](ValueRef v) {
+    const ValueRef r = root_of(v);
+    return nodes[r.node].kind == NodeKind::Placeholder ? 0 : bytes_of(g.meta(r));
+  };
   for (size_t i = 0; i < nodes.size(); ++i) {
     if (!for_grads[i] || !backward[i]) continue;
     // A buffer the backward fills in place (embedding's gradient, made by zeros()) is made
@@ -214,11 +222,13 @@ PartitionedGraphs partition(const JointGraph& joint, PartitionPolicy policy) {
       if (!cheap(nodes[v.node])) continue;
       // Inputs saved or recomputed already, and factories, cost nothing more.
       auto free = [&](ValueRef a) {
-        return saved.count(a) || recompute.count(a.node) || fresh(nodes[a.node], nodes);
+        if (saved.count(a) || recompute.count(a.node) || fresh(nodes[a.node], nodes)) return true;
+        return std::any_of(saved.begin(), saved.end(),
+                           [&](ValueRef s) { return root_of(s) == root_of(a); });
       };
-      int64_t cost = -bytes_of(g.meta(v));
+      int64_t cost = -cost_of(v);
       for (ValueRef a : inputs_of(nodes[v.node])) {
-        if (!free(a)) cost += bytes_of(g.meta(a));
+        if (!free(a)) cost += cost_of(a);
       }
       if (cost > 0) continue;
       saved.erase(v);
@@ -256,7 +266,12 @@ PartitionedGraphs partition(const JointGraph& joint, PartitionPolicy policy) {
   out.num_primals = joint.num_primals;
   out.tangent_of = joint.tangent_of;
   out.grad_of = joint.grad_of;
-  for (ValueRef v : saved) out.saved_bytes += bytes_of(g.meta(v));
+  {
+    ValueSet roots;  // views of one base count once
+    for (ValueRef v : saved) {
+      if (roots.insert(root_of(v)).second) out.saved_bytes += cost_of(v);
+    }
+  }
   for (int n : recompute) out.recomputed += nodes[n].kind == NodeKind::Call;
 
   // The forward graph: what the outputs, the saved values and in-place writes to inputs need.
