@@ -187,6 +187,7 @@ namespace {
 // The compiled function's state: the two graphs and what they were traced for.
 struct Compiled {
   fx::PartitionedGraphs graphs;
+  JointFn forward, backward;        // the graphs' compiled forms
   std::vector<bool> requires_grad;  // per input, as traced
 
   // `self` is this: the autograd node keeps the graphs alive past the compiled function.
@@ -207,7 +208,7 @@ struct Compiled {
     std::vector<Tensor> fwd;
     {
       NoGradGuard no_grad;
-      fwd = graphs.forward(inputs);
+      fwd = self->forward(inputs);
     }
     const auto outputs_end = fwd.begin() + static_cast<std::ptrdiff_t>(graphs.num_outputs);
     std::vector<Tensor> outs(fwd.begin(), outputs_end);
@@ -219,9 +220,11 @@ struct Compiled {
           const fx::PartitionedGraphs& graphs = self->graphs;
           std::vector<Tensor> in = ctx->get_saved_variables();
           for (size_t i = 0; i < graphs.num_outputs; ++i) {
-            if (graphs.tangent_of[i] >= 0) in.push_back(grads.at(i));
+            // The graph was traced with contiguous tangents; an incoming gradient may be an
+            // expanded one (sum's), as in AOTAutograd, which also makes them contiguous.
+            if (graphs.tangent_of[i] >= 0) in.push_back(grads.at(i).contiguous());
           }
-          const std::vector<Tensor> g = graphs.backward(in);
+          const std::vector<Tensor> g = self->backward(in);
           std::vector<Tensor> result;
           for (int k : graphs.grad_of) result.push_back(k < 0 ? Tensor() : g.at(k));
           return result;
@@ -241,9 +244,16 @@ struct Compiled {
 };
 
 JointFn compile_joint(const fx::JointGraph& joint, const std::vector<Tensor>& inputs,
-                      fx::PartitionPolicy policy) {
+                      const AotOptions& options) {
   auto compiled = std::make_shared<Compiled>();
-  compiled->graphs = fx::partition(joint, policy);
+  compiled->graphs = fx::partition(joint, options.partition);
+  auto compile = [](const GraphCompiler& compiler, const fx::GraphModule& gm) -> JointFn {
+    if (compiler) return compiler(gm);
+    return [&gm](const std::vector<Tensor>& xs) { return gm(xs); };  // gm lives in `compiled`
+  };
+  compiled->forward = compile(options.fw_compiler, compiled->graphs.forward);
+  compiled->backward = compile(options.bw_compiler ? options.bw_compiler : options.fw_compiler,
+                               compiled->graphs.backward);
   for (const Tensor& t : inputs) {
     compiled->requires_grad.push_back(t.defined() && t.requires_grad());
   }
@@ -254,14 +264,14 @@ JointFn compile_joint(const fx::JointGraph& joint, const std::vector<Tensor>& in
 }  // namespace
 
 JointFn aot_function(const JointFn& fn, const std::vector<Tensor>& example_inputs,
-                     fx::PartitionPolicy policy) {
-  return compile_joint(make_joint(fn, example_inputs), example_inputs, policy);
+                     const AotOptions& options) {
+  return compile_joint(make_joint(fn, example_inputs), example_inputs, options);
 }
 
 JointFn aot_module(const nn::Module& module, const JointFn& fn,
-                   const std::vector<Tensor>& example_inputs, fx::PartitionPolicy policy) {
+                   const std::vector<Tensor>& example_inputs, const AotOptions& options) {
   JointFn compiled = compile_joint(make_joint(module, fn, example_inputs),
-                                   with_parameters(module, example_inputs), policy);
+                                   with_parameters(module, example_inputs), options);
   return [&module, compiled](const std::vector<Tensor>& xs) {
     return compiled(with_parameters(module, xs));
   };

@@ -81,17 +81,27 @@ fx::JointGraph make_joint(const nn::Module& module, const JointFn& fn,
 fx::JointGraph make_joint(const nn::Module& module, const JointFn& fn,
                           const std::vector<Tensor>& inputs);
 
+/// Turns a graph into the function that runs it (functorch's fw_compiler / bw_compiler); the
+/// default runs the graph interpreter (GraphModule::operator()).
+using GraphCompiler = std::function<JointFn(const fx::GraphModule&)>;
+
+struct AotOptions {
+  fx::PartitionPolicy partition = fx::PartitionPolicy::Recompute;
+  GraphCompiler fw_compiler = {};  // the forward graph's
+  GraphCompiler bw_compiler = {};  // the backward graph's (the forward's when empty)
+};
+
 /// functorch's aot_function: traces `fn` with its backward once on `example_inputs`, partitions
-/// it, and returns a function that runs the forward graph without recording and, when grad mode
-/// is on and an input requires grad, records one autograd node ("CompiledFunctionBackward")
-/// whose backward runs the backward graph. The result is specialised to the example inputs'
-/// dtypes, sizes and which of them require grad.
+/// it, compiles both graphs, and returns a function that runs the forward without recording and,
+/// when grad mode is on and an input requires grad, records one autograd node
+/// ("CompiledFunctionBackward") whose backward runs the backward graph. The result is specialised
+/// to the example inputs' dtypes, sizes and which of them require grad (ValueError otherwise).
 JointFn aot_function(const JointFn& fn, const std::vector<Tensor>& example_inputs,
-                     fx::PartitionPolicy policy = fx::PartitionPolicy::Recompute);
+                     const AotOptions& options = {});
 /// aot_module: as aot_function with the module's parameters as leading inputs, so their .grad
-/// accumulates as in eager mode. The returned function takes the inputs alone.
+/// accumulates as in eager mode. The returned function takes the inputs alone and refers to the
+/// module, which must outlive it.
 JointFn aot_module(const nn::Module& module, const JointFn& fn,
-                   const std::vector<Tensor>& example_inputs,
-                   fx::PartitionPolicy policy = fx::PartitionPolicy::Recompute);
+                   const std::vector<Tensor>& example_inputs, const AotOptions& options = {});
 
 }  // namespace ember
