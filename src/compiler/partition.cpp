@@ -214,15 +214,24 @@ PartitionedGraphs partition(const JointGraph& joint, PartitionPolicy policy) {
   for (size_t k = joint.num_outputs; k < results.size(); ++k) {
     if (!backward[results[k].node]) saved.insert(results[k]);
   }
-  // 3. Recompute cheap values from their inputs where that saves no more bytes.
+  // 3. Recompute cheap values from their inputs where that saves no more bytes. A value whose
+  // memory an in-place call writes later (an identity matrix made by filling a diagonal view of
+  // zeros) is not what its own node computes: it is saved.
+  ValueSet mutated;
+  for (const Node& n : nodes) {
+    if (n.kind == NodeKind::Call && n.inplace_target) mutated.insert(root_of(*n.inplace_target));
+  }
+  auto factory = [&](ValueRef a) {
+    return fresh(nodes[a.node], nodes) && !mutated.count(root_of(a));
+  };
   for (bool changed = policy == PartitionPolicy::Recompute; changed;) {
     changed = false;
     for (auto it = saved.rbegin(); it != saved.rend(); ++it) {
       const ValueRef v = *it;
-      if (!cheap(nodes[v.node])) continue;
+      if (!cheap(nodes[v.node]) || mutated.count(root_of(v))) continue;
       // Inputs saved or recomputed already, and factories, cost nothing more.
       auto free = [&](ValueRef a) {
-        if (saved.count(a) || recompute.count(a.node) || fresh(nodes[a.node], nodes)) return true;
+        if (saved.count(a) || recompute.count(a.node) || factory(a)) return true;
         return std::any_of(saved.begin(), saved.end(),
                            [&](ValueRef s) { return root_of(s) == root_of(a); });
       };
@@ -235,7 +244,7 @@ PartitionedGraphs partition(const JointGraph& joint, PartitionPolicy policy) {
       recompute.insert(v.node);
       for (ValueRef a : inputs_of(nodes[v.node])) {
         if (recompute.count(a.node)) continue;
-        if (fresh(nodes[a.node], nodes)) {
+        if (factory(a)) {
           recompute.insert(a.node);
           for (ValueRef attr : inputs_of(nodes[a.node])) saved.insert(attr);
         } else {
