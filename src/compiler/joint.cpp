@@ -99,8 +99,15 @@ fx::JointGraph trace_joint(const JointFn& fn, const std::vector<Tensor>& primals
       const Device device = outs[i].device().is_meta() ? Device(kCPU) : outs[i].device();
       tangents.push_back(ones(outs[i].sym_sizes(), TensorOptions(outs[i].dtype()).device(device)));
     }
+    // A fake trace gives fn meta twins of the primals, but a module's forward reads its real
+    // parameters: differentiate with respect to both, and add what each one gets.
+    std::vector<int> also(xs.size(), -1);
     for (size_t i = 0; i < xs.size(); ++i) {
-      if (wants_grad[i]) diff_inputs.push_back(xs[i]);
+      if (!wants_grad[i]) continue;
+      diff_inputs.push_back(xs[i]);
+      if (xs[i].is_same(primals[i])) continue;
+      also[i] = static_cast<int>(diff_inputs.size());
+      diff_inputs.push_back(primals[i]);
     }
     std::vector<Tensor> grads;
     if (!diff_outs.empty() && !diff_inputs.empty()) {
@@ -111,7 +118,11 @@ fx::JointGraph trace_joint(const JointFn& fn, const std::vector<Tensor>& primals
     std::vector<Tensor> results = outs;
     for (size_t i = 0, k = 0; i < xs.size(); ++i) {
       if (!wants_grad[i]) continue;
-      const Tensor& g = grads.empty() ? Tensor() : grads[k++];
+      Tensor g = grads.empty() ? Tensor() : grads[k++];
+      if (also[i] >= 0) {
+        const Tensor& other = grads.empty() ? Tensor() : grads[k++];
+        g = !g.defined() ? other : other.defined() ? g + other : g;
+      }
       if (!g.defined()) continue;
       joint.grad_of[i] = static_cast<int>(num_grads++);
       results.push_back(g);
@@ -243,8 +254,10 @@ struct Compiled {
   }
 };
 
-JointFn compile_joint(const fx::JointGraph& joint, const std::vector<Tensor>& inputs,
-                      const AotOptions& options) {
+}  // namespace
+
+JointFn aot_compile_joint(const fx::JointGraph& joint, const std::vector<Tensor>& inputs,
+                          const AotOptions& options) {
   auto compiled = std::make_shared<Compiled>();
   compiled->graphs = fx::partition(joint, options.partition);
   auto compile = [](const GraphCompiler& compiler, const fx::GraphModule& gm) -> JointFn {
@@ -261,17 +274,15 @@ JointFn compile_joint(const fx::JointGraph& joint, const std::vector<Tensor>& in
   return [state](const std::vector<Tensor>& xs) { return Compiled::run(state, xs); };
 }
 
-}  // namespace
-
 JointFn aot_function(const JointFn& fn, const std::vector<Tensor>& example_inputs,
                      const AotOptions& options) {
-  return compile_joint(make_joint(fn, example_inputs), example_inputs, options);
+  return aot_compile_joint(make_joint(fn, example_inputs), example_inputs, options);
 }
 
 JointFn aot_module(const nn::Module& module, const JointFn& fn,
                    const std::vector<Tensor>& example_inputs, const AotOptions& options) {
-  JointFn compiled = compile_joint(make_joint(module, fn, example_inputs),
-                                   with_parameters(module, example_inputs), options);
+  JointFn compiled = aot_compile_joint(make_joint(module, fn, example_inputs),
+                                       with_parameters(module, example_inputs), options);
   return [&module, compiled](const std::vector<Tensor>& xs) {
     return compiled(with_parameters(module, xs));
   };
