@@ -7,10 +7,6 @@
 // partition() splits it into a forward graph (primals -> outputs + saved values) and a backward
 // graph (saved values + tangents -> gradients); aot_function runs the pair as one autograd node.
 // Static shapes only: autograd does not record on symbolic tensors, so a DynamicSpec is refused.
-// TracingMode::Fake works for functions and small modules (tests/compiler/test_joint.cpp), but
-// KNOWN BUG: the one-layer `ember train` GPT traced fake gets gradients off by up to ~10% (its
-// forward output is exact; real tracing, the default, is exact), so ember::compile does not use
-// joint graphs yet (it traces fake).
 #include <cstdint>
 #include <functional>
 #include <string>
