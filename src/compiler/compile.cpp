@@ -14,8 +14,12 @@
 //    (reads the size as an integer), that capture is static and later sizes recompile static.
 //    Sizes 0 and 1 specialise while tracing, so a declared dim whose size is 0 or 1 is traced at
 //    2 and still runs at 0 or 1.
-//  - Training: with grad mode on and anything requiring grad, the entry runs the graph through
-//    the interpreter (every op dispatched, so autograd records it) until joint graphs land.
+//  - Training: with grad mode on and anything requiring grad, a static capture is also traced
+//    with its backward (Note [Joint graph]), partitioned, and both graphs built by the backend:
+//    a call runs the forward and records one autograd node that runs the backward (aot_function).
+//    A dynamic capture, one whose joint graph cannot be traced (fake tensors meet a random op),
+//    or a call whose inputs require grad otherwise than traced runs the captured graph through
+//    the interpreter, so autograd records op by op.
 #include <algorithm>
 #include <atomic>
 #include <map>
@@ -30,6 +34,7 @@
 #include "compiler/symbolic.h"
 #include "ember/autograd.h"
 #include "ember/compiler.h"
+#include "ember/fx/joint.h"
 #include "ember/nn/module.h"
 #include "ember/ops/factory.h"
 
@@ -127,6 +132,10 @@ struct CompiledEntry {
   std::shared_ptr<const fx::GraphModule> gm;                // null: runs the function eagerly
   std::shared_ptr<const compiler::CompiledGraph> compiled;  // null: the interpreter runs gm
   bool held_require_grad = false;
+  // Training (Note [Joint graph]): the forward and backward graphs as one autograd node, for
+  // inputs requiring grad as `train_requires_grad` says; empty: the interpreter runs gm.
+  JointFn train;
+  std::vector<bool> train_requires_grad;
 };
 
 class CompileState {
@@ -336,7 +345,60 @@ class CompileState {
     for (const auto& h : entry.guards.held) entry.held_require_grad |= h.meta.requires_grad;
     entry.gm = std::make_shared<const fx::GraphModule>(std::move(*gm));
     if (options_.backend == "inductor" && !records_grad(entry, inputs)) build(entry, inputs);
+    if (records_grad(entry, inputs) && !has_symbols(entry.gm->graph())) build_train(entry, inputs);
     return entry;
+  }
+
+  static bool has_symbols(const fx::Graph& g) {
+    for (const fx::Node& n : g.nodes()) {
+      for (const fx::ValueMeta& m : n.outputs) {
+        for (const SymInt& s : m.sizes) {
+          if (s.is_symbolic()) return true;
+        }
+      }
+    }
+    return false;
+  }
+
+  // The joint graph of a static capture, traced with fake tensors like the capture itself.
+  void build_train(CompiledEntry& entry, const std::vector<Tensor>& inputs) {
+    AotOptions aot;
+    if (options_.backend == "inductor") {
+      // Each graph through the backend; one it cannot build runs in the interpreter.
+      aot.fw_compiler = [](const fx::GraphModule& gm) -> JointFn {
+        std::shared_ptr<const compiler::CompiledGraph> lowered;
+        try {
+          lowered = compiler::lower(gm);
+        } catch (const compiler::CompileError&) {
+          return [&gm](const std::vector<Tensor>& xs) { return gm(xs); };
+        }
+        return [lowered](const std::vector<Tensor>& xs) { return (*lowered)(xs); };
+      };
+    }
+    try {
+      const TraceOptions fake{.mode = TracingMode::Fake};
+      const fx::JointGraph joint =
+          module_ ? make_joint(*module_, fn_, inputs, fake) : make_joint(fn_, inputs, fake);
+      std::vector<Tensor> primals = module_ ? module_->parameters() : std::vector<Tensor>{};
+      primals.insert(primals.end(), inputs.begin(), inputs.end());
+      entry.train = aot_compile_joint(joint, primals, aot);
+      if (module_) {
+        entry.train = [module = module_, f = entry.train](const std::vector<Tensor>& xs) {
+          std::vector<Tensor> all = module->parameters();
+          all.insert(all.end(), xs.begin(), xs.end());
+          return f(all);
+        };
+      }
+      for (const Tensor& t : inputs) {
+        entry.train_requires_grad.push_back(t.defined() && t.requires_grad());
+      }
+    } catch (const Error& e) {
+      entry.train = nullptr;
+      if (compiler::log_enabled("graph")) {
+        compiler::log("graph", "No joint graph for " + name_ + " (the interpreter runs the " +
+                                   "captured graph for training): " + e.what());
+      }
+    }
   }
 
   void build(CompiledEntry& entry, const std::vector<Tensor>& inputs) {
@@ -346,7 +408,8 @@ class CompileState {
       if (!options_.fallback_to_eager) throw;
       warn_once(warned_build_, "[compile] " + name_ + " could not be built, so it runs eagerly " +
                                    "(fallback_to_eager=true): " + e.what());
-      entry = CompiledEntry{compiler::Guards::for_inputs(inputs), nullptr, nullptr, false};
+      entry = CompiledEntry{};
+      entry.guards = compiler::Guards::for_inputs(inputs);
       return;
     }
     update_stats([](compiler::Stats& s) { ++s.compiles; });
@@ -375,6 +438,14 @@ class CompileState {
   std::vector<Tensor> run(const CompiledEntry& e, const std::vector<Tensor>& inputs) const {
     if (!e.gm) return eager(inputs);
     if (e.compiled && !records_grad(e, inputs)) return (*e.compiled)(inputs);
+    if (e.train && records_grad(e, inputs)) {
+      bool same = true;  // the joint graph's gradients are for the inputs that required grad
+      for (size_t i = 0; i < inputs.size(); ++i) {
+        same = same && (inputs[i].defined() && inputs[i].requires_grad()) ==
+                           static_cast<bool>(e.train_requires_grad[i]);
+      }
+      if (same) return e.train(inputs);
+    }
     return (*e.gm)(inputs);
   }
 

@@ -63,8 +63,7 @@ Dim::Dim(std::string name_, std::optional<int64_t> min_, std::optional<int64_t> 
 }
 
 Dim::Dim(int64_t static_size) : name(std::to_string(static_size)), value(static_size) {
-  EMBER_CHECK_VALUE(static_size >= 0, "[Dim] a static size cannot be negative, got ",
-                    static_size);
+  EMBER_CHECK_VALUE(static_size >= 0, "[Dim] a static size cannot be negative, got ", static_size);
   min = max = static_size;
 }
 

@@ -88,8 +88,8 @@ ValueMeta ValueMeta::of(const Tensor& t) {
 
 bool ValueMeta::operator==(const ValueMeta& o) const {
   return same_as(sizes, o.sizes) && same_as(strides, o.strides) && dtype == o.dtype &&
-         device == o.device &&
-         requires_grad == o.requires_grad && storage_offset == o.storage_offset;
+         device == o.device && requires_grad == o.requires_grad &&
+         storage_offset == o.storage_offset;
 }
 
 std::string ValueMeta::str() const {

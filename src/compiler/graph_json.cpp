@@ -177,7 +177,8 @@ class Reader {
       if (!s.is_object()) bad(where, "a symbol must be an object");
       keys(s, where, {"name", "dim", "min", "max", "hint", "runtime_min", "source"});
       const json& name = need(s, "name", where);
-      if (name != "s" + std::to_string(i)) bad(where, "symbol " + std::to_string(i) + " must be named s" + std::to_string(i));
+      if (name != "s" + std::to_string(i))
+        bad(where, "symbol " + std::to_string(i) + " must be named s" + std::to_string(i));
       const std::string dim = identifier(need(s, "dim", where), where, "'dim'", false);
       const json& source = need(s, "source", where);
       if (!source.is_string() || source.get<std::string>().size() > kMaxNameLength) {
@@ -347,7 +348,9 @@ class Reader {
           return env_->parse(t, "Graph.from_json");
         };
         struct Scope {
-          explicit Scope(const ember::detail::SymIntReader* r) { ember::detail::sym_int_reader() = r; }
+          explicit Scope(const ember::detail::SymIntReader* r) {
+            ember::detail::sym_int_reader() = r;
+          }
           ~Scope() { ember::detail::sym_int_reader() = nullptr; }
         } scope(env_ ? &read : nullptr);
         n.prim = primitive_from_json(prim.dump());
@@ -394,7 +397,7 @@ class Reader {
     return n;
   }
 
-  std::vector<int64_t> defined_;  // outputs per node read so far
+  std::vector<int64_t> defined_;   // outputs per node read so far
   std::shared_ptr<ShapeEnv> env_;  // the graph's symbols, if it has any
   std::set<std::string> names_;
 };

@@ -55,9 +55,9 @@ struct Poly;
 enum class AtomKind : uint8_t { Symbol, FloorDiv, Mod, Min, Max };
 struct Atom {
   AtomKind kind = AtomKind::Symbol;
-  int symbol = -1;                 // AtomKind::Symbol
+  int symbol = -1;                   // AtomKind::Symbol
   std::shared_ptr<const Poly> a, b;  // the operands of the others
-  std::string text;                // canonical
+  std::string text;                  // canonical
 };
 using AtomPtr = std::shared_ptr<const Atom>;
 using Monomial = std::vector<AtomPtr>;  // sorted by text; empty for the constant term
@@ -97,7 +97,8 @@ std::string mono_key(const Monomial& m) {
 
 Poly add(const Poly& a, const Poly& b, int64_t sign = 1) {
   Poly r = a;
-  for (const auto& [key, term] : b.terms) r.add_term(key, term.first, checked_mul(sign, term.second));
+  for (const auto& [key, term] : b.terms)
+    r.add_term(key, term.first, checked_mul(sign, term.second));
   return r;
 }
 
@@ -107,7 +108,8 @@ Poly mul(const Poly& a, const Poly& b) {
     for (const auto& [kb, tb] : b.terms) {
       Monomial m = ta.first;
       m.insert(m.end(), tb.first.begin(), tb.first.end());
-      std::sort(m.begin(), m.end(), [](const AtomPtr& x, const AtomPtr& y) { return x->text < y->text; });
+      std::sort(m.begin(), m.end(),
+                [](const AtomPtr& x, const AtomPtr& y) { return x->text < y->text; });
       r.add_term(mono_key(m), m, checked_mul(ta.second, tb.second));
     }
   }
@@ -119,8 +121,8 @@ std::string text(const Poly& p) {
   auto put = [&](int64_t c, const std::string& mono) {
     const bool neg = c < 0;
     const int64_t mag = neg ? -c : c;
-    std::string t = mono.empty() ? std::to_string(mag)
-                                 : (mag == 1 ? mono : std::to_string(mag) + "*" + mono);
+    std::string t =
+        mono.empty() ? std::to_string(mag) : (mag == 1 ? mono : std::to_string(mag) + "*" + mono);
     if (s.empty()) {
       s = (neg ? "-" : "") + t;
     } else {
@@ -162,7 +164,9 @@ class Expr final : public SymNode {
   SymNodePtr wrap(int64_t v) const override { return make(Poly::constant(v)); }
   std::optional<int64_t> constant() const override { return poly_.as_constant(); }
   std::string str() const override { return text(poly_); }
-  int64_t hint() const override { return eval(poly_, [&](int s) { return info(s).hint; }); }
+  int64_t hint() const override {
+    return eval(poly_, [&](int s) { return info(s).hint; });
+  }
 
   int64_t guard_int(const char* op) const override {
     const Interval r = range(poly_);
@@ -394,7 +398,8 @@ class Expr final : public SymNode {
     }
     // Linear: an inequality changes its outcome at most once on each side of the hint, so a
     // binary search on each side finds the edge.
-    auto edge = [&](int64_t from, int64_t to) {  // the last value from `from` toward `to` that keeps
+    auto edge = [&](int64_t from,
+                    int64_t to) {  // the last value from `from` toward `to` that keeps
       int64_t good = from, bad = to;
       if (holds(to) == want) return to;
       while (good != bad && (good < bad ? bad - good : good - bad) > 1) {
@@ -430,10 +435,10 @@ class Expr final : public SymNode {
       fix = "make " + dims + " static (drop it from dynamic_shapes), or read sizes with " +
             "sym_size()/sym_sizes() where the program does not need a concrete value";
     }
-    EMBER_THROW(ConstraintViolationError, "[", op, "] Constraints violated (", dims, ")! ", op,
-                " needs ", need, ", which the declared range does not decide (", about,
-                "): the traced program would specialise to the example inputs. Suggested fix: ",
-                fix);
+    EMBER_THROW(
+        ConstraintViolationError, "[", op, "] Constraints violated (", dims, ")! ", op, " needs ",
+        need, ", which the declared range does not decide (", about,
+        "): the traced program would specialise to the example inputs. Suggested fix: ", fix);
   }
 
   std::shared_ptr<ShapeEnv> env_;
@@ -541,10 +546,12 @@ class Parser {
       return SymInt(v);
     }
     std::string name;
-    while (pos_ < s_.size() && (std::isalnum(static_cast<unsigned char>(s_[pos_])) || s_[pos_] == '_')) {
+    while (pos_ < s_.size() &&
+           (std::isalnum(static_cast<unsigned char>(s_[pos_])) || s_[pos_] == '_')) {
       name += s_[pos_++];
     }
-    if (name.empty()) fail(pos_ < s_.size() ? "unexpected '" + s_.substr(pos_, 1) + "'" : "unexpected end");
+    if (name.empty())
+      fail(pos_ < s_.size() ? "unexpected '" + s_.substr(pos_, 1) + "'" : "unexpected end");
     if (name == "Mod" || name == "Min" || name == "Max") {
       if (!eat("(")) fail("expected '(' after " + name);
       SymInt a = expr();

@@ -120,7 +120,12 @@ class Tracer final : public DispatchMode {
         graph.placeholder("arg" + std::to_string(i) + "_1", fx::ValueMeta::of(t));
     if (!t.defined()) return t;
     bind(t, v);
-    return fake ? twin(t) : t;
+    if (!fake) return t;
+    // Autograd records on meta tensors too: a fake input requiring grad lets the joint graph
+    // (Note [Joint graph]) trace the backward.
+    Tensor m = twin(t);
+    if (t.requires_grad() && !m.requires_grad()) m.requires_grad_(true);
+    return m;
   }
 
   void add_attr(const std::string& path, const Tensor& t) {
@@ -175,6 +180,7 @@ class Tracer final : public DispatchMode {
     // scalars the op builder made, its preallocated outputs); calls on real tensors alone
     // (factories, scalar conversions) run as they are.
     std::vector<Tensor> outs = call.outputs;
+    const std::vector<Tensor> preallocated = call.outputs;  // the op builder may keep these
     if (fake && involves_meta(call)) {
       std::vector<Tensor> ins;
       for (const Tensor& t : call.inputs) ins.push_back(twin(t));
@@ -199,6 +205,12 @@ class Tracer final : public DispatchMode {
     for (size_t k = 0; k < call.outputs.size(); ++k) {
       bind(call.outputs[k], {node, static_cast<int>(k)});
       if (!outs[k].is_same(call.outputs[k])) bind(outs[k], {node, static_cast<int>(k)});
+      // Fake: a real output the op builder preallocated (gelu's backward) and reads afterwards
+      // stands for the call's value too, not for a constant.
+      if (k < preallocated.size() && preallocated[k].defined() &&
+          !preallocated[k].is_same(call.outputs[k])) {
+        bind(preallocated[k], {node, static_cast<int>(k)});
+      }
       produced_.push_back({{node, static_cast<int>(k)}, call.outputs[k]});
     }
   }
