@@ -157,24 +157,37 @@ CompiledFunction compile(F&& fn, const CompileOptions& options = {}) {
   return detail::compile_function(TracedFn(std::forward<F>(fn)), options);
 }
 
+namespace detail {
+// The module a holder (nn::Linear) or a shared_ptr refers to.
+template <ModuleLike H>
+auto module_ptr(const H& module) {
+  if constexpr (ModulePointer<H>) {
+    return module;
+  } else {
+    return module.ptr();
+  }
+}
+}  // namespace detail
+
 /// Compiles a module's forward (torch.compile(module)), given as a holder (nn::Linear) or a
 /// shared_ptr; its parameters and buffers are read at each call, so optimizer steps are seen
 /// without recompiling.
 template <detail::ModuleLike H>
 auto compile(const H& module, const CompileOptions& options = {}) {
-  auto ptr = [&] {
-    if constexpr (detail::ModulePointer<H>) {
-      return module;
-    } else {
-      return module.ptr();
-    }
-  }();
+  auto ptr = detail::module_ptr(module);
   using M = typename decltype(ptr)::element_type;
   auto* raw = ptr.get();
   TracedFn forward = [raw](const std::vector<Tensor>& xs) -> std::vector<Tensor> {
     return {raw->forward(xs.at(0))};
   };
   return CompiledModule<M>(ptr, detail::compile_module(ptr, std::move(forward), options));
+}
+
+/// Compiles `fn`, a function of tensors that calls `module` (a forward with more arguments, a
+/// loss after it), with the module's parameters and buffers lifted as compile(module) lifts them.
+template <detail::ModuleLike H, detail::TensorFunction F>
+CompiledFunction compile(const H& module, F&& fn, const CompileOptions& options = {}) {
+  return detail::compile_module(detail::module_ptr(module), TracedFn(std::forward<F>(fn)), options);
 }
 
 }  // namespace ember

@@ -370,8 +370,9 @@ class CompileState {
         try {
           lowered = compiler::lower(gm);
         } catch (const compiler::CompileError&) {
-          return [&gm](const std::vector<Tensor>& xs) { return gm(xs); };
+          return [gm](const std::vector<Tensor>& xs) { return gm(xs); };
         }
+        update_stats([](compiler::Stats& s) { ++s.compiles; });
         return [lowered](const std::vector<Tensor>& xs) { return (*lowered)(xs); };
       };
     }

@@ -1,6 +1,7 @@
 #include "cli/tasks.h"
 
 #include <ember/autograd.h>
+#include <ember/compile.h>
 #include <ember/core/error.h>
 #include <ember/data/readers.h>
 #include <ember/ember.h>
@@ -8,6 +9,7 @@
 
 #include <cmath>
 #include <filesystem>
+#include <optional>
 #include <sstream>
 
 #include "cli/evaluating.h"
@@ -42,10 +44,17 @@ class GptTask : public Task {
     shard_ = {rank, world};
     ddp_ = std::make_unique<nn::parallel::DistributedDataParallel<GPTImpl>>(model_);
   }
+  void compile() override {
+    compiled_ =
+        ember::compile(model_, [this](const std::vector<Tensor>& xy) -> std::vector<Tensor> {
+          return {cross_entropy_of(model_->forward(xy[0], compute_), xy[1])};
+        });
+  }
   Tensor loss(int64_t step) override {
     const Tensor offsets =
         train_offsets(corpus_, config_.seed, step, config_.batch_size, config_.context);
     auto [x, y] = windows(corpus_.train, shard_.of(offsets), config_.context);
+    if (compiled_) return (*compiled_)({x, y})[0];
     return cross_entropy_of(ddp_ ? (*ddp_)(x, compute_) : model_->forward(x, compute_), y);
   }
   double evaluate() override {
@@ -87,6 +96,7 @@ class GptTask : public Task {
   ScalarType compute_ = kFloat32;
   Shard shard_;
   std::unique_ptr<nn::parallel::DistributedDataParallel<GPTImpl>> ddp_;
+  std::optional<CompiledFunction> compiled_;  // --compile
 };
 
 // One IDX file of the image folder; "<name>.gz" is accepted too.
@@ -168,6 +178,7 @@ class ImageTask : public Task {
     const Tensor idx =
         shard_.of(perm_.slice(0, pos * config_.batch_size, (pos + 1) * config_.batch_size));
     const Tensor x = train_.images.index({idx}), y = train_.labels.index({idx});
+    if (compiled_) return (*compiled_)({x, y})[0];
     if (!low_) return nn::functional::cross_entropy(forward(model_, x), y);
     // bfloat16 mixed precision with float32 master weights: the step runs on a bfloat16 copy of
     // the weights, its gradients are applied to the masters (after_backward).
@@ -177,6 +188,12 @@ class ImageTask : public Task {
     }
     low_->train(model_->is_training());
     return nn::functional::cross_entropy(forward(low_, x.to(kBFloat16)).to(kFloat32), y);
+  }
+  void compile() override {
+    compiled_ =
+        ember::compile(model_, [this](const std::vector<Tensor>& xy) -> std::vector<Tensor> {
+          return {nn::functional::cross_entropy(model_->forward(xy[0]), xy[1])};
+        });
   }
   void after_backward() override {
     if (!low_) return;
@@ -239,6 +256,7 @@ class ImageTask : public Task {
   nn::Sequential model_{nullptr}, low_{nullptr};
   Shard shard_;
   std::unique_ptr<nn::parallel::DistributedDataParallel<nn::SequentialImpl>> ddp_;
+  std::optional<CompiledFunction> compiled_;  // --compile
   Tensor perm_;
   int64_t perm_epoch_ = -1;
 };

@@ -22,6 +22,9 @@ class Task {
   /// --batch-size, which `world` divides), and its backward averages the gradients over the
   /// default process group (DistributedDataParallel). Every rank sees the same batch order.
   virtual void make_data_parallel(int64_t rank, int64_t world) = 0;
+  /// ember train --compile: from then on loss(step) runs the model and the loss through
+  /// ember::compile (one joint forward + backward graph, generated kernels).
+  virtual void compile() = 0;
   /// Called after the loss's backward, before clipping and the optimizer step (mixed precision
   /// moves the low-precision copy's gradients to the float32 master weights here).
   virtual void after_backward() {}

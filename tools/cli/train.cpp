@@ -257,10 +257,15 @@ TrainResult train(TrainRequest r) {
                     config.batch_size, " is the global batch, split evenly over the ", place.world,
                     " processes: it must be divisible by ",
                     r.distributed ? "WORLD_SIZE " : "--nproc ", place.world);
+  EMBER_CHECK_VALUE(!r.compile || (config.dtype == "float32" && place.world == 1 && r.nproc == 1),
+                    "[ember train] --compile supports float32 training in one process for now "
+                    "(got --dtype ",
+                    config.dtype, " with ", std::max(place.world, r.nproc), " processes)");
   if (config.threads > 0) set_num_threads(static_cast<int>(config.threads));
 
   // Everything that can fail on bad input happens before the first write.
   std::unique_ptr<Task> task = make_task(config);
+  if (r.compile) task->compile();
   nn::Module& model = task->module();
   auto optimizer = make_optimizer(model, config);
   int64_t step = 0;

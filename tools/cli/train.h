@@ -27,6 +27,9 @@ struct TrainRequest {
   /// table) beside the checkpoint. 0: off; a run with fewer than N + 1 steps left is a
   /// ValueError before anything is written.
   int64_t profile_steps = 0;
+  /// --compile: the training forward and loss run through ember::compile (generated kernels;
+  /// forward and backward from one joint graph). float32 and one process only for now.
+  bool compile = false;
   /// --distributed: this process is one rank of a data-parallel job whose launcher (`ember run`,
   /// or `ember train --nproc`) set RANK, WORLD_SIZE, MASTER_ADDR and MASTER_PORT; it joins the
   /// default process group ("gloo", env://) once everything is checked.
