@@ -116,8 +116,10 @@ void check_implemented(ScalarType t, const char* op) {
 namespace ember::ops {
 
 void check_no_internal_overlap(const Tensor& t, const char* op) {
+  // SymInt comparisons: a dynamic size is compared by its range, not specialised.
+  const std::vector<SymInt> strides = t.sym_strides();
   for (int64_t d = 0; d < t.dim(); ++d) {
-    EMBER_CHECK(!(t.strides()[d] == 0 && t.sizes()[d] > 1), "[", op,
+    EMBER_CHECK(!(strides[d] == 0 && t.sym_size(d) > 1), "[", op,
                 "] unsupported operation: more than one element of the written-to tensor refers "
                 "to a single memory location. Please clone() the tensor before performing the "
                 "operation.");
