@@ -94,6 +94,13 @@ std::vector<int64_t> broadcast_pair(const std::vector<int64_t>& a, const std::ve
   return r;
 }
 
+std::vector<SymInt> broadcast_pair(const std::vector<SymInt>& a, const std::vector<SymInt>& b,
+                                   const char* op) {
+  std::vector<SymInt> r(std::max(a.size(), b.size()));
+  for_each_broadcast_dim(a, b, op, [&](size_t i, const SymInt& d) { r[i] = d; });
+  return r;
+}
+
 void check_broadcastable(const std::vector<int64_t>& a, const std::vector<int64_t>& b,
                          const char* op) {
   for_each_broadcast_dim(a, b, op, [](size_t, int64_t) {});
@@ -127,8 +134,8 @@ void check_no_internal_overlap(const Tensor& t, const char* op) {
 }
 
 bool may_overlap(const Tensor& a, const Tensor& b) {
-  if (!a.defined() || !b.defined() || a.numel() == 0 || b.numel() == 0) return false;
-  if (a.impl()->storage() != b.impl()->storage()) return false;
+  if (!a.defined() || !b.defined() || a.impl()->storage() != b.impl()->storage()) return false;
+  if (a.sym_numel() == 0 || b.sym_numel() == 0) return false;
   auto span = [](const Tensor& t) {
     int64_t lo = t.storage_offset(), hi = t.storage_offset();
     for (int64_t d = 0; d < t.dim(); ++d) {
