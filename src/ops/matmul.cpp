@@ -102,12 +102,12 @@ Tensor mm_checked(const Tensor& a, const Tensor& b, const char* op) {
 Tensor bmm_checked(const Tensor& a, const Tensor& b, const char* op) {
   EMBER_CHECK(a.dim() == 3, "[", op, "] batch1 must be a 3D tensor");
   EMBER_CHECK(b.dim() == 3, "[", op, "] batch2 must be a 3D tensor");
-  EMBER_CHECK(a.sizes()[0] == b.sizes()[0], "[", op,
-              "] batch1 and batch2 must have same number of batches, got ", a.sizes()[0], " and ",
-              b.sizes()[0]);
-  EMBER_CHECK(a.sizes()[2] == b.sizes()[1], "[", op,
-              "] Expected size for first two dimensions of batch2 tensor to be: [", a.sizes()[0],
-              ", ", a.sizes()[2], "] but got: [", b.sizes()[0], ", ", b.sizes()[1], "].");
+  const std::vector<SymInt> as = a.sym_sizes(), bs = b.sym_sizes();
+  EMBER_CHECK(as[0] == bs[0], "[", op, "] batch1 and batch2 must have same number of batches, got ",
+              as[0], " and ", bs[0]);
+  EMBER_CHECK(as[2] == bs[1], "[", op,
+              "] Expected size for first two dimensions of batch2 tensor to be: [", as[0], ", ",
+              as[2], "] but got: [", bs[0], ", ", bs[1], "].");
   EMBER_CHECK(a.dtype() == b.dtype(), "[", op, "] expected scalar type ",
               scalar_type_name(a.dtype()), " but found ", scalar_type_name(b.dtype()));
   check_not_bool(a, op, "bmm");
@@ -117,9 +117,9 @@ Tensor bmm_checked(const Tensor& a, const Tensor& b, const char* op) {
 Tensor mv_checked(const Tensor& mat, const Tensor& vec, const char* op) {
   EMBER_CHECK(mat.dim() == 2 && vec.dim() == 1, "[", op,
               "] vector + matrix @ vector expected, got 1, ", mat.dim(), ", ", vec.dim());
-  EMBER_CHECK(mat.sizes()[1] == vec.sizes()[0], "[", op, "] size mismatch, got input (",
-              mat.sizes()[0], "), mat (", mat.sizes()[0], "x", mat.sizes()[1], "), vec (",
-              vec.sizes()[0], ")");
+  const std::vector<SymInt> ms = mat.sym_sizes();
+  EMBER_CHECK(ms[1] == vec.sym_size(0), "[", op, "] size mismatch, got input (", ms[0], "), mat (",
+              ms[0], "x", ms[1], "), vec (", vec.sym_size(0), ")");
   // mv's result takes vec's dtype and plays addmv's "input".
   EMBER_CHECK(mat.dtype() == vec.dtype(), "[", op,
               "] addmv input tensors must have the same dtype, but got ",
@@ -127,7 +127,7 @@ Tensor mv_checked(const Tensor& mat, const Tensor& vec, const char* op) {
               scalar_type_name(vec.dtype()));
   check_not_bool(mat, op, "addmv_impl_cpu");
   Tensor r = batched_product("mv", unsqueeze(mat, 0), unsqueeze(unsqueeze(vec, 1), 0));
-  return reshape(r, {mat.sizes()[0]});
+  return reshape(r, {ms[0]});
 }
 
 Tensor dot_checked(const Tensor& a, const Tensor& b, const char* op) {
@@ -136,9 +136,9 @@ Tensor dot_checked(const Tensor& a, const Tensor& b, const char* op) {
   EMBER_CHECK(a.dtype() == b.dtype(), "[", op,
               "] dot : expected both vectors to have same dtype, but found ",
               scalar_type_name(a.dtype()), " and ", scalar_type_name(b.dtype()));
-  EMBER_CHECK(a.numel() == b.numel(), "[", op, "] inconsistent tensor size, expected tensor [",
-              a.numel(), "] and src [", b.numel(),
-              "] to have the same number of elements, but got ", a.numel(), " and ", b.numel(),
+  const SymInt na = a.sym_numel(), nb = b.sym_numel();
+  EMBER_CHECK(na == nb, "[", op, "] inconsistent tensor size, expected tensor [", na, "] and src [",
+              nb, "] to have the same number of elements, but got ", na, " and ", nb,
               " elements respectively");
   check_not_bool(a, op, "dot");
   Tensor r = batched_product(op, unsqueeze(unsqueeze(a, 0), 0), unsqueeze(unsqueeze(b, 1), 0));
