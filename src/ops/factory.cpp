@@ -52,7 +52,7 @@ bool non_overlapping_and_dense(const Tensor& t) {
 }
 
 Tensor filled(Tensor t, const Scalar& value) {
-  if (t.numel() > 0) t.fill_(value);
+  if (t.sym_numel() > 0) t.fill_(value);  // a SymInt: a dynamic size is not specialised
   return t;
 }
 
