@@ -5,10 +5,13 @@
 // the same size are tried as the same Dim when input 0 alone cannot trace (a binary op's two
 // operands). Arguments the entry reads back with values() (OpInfo::arg_inputs) stay concrete.
 //
-// Entries that cannot trace symbolically yet are listed in dynamic_pending() with the reason;
-// entries whose output size needs the input's values specialise in PyTorch too and are listed in
-// dynamic_specialises(). The test fails when a listed entry starts working, so the lists only
-// shrink.
+// One dtype per entry (float32 where supported). Entries that cannot trace symbolically yet are
+// listed in dynamic_pending() with the reason (the first failing sample's message, shortened, and
+// where known the op builder that specialised); entries that specialise in PyTorch too are
+// listed in dynamic_specialises(): an output size that needs the input's values, or a sample
+// whose dim 0 a static size fixes (a square matrix, channels that the weight fixes, k <= size).
+// The test fails when a listed entry starts working, so the lists only shrink; each failing
+// entry prints a "[dynamic-fail] name dtype sample: message" line to update them from.
 #include <ember/compiler.h>
 #include <gtest/gtest.h>
 
