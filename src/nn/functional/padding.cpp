@@ -2,6 +2,8 @@
 // primitive (src/primitives/pool.h) on the contiguous input.
 #include "ember/nn/functional/padding.h"
 
+#include <type_traits>
+
 #include "nn/conv_internal.h"
 #include "ops/util.h"
 
@@ -89,10 +91,9 @@ Tensor pad(const Tensor& input, const PadFuncOptions& o) {
                   shape_str(input.sym_sizes()));
     }
   }
-  // SymInt sizes: a dynamic dim is checked by its range (Note [Symbolic shapes]).
-  for (int64_t d = nd - m; d < nd; ++d) {
-    const int64_t k = nd - 1 - d, l = p[2 * k], r = p[2 * k + 1];
-    const SymInt in = input.sym_size(d);
+  // A dynamic dim is a SymInt, checked by its range (Note [Symbolic shapes]); a concrete one stays
+  // int64_t, so that huge paddings reach the overflow checks.
+  auto check_dim = [&](int64_t d, int64_t l, int64_t r, auto in) {
     if (mode == PadMode::Reflect) {
       EMBER_CHECK(l < in && r < in,
                   "[pad] Argument #4: Padding size should be less than the "
@@ -102,11 +103,12 @@ Tensor pad(const Tensor& input, const PadFuncOptions& o) {
     if (mode == PadMode::Circular) {
       EMBER_CHECK(l <= in && r <= in, "[pad] Padding value causes wrapping around more than once.");
     }
-    const SymInt out =
-        in.is_symbolic()
-            ? in + l + r
-            : SymInt(checked_add(checked_add(in.guard_int(), l, "pad", "the padded size"), r, "pad",
-                                 "the padded size"));
+    decltype(in) out;
+    if constexpr (std::is_same_v<decltype(in), int64_t>) {
+      out = checked_add(checked_add(in, l, "pad", "the padded size"), r, "pad", "the padded size");
+    } else {
+      out = in + l + r;
+    }
     // A negative pad removes elements (PyTorch narrows the input): never more than there are.
     EMBER_CHECK((l >= 0 || in + l >= 0) && (r >= 0 || in + r >= 0), "[pad] negative padding (", l,
                 ", ", r, ") removes more than the input size ", in, " at dimension ", d);
@@ -117,6 +119,15 @@ Tensor pad(const Tensor& input, const PadFuncOptions& o) {
     } else {
       EMBER_CHECK(out >= 1, "[pad] ", pad_op_name(mode, m), ": input (size ", in, " at dimension ",
                   d, ") is too small. Calculated output size: ", out);
+    }
+  };
+  for (int64_t d = nd - m; d < nd; ++d) {
+    const int64_t k = nd - 1 - d, l = p[2 * k], r = p[2 * k + 1];
+    const SymInt in = input.sym_size(d);
+    if (in.is_symbolic()) {
+      check_dim(d, l, r, in);
+    } else {
+      check_dim(d, l, r, in.guard_int());
     }
   }
   return dispatch(Pad(pad_op_name(mode, std::max<int64_t>(m, 1)), mode, p, o.value(), false),
