@@ -21,37 +21,37 @@ Tensor sumproduct_pair(Tensor left, Tensor right, const std::vector<int64_t>& su
   std::vector<bool> is_sum(dim, false);
   for (int64_t d : sum_dims) is_sum[d] = true;
   std::vector<int64_t> lro, lo, ro;
-  int64_t lro_size = 1, lo_size = 1, ro_size = 1, sum_size = 1;
+  SymInt lro_size = 1, lo_size = 1, ro_size = 1, sum_size = 1;
   for (int64_t i = 0; i < dim; ++i) {
-    const bool sl = left.sizes()[i] != 1, sr = right.sizes()[i] != 1;
+    const bool sl = left.sym_size(i) != 1, sr = right.sym_size(i) != 1;
     if (is_sum[i]) {
       if (sl && sr) {
-        EMBER_CHECK(left.sizes()[i] == right.sizes()[i],
+        EMBER_CHECK(left.sym_size(i) == right.sym_size(i),
                     "[einsum] non-broadcast dimensions must match");
-        sum_size *= left.sizes()[i];
+        sum_size *= left.sym_size(i);
       } else if (sl) {
         left = sum(left, IntList({i}), /*keepdim=*/true);
       } else if (sr) {
         right = sum(right, IntList({i}), /*keepdim=*/true);
       }
     } else if (sl && sr) {
-      EMBER_CHECK(left.sizes()[i] == right.sizes()[i],
+      EMBER_CHECK(left.sym_size(i) == right.sym_size(i),
                   "[einsum] non-broadcast dimensions must match");
       lro.push_back(i);
-      lro_size *= left.sizes()[i];
+      lro_size *= left.sym_size(i);
     } else if (sl) {
       lo.push_back(i);
-      lo_size *= left.sizes()[i];
+      lo_size *= left.sym_size(i);
     } else {
       ro.push_back(i);
-      ro_size *= right.sizes()[i];
+      ro_size *= right.sym_size(i);
     }
   }
-  std::vector<int64_t> out_size;
-  for (int64_t d : lro) out_size.push_back(left.sizes()[d]);
-  for (int64_t d : lo) out_size.push_back(left.sizes()[d]);
-  out_size.insert(out_size.end(), sum_dims.size(), 1);
-  for (int64_t d : ro) out_size.push_back(right.sizes()[d]);
+  std::vector<SymInt> out_size;
+  for (int64_t d : lro) out_size.push_back(left.sym_size(d));
+  for (int64_t d : lo) out_size.push_back(left.sym_size(d));
+  out_size.insert(out_size.end(), sum_dims.size(), SymInt(1));
+  for (int64_t d : ro) out_size.push_back(right.sym_size(d));
 
   std::vector<int64_t> lperm = lro, rperm = lro;
   lperm.insert(lperm.end(), lo.begin(), lo.end());
@@ -198,7 +198,7 @@ Tensor einsum(const std::string& equation, const std::vector<Tensor>& operands) 
   }
 
   // Align the operands; count, per aligned dim, the operands where it is not 1.
-  std::vector<int64_t> label_size(kTotal, 1), ell_sizes(ell_num_dim, 1);
+  std::vector<SymInt> label_size(kTotal, SymInt(1)), ell_sizes(ell_num_dim, SymInt(1));
   std::vector<int64_t> dim_counts(perm_index, 0);
   std::deque<Tensor> ops;
   for (int64_t i = 0; i < num_ops; ++i) {
@@ -209,7 +209,7 @@ Tensor einsum(const std::string& equation, const std::vector<Tensor>& operands) 
       if (s == kEllipsis) {
         const int64_t ndim = operands[i].dim() - (static_cast<int64_t>(op_labels[i].size()) - 1);
         for (int64_t j = ell_num_dim - ndim; j < ell_num_dim; ++j) {
-          const int64_t size = op.sizes()[dim];
+          const SymInt size = op.sym_size(dim);
           if (size != 1) {
             EMBER_CHECK(ell_sizes[j] == 1 || ell_sizes[j] == size, "[einsum] einsum(): dimension ",
                         dim, " covered by ellipsis in operand ", i, "has size ", size,
@@ -221,7 +221,7 @@ Tensor einsum(const std::string& equation, const std::vector<Tensor>& operands) 
           permutation[ell_index + j] = dim++;
         }
       } else if (permutation[label_perm_index[s]] == -1) {
-        const int64_t size = op.sizes()[dim];
+        const SymInt size = op.sym_size(dim);
         if (size != 1) {
           EMBER_CHECK(label_size[s] == 1 || label_size[s] == size, "[einsum] einsum(): subscript ",
                       to_label(s), " has size ", size, " for operand ", i,
@@ -233,9 +233,9 @@ Tensor einsum(const std::string& equation, const std::vector<Tensor>& operands) 
       } else {
         // Repeated label: take the diagonal and keep it where the first occurrence was.
         const int64_t prev = permutation[label_perm_index[s]];
-        EMBER_CHECK(op.sizes()[dim] == op.sizes()[prev], "[einsum] einsum(): subscript ",
+        EMBER_CHECK(op.sym_size(dim) == op.sym_size(prev), "[einsum] einsum(): subscript ",
                     to_label(s), " is repeated for operand ", i, " but the sizes don't match, ",
-                    op.sizes()[dim], " != ", op.sizes()[prev]);
+                    op.sym_size(dim), " != ", op.sym_size(prev));
         op = movedim(diagonal(op, 0, prev, dim), -1, prev);
       }
     }
@@ -254,16 +254,16 @@ Tensor einsum(const std::string& equation, const std::vector<Tensor>& operands) 
     ops.pop_front();
     std::vector<int64_t> sum_dims, a_dims_to_sum, b_dims_to_sum;
     for (int64_t d = out_num_dim; d < perm_index; ++d) {
-      if (a.sizes()[d] != 1 && b.sizes()[d] != 1) {
+      if (a.sym_size(d) != 1 && b.sym_size(d) != 1) {
         if (--dim_counts[d] == 1) {
           sum_dims.push_back(d);
           dim_counts[d] = 0;
         }
       } else if (dim_counts[d] == 1) {
-        if (a.sizes()[d] != 1) {
+        if (a.sym_size(d) != 1) {
           a_dims_to_sum.push_back(d);
           dim_counts[d] = 0;
-        } else if (b.sizes()[d] != 1) {
+        } else if (b.sym_size(d) != 1) {
           b_dims_to_sum.push_back(d);
           dim_counts[d] = 0;
         }
@@ -282,7 +282,8 @@ Tensor einsum(const std::string& equation, const std::vector<Tensor>& operands) 
       r = sum(r, IntList(dims), /*keepdim=*/true);
     }
     // Every contraction dim has size 1 now.
-    std::vector<int64_t> sizes(r.sizes().begin(), r.sizes().begin() + out_num_dim);
+    const std::vector<SymInt> rs = r.sym_sizes();
+    std::vector<SymInt> sizes(rs.begin(), rs.begin() + out_num_dim);
     return view(r, SymIntList(sizes));
   }
   return ops[0];
@@ -299,10 +300,10 @@ Tensor tensordot(const Tensor& a, const Tensor& b, IntList dims_a, IntList dims_
   }
   const auto da = ops::wrap_dims(dims_a, a.dim(), "tensordot");
   const auto db = ops::wrap_dims(dims_b, b.dim(), "tensordot");
-  int64_t csize = 1;
+  SymInt csize = 1;
   Tensor t1 = a, t2 = b;
   for (size_t i = 0; i < da.size(); ++i) {
-    const int64_t s1 = a.sizes()[da[i]], s2 = b.sizes()[db[i]];
+    const SymInt s1 = a.sym_size(da[i]), s2 = b.sym_size(db[i]);
     if (s2 == 1) {  // broadcast dims are summed right away, as PyTorch
       t1 = sum(t1, IntList({da[i]}), /*keepdim=*/true);
     } else if (s1 == 1) {
@@ -316,13 +317,14 @@ Tensor tensordot(const Tensor& a, const Tensor& b, IntList dims_a, IntList dims_
   std::vector<bool> c1(a.dim(), false), c2(b.dim(), false);
   for (int64_t d : da) c1[d] = true;
   for (int64_t d : db) c2[d] = true;
-  std::vector<int64_t> p1, p2, rsizes;
-  int64_t size1 = 1, size2 = 1;
+  std::vector<int64_t> p1, p2;
+  std::vector<SymInt> rsizes;
+  SymInt size1 = 1, size2 = 1;
   for (int64_t i = 0; i < a.dim(); ++i) {
     if (!c1[i]) {
       p1.push_back(i);
-      size1 *= t1.sizes()[i];
-      rsizes.push_back(t1.sizes()[i]);
+      size1 *= t1.sym_size(i);
+      rsizes.push_back(t1.sym_size(i));
     }
   }
   p1.insert(p1.end(), da.begin(), da.end());
@@ -330,8 +332,8 @@ Tensor tensordot(const Tensor& a, const Tensor& b, IntList dims_a, IntList dims_
   for (int64_t i = 0; i < b.dim(); ++i) {
     if (!c2[i]) {
       p2.push_back(i);
-      size2 *= t2.sizes()[i];
-      rsizes.push_back(t2.sizes()[i]);
+      size2 *= t2.sym_size(i);
+      rsizes.push_back(t2.sym_size(i));
     }
   }
   t1 = reshape(permute(t1, p1), {size1, csize});
@@ -355,18 +357,19 @@ Tensor kron(const Tensor& a, const Tensor& b) {
   EMBER_CHECK(a.defined() && b.defined(), "[kron] an argument is an undefined tensor");
   const ScalarType dt = promote_types(a.dtype(), b.dtype());
   const int64_t maxdim = std::max(a.dim(), b.dim());
-  std::vector<int64_t> split_shape(2 * maxdim), perm(2 * maxdim), result_shape(maxdim);
+  std::vector<SymInt> split_shape(2 * maxdim), result_shape(maxdim);
+  std::vector<int64_t> perm(2 * maxdim);
   for (int64_t i = 0; i < maxdim; ++i) {
-    const int64_t sa = i >= maxdim - a.dim() ? a.sizes()[i - (maxdim - a.dim())] : 1;
-    const int64_t sb = i >= maxdim - b.dim() ? b.sizes()[i - (maxdim - b.dim())] : 1;
+    const SymInt sa = i >= maxdim - a.dim() ? a.sym_size(i - (maxdim - a.dim())) : SymInt(1);
+    const SymInt sb = i >= maxdim - b.dim() ? b.sym_size(i - (maxdim - b.dim())) : SymInt(1);
     split_shape[i] = sa;
     split_shape[maxdim + i] = sb;
     perm[2 * i] = i;
     perm[2 * i + 1] = maxdim + i;
     result_shape[i] = sa * sb;
   }
-  Tensor fa = reshape(a.to(dt), {1, a.numel(), 1});
-  Tensor fb = reshape(b.to(dt), {1, 1, b.numel()});
+  Tensor fa = reshape(a.to(dt), {1, a.sym_numel(), 1});
+  Tensor fb = reshape(b.to(dt), {1, 1, b.sym_numel()});
   Tensor outer = ops::batched_product("kron", fa, fb);
   return reshape(permute(view(outer, SymIntList(split_shape)), perm), SymIntList(result_shape));
 }

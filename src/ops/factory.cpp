@@ -52,7 +52,7 @@ bool non_overlapping_and_dense(const Tensor& t) {
 }
 
 Tensor filled(Tensor t, const Scalar& value) {
-  if (t.numel() > 0) t.fill_(value);
+  if (t.sym_numel() > 0) t.fill_(value);  // a SymInt: a dynamic size is not specialised
   return t;
 }
 
@@ -188,6 +188,12 @@ Tensor empty_like(const Tensor& t, const TensorOptions& options) {
   EMBER_CHECK(t.defined(), "[empty_like] the input tensor is undefined");
   const ScalarType dtype = checked_dtype(options, dtype_or(options, t.dtype()), "empty_like");
   const Device device = options.has_device() ? options.device() : t.device();
+  if (t.unsafeGetTensorImpl()->is_symbolic() && t.is_contiguous() && device.is_meta()) {
+    // Note [Symbolic tensors]: the same expressions for sizes and (contiguous) strides.
+    TensorMeta m = TensorMeta::of(t);
+    m.dtype = dtype;
+    return ops::with_grad(detail::allocate_meta(m, "empty_like"), options);
+  }
   // torch.preserve_format: a dense layout (such as a transpose) keeps its strides.
   if (!t.is_contiguous() && non_overlapping_and_dense(t)) {
     return ops::with_grad(make_strided(t.sizes(), t.strides(), dtype, "empty_like", device),

@@ -102,12 +102,12 @@ Tensor mm_checked(const Tensor& a, const Tensor& b, const char* op) {
 Tensor bmm_checked(const Tensor& a, const Tensor& b, const char* op) {
   EMBER_CHECK(a.dim() == 3, "[", op, "] batch1 must be a 3D tensor");
   EMBER_CHECK(b.dim() == 3, "[", op, "] batch2 must be a 3D tensor");
-  EMBER_CHECK(a.sizes()[0] == b.sizes()[0], "[", op,
-              "] batch1 and batch2 must have same number of batches, got ", a.sizes()[0], " and ",
-              b.sizes()[0]);
-  EMBER_CHECK(a.sizes()[2] == b.sizes()[1], "[", op,
-              "] Expected size for first two dimensions of batch2 tensor to be: [", a.sizes()[0],
-              ", ", a.sizes()[2], "] but got: [", b.sizes()[0], ", ", b.sizes()[1], "].");
+  const std::vector<SymInt> as = a.sym_sizes(), bs = b.sym_sizes();
+  EMBER_CHECK(as[0] == bs[0], "[", op, "] batch1 and batch2 must have same number of batches, got ",
+              as[0], " and ", bs[0]);
+  EMBER_CHECK(as[2] == bs[1], "[", op,
+              "] Expected size for first two dimensions of batch2 tensor to be: [", as[0], ", ",
+              as[2], "] but got: [", bs[0], ", ", bs[1], "].");
   EMBER_CHECK(a.dtype() == b.dtype(), "[", op, "] expected scalar type ",
               scalar_type_name(a.dtype()), " but found ", scalar_type_name(b.dtype()));
   check_not_bool(a, op, "bmm");
@@ -117,9 +117,9 @@ Tensor bmm_checked(const Tensor& a, const Tensor& b, const char* op) {
 Tensor mv_checked(const Tensor& mat, const Tensor& vec, const char* op) {
   EMBER_CHECK(mat.dim() == 2 && vec.dim() == 1, "[", op,
               "] vector + matrix @ vector expected, got 1, ", mat.dim(), ", ", vec.dim());
-  EMBER_CHECK(mat.sizes()[1] == vec.sizes()[0], "[", op, "] size mismatch, got input (",
-              mat.sizes()[0], "), mat (", mat.sizes()[0], "x", mat.sizes()[1], "), vec (",
-              vec.sizes()[0], ")");
+  const std::vector<SymInt> ms = mat.sym_sizes();
+  EMBER_CHECK(ms[1] == vec.sym_size(0), "[", op, "] size mismatch, got input (", ms[0], "), mat (",
+              ms[0], "x", ms[1], "), vec (", vec.sym_size(0), ")");
   // mv's result takes vec's dtype and plays addmv's "input".
   EMBER_CHECK(mat.dtype() == vec.dtype(), "[", op,
               "] addmv input tensors must have the same dtype, but got ",
@@ -127,7 +127,7 @@ Tensor mv_checked(const Tensor& mat, const Tensor& vec, const char* op) {
               scalar_type_name(vec.dtype()));
   check_not_bool(mat, op, "addmv_impl_cpu");
   Tensor r = batched_product("mv", unsqueeze(mat, 0), unsqueeze(unsqueeze(vec, 1), 0));
-  return reshape(r, {mat.sizes()[0]});
+  return reshape(r, {ms[0]});
 }
 
 Tensor dot_checked(const Tensor& a, const Tensor& b, const char* op) {
@@ -136,9 +136,9 @@ Tensor dot_checked(const Tensor& a, const Tensor& b, const char* op) {
   EMBER_CHECK(a.dtype() == b.dtype(), "[", op,
               "] dot : expected both vectors to have same dtype, but found ",
               scalar_type_name(a.dtype()), " and ", scalar_type_name(b.dtype()));
-  EMBER_CHECK(a.numel() == b.numel(), "[", op, "] inconsistent tensor size, expected tensor [",
-              a.numel(), "] and src [", b.numel(),
-              "] to have the same number of elements, but got ", a.numel(), " and ", b.numel(),
+  const SymInt na = a.sym_numel(), nb = b.sym_numel();
+  EMBER_CHECK(na == nb, "[", op, "] inconsistent tensor size, expected tensor [", na, "] and src [",
+              nb, "] to have the same number of elements, but got ", na, " and ", nb,
               " elements respectively");
   check_not_bool(a, op, "dot");
   Tensor r = batched_product(op, unsqueeze(unsqueeze(a, 0), 0), unsqueeze(unsqueeze(b, 1), 0));
@@ -157,8 +157,9 @@ bool should_fold(const Tensor& t1, const Tensor& t2) {
   const int64_t dim_big = big.dim(), dim_small = t1_larger ? t2.dim() : t1.dim();
   if (!(dim_big >= 3 && dim_small <= 2)) return false;
   if (t1.dim() == 2) return false;
-  if (big.numel() == 0) return true;
-  std::vector<int64_t> sizes = big.sizes(), strides = big.strides();
+  // SymInts: a dynamic dim is compared by its range (Note [Symbolic shapes]).
+  if (big.sym_numel() == 0) return true;
+  std::vector<SymInt> sizes = big.sym_sizes(), strides = big.sym_strides();
   if (!t1_larger) {  // the larger operand is used transposed (mT)
     std::swap(sizes[dim_big - 1], sizes[dim_big - 2]);
     std::swap(strides[dim_big - 1], strides[dim_big - 2]);
@@ -174,12 +175,13 @@ Tensor matmul_folded(const Tensor& t1, const Tensor& t2) {
   const bool transpose = t2.dim() > t1.dim();
   const Tensor big = transpose ? t2.mT() : t1;
   const Tensor& small = transpose ? t1 : t2;
-  std::vector<int64_t> out_shape(big.sizes().begin(), big.sizes().end() - 1);
-  const int64_t folded =
-      std::accumulate(out_shape.begin(), out_shape.end(), int64_t{1}, std::multiplies<int64_t>());
-  Tensor big2 = reshape(big, {folded, big.sizes().back()});
+  const std::vector<SymInt> bs = big.sym_sizes();
+  std::vector<SymInt> out_shape(bs.begin(), bs.end() - 1);
+  SymInt folded = 1;
+  for (const SymInt& s : out_shape) folded *= s;
+  Tensor big2 = reshape(big, {folded, bs.back()});
   if (small.dim() == 2) {
-    out_shape.push_back(small.sizes()[1]);
+    out_shape.push_back(small.sym_size(1));
     return reshape(ops::mm_checked(big2, small, "matmul"), SymIntList(out_shape));
   }
   return reshape(ops::mv_checked(big2, small, "matmul"), SymIntList(out_shape));
@@ -187,16 +189,15 @@ Tensor matmul_folded(const Tensor& t1, const Tensor& t2) {
 
 Tensor matmul_batched(const Tensor& t1, const Tensor& t2) {
   const int64_t d1 = t1.dim(), d2 = t2.dim();
-  const auto& s1 = t1.sizes();
-  const auto& s2 = t2.sizes();
-  const int64_t n = d1 > 1 ? s1[d1 - 2] : 1, m1 = s1.back();
-  const int64_t m2 = d2 > 1 ? s2[d2 - 2] : s2[0], p = d2 > 1 ? s2.back() : 1;
-  std::vector<int64_t> batch1(s1.begin(), s1.begin() + std::max<int64_t>(d1 - 2, 0));
-  std::vector<int64_t> batch2(s2.begin(), s2.begin() + std::max<int64_t>(d2 - 2, 0));
-  std::vector<int64_t> out_shape = ops::broadcast_pair(batch1, batch2, "matmul");
-  const int64_t batches =
-      std::accumulate(out_shape.begin(), out_shape.end(), int64_t{1}, std::multiplies<int64_t>());
-  std::vector<int64_t> e1 = out_shape, e2 = out_shape;
+  const std::vector<SymInt> s1 = t1.sym_sizes(), s2 = t2.sym_sizes();
+  const SymInt n = d1 > 1 ? s1[d1 - 2] : SymInt(1), m1 = s1.back();
+  const SymInt m2 = d2 > 1 ? s2[d2 - 2] : s2[0], p = d2 > 1 ? s2.back() : SymInt(1);
+  std::vector<SymInt> batch1(s1.begin(), s1.begin() + std::max<int64_t>(d1 - 2, 0));
+  std::vector<SymInt> batch2(s2.begin(), s2.begin() + std::max<int64_t>(d2 - 2, 0));
+  std::vector<SymInt> out_shape = ops::broadcast_pair(batch1, batch2, "matmul");
+  SymInt batches = 1;
+  for (const SymInt& s : out_shape) batches *= s;
+  std::vector<SymInt> e1 = out_shape, e2 = out_shape;
   e1.insert(e1.end(), {n, m1});
   Tensor a = reshape(expand(t1, SymIntList(e1)), {batches, n, m1});
   Tensor b;
@@ -270,7 +271,7 @@ Tensor outer(const Tensor& a, const Tensor& b) {
   const ScalarType dt = promote_types(a.dtype(), b.dtype());
   Tensor r = ops::batched_product("outer", unsqueeze(unsqueeze(a.to(dt), 1), 0),
                                   unsqueeze(unsqueeze(b.to(dt), 0), 0));
-  return reshape(r, {a.sizes()[0], b.sizes()[0]});
+  return reshape(r, {a.sym_size(0), b.sym_size(0)});
 }
 
 Tensor ger(const Tensor& a, const Tensor& b) { return outer(a, b); }
@@ -309,8 +310,10 @@ Tensor addmv(const Tensor& self, const Tensor& mat, const Tensor& vec, const Sca
               "[addmv] vector + matrix @ "
               "vector expected, got ",
               self.dim(), ", ", mat.dim(), ", ", vec.dim());
+  // SymInts: a dynamic dim is compared by its range (Note [Symbolic shapes]).
+  const SymInt m = mat.sym_size(0);
   EMBER_CHECK(
-      mat.sizes()[1] == vec.sizes()[0] && (mat.sizes()[0] == self.numel() || self.numel() == 1),
+      mat.sym_size(1) == vec.sym_size(0) && (m == self.sym_numel() || self.sym_numel() == 1),
       "[addmv] size mismatch, got input (", self.dim() == 0 ? 1 : self.sizes()[0], "), mat (",
       mat.sizes()[0], "x", mat.sizes()[1], "), vec (", vec.sizes()[0], ")");
   EMBER_CHECK(self.dtype() == mat.dtype() && mat.dtype() == vec.dtype(),
@@ -318,7 +321,6 @@ Tensor addmv(const Tensor& self, const Tensor& mat, const Tensor& vec, const Sca
               scalar_type_name(self.dtype()), ", ", scalar_type_name(mat.dtype()), ", and ",
               scalar_type_name(vec.dtype()));
   check_not_bool(mat, "addmv", "addmv_impl_cpu");
-  const int64_t m = mat.sizes()[0];
   Tensor c = unsqueeze(unsqueeze(expand(self, {m}), 1), 0);
   Tensor r = ops::batched_product("addmv", unsqueeze(mat, 0), unsqueeze(unsqueeze(vec, 1), 0), c,
                                   beta, alpha);
@@ -336,9 +338,9 @@ Tensor baddbmm(const Tensor& self, const Tensor& batch1, const Tensor& batch2, c
               "[baddbmm] Input dtypes must be the same, got: input ", type_meta_name(self.dtype()),
               ", batch1: ", type_meta_name(batch1.dtype()),
               ", batch2: ", type_meta_name(batch2.dtype()));
-  const int64_t bs = batch1.sizes()[0], m = batch1.sizes()[1], k = batch1.sizes()[2];
-  const int64_t n = batch2.sizes()[2];
-  EMBER_CHECK(batch2.sizes()[0] == bs && batch2.sizes()[1] == k,
+  const std::vector<SymInt> s1 = batch1.sym_sizes(), s2 = batch2.sym_sizes();
+  const SymInt bs = s1[0], m = s1[1], k = s1[2], n = s2[2];
+  EMBER_CHECK(s2[0] == bs && s2[1] == k,
               "[baddbmm] Expected size for first two dimensions of batch2 tensor to be: [", bs,
               ", ", k, "] but got: [", batch2.sizes()[0], ", ", batch2.sizes()[1], "].");
   check_not_bool(batch1, "baddbmm", "baddbmm");

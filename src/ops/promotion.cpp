@@ -76,6 +76,13 @@ void check_inplace_shape(const Tensor& self, const std::vector<int64_t>& shape, 
   check_no_internal_overlap(self, op);
 }
 
+void check_inplace_shape(const Tensor& self, const std::vector<SymInt>& shape, const char* op) {
+  const std::vector<SymInt> sizes = self.sym_sizes();
+  EMBER_CHECK(shape == sizes, "[", op, "] output with shape ", shape_str(sizes),
+              " doesn't match the broadcast shape ", shape_str(shape));
+  check_no_internal_overlap(self, op);
+}
+
 Tensor inplace_input(const Tensor& self, const Tensor& input, const char* op) {
   if (!may_overlap(self, input)) return input;
   // The same elements in the same order: each output element only reads its own input element.

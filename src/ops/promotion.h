@@ -36,6 +36,8 @@ inline ScalarType result_type(std::initializer_list<Tensor> operands) {
 void check_inplace_cast(ScalarType result, const Tensor& self, const char* op);
 /// In-place ops: the broadcast shape must equal self's ("output with shape [3] doesn't match the
 /// broadcast shape [2, 3]"); self must not have internally overlapping elements.
+void check_inplace_shape(const Tensor& self, const std::vector<SymInt>& broadcast_shape,
+                         const char* op);
 void check_inplace_shape(const Tensor& self, const std::vector<int64_t>& broadcast_shape,
                          const char* op);
 /// An input for an in-place op writing `self`: the input itself, or a copy when it shares memory

@@ -10,7 +10,7 @@ namespace {
 
 // max()/min() and amax/amin over every dim of an empty tensor have no identity.
 void check_nonempty_all(const Tensor& x, const char* op, const char* fn) {
-  EMBER_CHECK(x.numel() != 0, "[", op, "] ", fn,
+  EMBER_CHECK(x.sym_numel() != 0, "[", op, "] ", fn,
               ": Expected reduction dim to be specified for "
               "input.numel() == 0. Specify the reduction dim with the 'dim' argument.");
 }
@@ -51,7 +51,7 @@ Tensor arg_extreme(ReduceOp op, const Tensor& x, std::optional<int64_t> dim, boo
     ops::zero_numel_check_dims(x, rs.dims, name, op == ReduceOp::ArgMax ? "argmax()" : "argmin()");
     return ops::run_reduce1(op, x, rs, kInt64);
   }
-  EMBER_CHECK_INDEX(x.numel() != 0, "[", name, "] ", name,
+  EMBER_CHECK_INDEX(x.sym_numel() != 0, "[", name, "] ", name,
                     "(): Expected reduction dim to be "
                     "specified for input.numel() == 0.");
   // The flattened index over every dim, in row-major order.
@@ -82,7 +82,7 @@ std::tuple<Tensor, Tensor> aminmax(const Tensor& x, std::optional<int64_t> dim, 
     rs = ops::reduce_shape(x, *dim, keepdim, "aminmax");
     ops::zero_numel_check_dims(x, rs.dims, "aminmax", "aminmax");
   } else {
-    EMBER_CHECK(x.numel() > 0,
+    EMBER_CHECK(x.sym_numel() > 0,
                 "[aminmax] aminmax(): cannot compute aminmax over an empty "
                 "dimension as the operation has no identity.");
     rs = ops::reduce_shape(x, {}, keepdim, "aminmax");

@@ -80,11 +80,11 @@ Tensor norm(const Tensor& x, const Scalar& p, IntList dim, bool keepdim,
   EMBER_CHECK_VALUE(!std::isnan(ord),
                     "[norm] linalg.vector_norm: the order must be a number, "
                     "got nan");
-  if (x.numel() == 0 && (ord < 0 || std::isinf(ord))) {
+  if (x.sym_numel() == 0 && (ord < 0 || std::isinf(ord))) {
     EMBER_CHECK(!dim.empty(), "[norm] linalg.vector_norm cannot compute the ", ord_str(ord),
                 " norm on an empty tensor because the operation does not have an identity");
     for (int64_t d : rs.dims) {
-      EMBER_CHECK(x.sizes()[d] != 0, "[norm] linalg.vector_norm cannot compute the ", ord_str(ord),
+      EMBER_CHECK(x.sym_size(d) != 0, "[norm] linalg.vector_norm cannot compute the ", ord_str(ord),
                   " norm on the dimension ", d,
                   " because this dimension is empty "
                   "and the operation does not have an identity");

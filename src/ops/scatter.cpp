@@ -19,7 +19,10 @@ namespace {
 using ops::shape_str;
 
 int64_t nonempty_dim(const Tensor& t) { return std::max<int64_t>(t.dim(), 1); }
-int64_t nonempty_size(const Tensor& t, int64_t d) { return t.dim() == 0 ? 1 : t.sizes()[d]; }
+// A SymInt: a dynamic dim is compared by its range (Note [Symbolic shapes]).
+SymInt nonempty_size(const Tensor& t, int64_t d) {
+  return t.dim() == 0 ? SymInt(1) : t.sym_size(d);
+}
 
 void check_defined(const Tensor& t, const char* op, const char* arg) {
   ops::check_defined(t, op, arg);
@@ -41,14 +44,14 @@ void gather_shape_check(const Tensor& self, int64_t dim, const Tensor& index, co
 // PyTorch's scatter_gather_dtype_check and scatter_shape_check.
 void scatter_checks(const Tensor& self, int64_t dim, const Tensor& index, const Tensor* src,
                     const char* op) {
-  if (index.numel() != 0) {
+  if (index.sym_numel() != 0) {
     EMBER_CHECK(index.dtype() == kInt64, "[", op, "] ", op, "(): Expected dtype int64 for index");
   }
   if (src != nullptr) {
     EMBER_CHECK(self.dtype() == src->dtype(), "[", op, "] ", op,
                 "(): Expected self.dtype to be equal to src.dtype");
   }
-  if (index.numel() == 0) return;
+  if (index.sym_numel() == 0) return;
   EMBER_CHECK(nonempty_dim(self) == nonempty_dim(index), "[", op,
               "] Index tensor must have the same number of dimensions as self tensor");
   if (src != nullptr) {
@@ -57,7 +60,7 @@ void scatter_checks(const Tensor& self, int64_t dim, const Tensor& index, const 
   }
   bool wrong = false;
   for (int64_t d = 0; d < nonempty_dim(self); ++d) {
-    const int64_t s = nonempty_size(index, d);
+    const SymInt s = nonempty_size(index, d);
     if (d != dim && s > nonempty_size(self, d)) wrong = true;
     if (src != nullptr && s > nonempty_size(*src, d)) wrong = true;
   }
@@ -286,11 +289,11 @@ Tensor gather(const Tensor& x, int64_t dim_in, const Tensor& index, bool /*spars
   check_defined(index, op, "index");
   ops::check_implemented(x.dtype(), op);
   const int64_t dim = ops::wrap_dim(dim_in, x.dim(), op);
-  if (index.numel() != 0) {
+  if (index.sym_numel() != 0) {
     EMBER_CHECK(index.dtype() == kInt64, "[", op, "] gather(): Expected dtype int64 for index");
     gather_shape_check(x, dim, index, op);
   }
-  if (index.numel() == 0) return ops::empty_tensor(index.sizes(), x.dtype(), op, x.device());
+  if (index.sym_numel() == 0) return ops::empty_tensor(index.sizes(), x.dtype(), op, x.device());
   return dispatch(Gather(dim), {x, index})[0];
 }
 

@@ -18,7 +18,7 @@ void check_has_dims(const Tensor& x, int64_t dim, const char* op) {
 }
 
 // Legacy rule: 1-D tensors of shape [0] are ignored by cat whatever the other shapes.
-bool cat_should_skip(const Tensor& t) { return t.dim() == 1 && t.sizes()[0] == 0; }
+bool cat_should_skip(const Tensor& t) { return t.dim() == 1 && t.sym_size(0) == 0; }
 
 Tensor cat_impl(const std::vector<Tensor>& tensors, int64_t dim, const char* op) {
   EMBER_CHECK(!tensors.empty(), "[", op, "] torch.cat(): expected a non-empty list of Tensors");
@@ -35,8 +35,9 @@ Tensor cat_impl(const std::vector<Tensor>& tensors, int64_t dim, const char* op)
   if (!valid) return ops::empty_tensor(tensors[0].sizes(), dtype, op, tensors[0].device());
   const Tensor& ref = tensors[*valid];
   const int64_t d = ops::wrap_dim(dim, ref.dim(), op);
-  std::vector<int64_t> sizes = ref.sizes();
-  sizes[d] = 0;
+  // SymInt sizes: a dynamic dim is compared by its range (Note [Symbolic shapes]); Cat infers
+  // the result's shape.
+  const std::vector<SymInt> ref_sizes = ref.sym_sizes();
   std::vector<Tensor> inputs;
   for (size_t i = 0; i < tensors.size(); ++i) {
     const Tensor& t = tensors[i];
@@ -45,12 +46,11 @@ Tensor cat_impl(const std::vector<Tensor>& tensors, int64_t dim, const char* op)
                 "] Tensors must have same number of dimensions: got ", ref.dim(), " and ", t.dim());
     for (int64_t k = 0; k < ref.dim(); ++k) {
       if (k == d) continue;
-      EMBER_CHECK(ref.sizes()[k] == t.sizes()[k], "[", op,
+      EMBER_CHECK(ref_sizes[k] == t.sym_size(k), "[", op,
                   "] Sizes of tensors must match except in dimension ", d, ". Expected size ",
-                  ref.sizes()[k], " but got size ", t.sizes()[k], " for tensor number ", i,
+                  ref_sizes[k], " but got size ", t.sym_size(k), " for tensor number ", i,
                   " in the list.");
     }
-    sizes[d] += t.sizes()[d];
     inputs.push_back(t);
   }
   return dispatch(Cat(d, dtype), inputs)[0];
@@ -61,12 +61,12 @@ Tensor repeat_impl(const Tensor& x, const std::vector<int64_t>& repeats, const c
               "] Number of dimensions of repeat dims can not be smaller than number of dimensions "
               "of tensor");
   const int64_t pad = static_cast<int64_t>(repeats.size()) - x.dim();
-  std::vector<int64_t> sizes(repeats.size());
   for (size_t i = 0; i < repeats.size(); ++i) {
     EMBER_CHECK(repeats[i] >= 0, "[", op, "] Trying to create tensor with negative dimension ",
                 repeats[i], ": ", ops::shape_str(repeats));
-    const int64_t s = static_cast<int64_t>(i) < pad ? 1 : x.sizes()[i - pad];
-    sizes[i] = checked_mul(s, repeats[i], op, "the repeated size");
+    // The overflow check needs a value: a dynamic size (an expression) is not specialised for it.
+    const SymInt s = static_cast<int64_t>(i) < pad ? SymInt(1) : x.sym_size(i - pad);
+    if (!s.is_symbolic()) (void)checked_mul(s.guard_int(), repeats[i], op, "the repeated size");
   }
   return dispatch(Repeat(repeats), {x})[0];
 }
@@ -107,10 +107,10 @@ Tensor stack(const std::vector<Tensor>& tensors, int64_t dim) {
   const int64_t d = ops::wrap_dim(dim, tensors[0].dim() + 1, "stack");
   std::vector<Tensor> inputs;
   for (size_t i = 0; i < tensors.size(); ++i) {
-    EMBER_CHECK(tensors[i].sizes() == tensors[0].sizes(),
+    EMBER_CHECK(tensors[i].sym_sizes() == tensors[0].sym_sizes(),
                 "[stack] stack expects each tensor to be equal size, but got ",
-                ops::shape_str(tensors[0].sizes()), " at entry 0 and ",
-                ops::shape_str(tensors[i].sizes()), " at entry ", i);
+                ops::shape_str(tensors[0].sym_sizes()), " at entry 0 and ",
+                ops::shape_str(tensors[i].sym_sizes()), " at entry ", i);
     inputs.push_back(unsqueeze(tensors[i], d));
   }
   return cat_impl(inputs, d, "stack");
@@ -119,7 +119,8 @@ Tensor stack(const std::vector<Tensor>& tensors, int64_t dim) {
 std::vector<Tensor> split(const Tensor& x, SymInt split_size_s, int64_t dim) {
   EMBER_CHECK(x.dim() != 0, "[split] split expects at least a 1-dimensional tensor");
   const int64_t d = ops::wrap_dim(dim, x.dim(), "split");
-  const int64_t split_size = split_size_s.guard_int("split"), size = x.sizes()[d];
+  // Tensor::size(d): only the split dim is a guard (Note [Symbolic tensors]).
+  const int64_t split_size = split_size_s.guard_int("split"), size = x.size(d);
   EMBER_CHECK(split_size >= 0,
               "[split] split expects split_size be non-negative, but got "
               "split_size=",
@@ -151,10 +152,10 @@ std::vector<Tensor> split_with_sizes(const Tensor& x, SymIntList split_sizes_s, 
                 ops::shape_str(sizes));
     total = checked_add(total, s, "split_with_sizes", "the sum of split_sizes");
   }
-  EMBER_CHECK(total == x.sizes()[d],
+  EMBER_CHECK(total == x.size(d),
               "[split_with_sizes] split_with_sizes expects split_sizes to "
               "sum exactly to ",
-              x.sizes()[d], " (input tensor's size at dimension ", d,
+              x.size(d), " (input tensor's size at dimension ", d,
               "), but "
               "got split_sizes=",
               ops::shape_str(sizes));
@@ -177,7 +178,7 @@ std::vector<Tensor> chunk(const Tensor& x, int64_t chunks, int64_t dim) {
   EMBER_CHECK(x.dim() > 0, "[chunk] chunk expects at least a 1-dimensional tensor");
   EMBER_CHECK(chunks > 0, "[chunk] chunk expects `chunks` to be greater than 0, got: ", chunks);
   const int64_t d = ops::wrap_dim(dim, x.dim(), "chunk");
-  const int64_t size = x.sizes()[d];
+  const int64_t size = x.size(d);  // only the chunked dim is a guard
   const int64_t split_size = size / chunks + (size % chunks != 0);
   // A zero-size dim still yields `chunks` empty pieces (PyTorch's special case).
   if (split_size == 0 && size == 0) {
@@ -193,7 +194,7 @@ std::vector<Tensor> unbind(const Tensor& x, int64_t dim) {
   const int64_t d = ops::wrap_dim(dim, x.dim(), "unbind");
   check_has_dims(x, dim, "unbind");
   std::vector<Tensor> out;
-  for (int64_t i = 0; i < x.sizes()[d]; ++i) out.push_back(select(x, d, i));
+  for (int64_t i = 0, n = x.size(d); i < n; ++i) out.push_back(select(x, d, i));
   return out;
 }
 
@@ -202,7 +203,7 @@ Tensor unflatten(const Tensor& x, int64_t dim, SymIntList sizes_s) {
   check_has_dims(x, dim, "unflatten");
   auto sizes = sizes_s.concrete("unflatten");
   EMBER_CHECK(!sizes.empty(), "[unflatten] unflatten: sizes must be non-empty");
-  const int64_t n = x.sizes()[d];
+  const int64_t n = x.size(d);  // only the unflattened dim is a guard
   int64_t known = 1;
   std::optional<size_t> infer;
   bool ok = true;
@@ -225,9 +226,10 @@ Tensor unflatten(const Tensor& x, int64_t dim, SymIntList sizes_s) {
   }
   EMBER_CHECK(ok, "[unflatten] unflatten: Provided sizes ", ops::shape_str(sizes_s.concrete()),
               " don't multiply up to the size of dim ", d, " (", n, ") in the input tensor");
-  std::vector<int64_t> shape(x.sizes().begin(), x.sizes().begin() + d);
+  const std::vector<SymInt> xs = x.sym_sizes();
+  std::vector<SymInt> shape(xs.begin(), xs.begin() + d);
   shape.insert(shape.end(), sizes.begin(), sizes.end());
-  shape.insert(shape.end(), x.sizes().begin() + d + 1, x.sizes().end());
+  shape.insert(shape.end(), xs.begin() + d + 1, xs.end());
   return view(x, SymIntList(shape));
 }
 
@@ -246,7 +248,7 @@ Tensor flip(const Tensor& x, IntList dims) {
   auto wrapped = ops::wrap_dims(dims, x.dim(), "flip");
   std::vector<int64_t> kept;  // flipping a dim of size <= 1 (or a 0-d tensor) changes nothing
   for (int64_t d : wrapped) {
-    if (x.dim() > 0 && x.sizes()[d] > 1) kept.push_back(d);
+    if (x.dim() > 0 && x.sym_size(d) > 1) kept.push_back(d);
   }
   return dispatch(Flip(kept), {x})[0];
 }
@@ -270,7 +272,7 @@ Tensor roll(const Tensor& x, SymIntList shifts_s, IntList dims) {
   for (size_t i = 0; i < dims.size(); ++i) {
     const int64_t d = ops::wrap_dim(dims[i], x.dim(), "roll");
     check_has_dims(x, dims[i], "roll");
-    const int64_t n = x.sizes()[d];
+    const int64_t n = x.size(d);  // only a rolled dim is a guard
     if (n == 0) continue;
     int64_t s = shifts[i] % n;
     if (s < 0) s += n;
@@ -323,10 +325,10 @@ std::vector<int64_t> broadcast_shapes(const std::vector<std::vector<int64_t>>& s
 }
 
 std::vector<Tensor> broadcast_tensors(const std::vector<Tensor>& tensors) {
-  std::vector<int64_t> shape;
+  std::vector<SymInt> shape;
   for (const auto& t : tensors) {
     EMBER_CHECK(t.defined(), "[broadcast_tensors] expected defined tensors");
-    shape = ops::broadcast_pair(shape, t.sizes(), "broadcast_tensors");
+    shape = ops::broadcast_pair(shape, t.sym_sizes(), "broadcast_tensors");
   }
   std::vector<Tensor> out;
   for (const auto& t : tensors) out.push_back(expand(t, SymIntList(shape)));

@@ -19,7 +19,8 @@ void check_input(const Tensor& x, const char* op, const char* kernel, bool allow
   if (!allow_bool && x.dtype() == kBool) ops::throw_not_implemented(op, kernel, x.dtype());
 }
 
-int64_t dim_size(const Tensor& x, int64_t dim) { return x.dim() == 0 ? 1 : x.sizes()[dim]; }
+// A SymInt: a dynamic dim is compared by its range (Note [Symbolic shapes]).
+SymInt dim_size(const Tensor& x, int64_t dim) { return x.dim() == 0 ? SymInt(1) : x.sym_size(dim); }
 
 // Runs a SortSelect; returns (values, indices).
 std::tuple<Tensor, Tensor> run(const SortSelect& prim, const Tensor& x) {
@@ -39,7 +40,7 @@ std::tuple<Tensor, Tensor> median_dim(const Tensor& x, int64_t dim_in, bool keep
 Tensor median_all(const Tensor& x, SortOp op) {
   const char* name = sort_op_name(op);
   check_input(x, name, op == SortOp::Median ? "median_cpu" : "nanmedian_cpu", false);
-  if (x.numel() == 0) {
+  if (x.sym_numel() == 0) {
     // PyTorch returns NaN for an empty input.
     EMBER_CHECK(is_floating_point(x.dtype()), "[", name, "] ", name,
                 "() operation does not have an identity for empty input tensor");
@@ -76,7 +77,7 @@ std::tuple<Tensor, Tensor> topk(const Tensor& x, int64_t k, int64_t dim_in, bool
 std::tuple<Tensor, Tensor> kthvalue(const Tensor& x, int64_t k, int64_t dim_in, bool keepdim) {
   check_input(x, "kthvalue", "kthvalue_cpu", false);
   const int64_t dim = ops::wrap_dim(dim_in, x.dim(), "kthvalue");
-  EMBER_CHECK(x.numel() > 0,
+  EMBER_CHECK(x.sym_numel() > 0,
               "[kthvalue] cannot perform reduction function kthvalue on tensor with no elements "
               "because the operation does not have an identity");
   EMBER_CHECK(k > 0 && k <= dim_size(x, dim), "[kthvalue] selected index k out of range");

@@ -14,10 +14,10 @@ namespace {
 
 using ops::check_defined;
 
-std::vector<int64_t> broadcast_all(const std::vector<Tensor>& ts, const char* op) {
-  std::vector<int64_t> shape;
+std::vector<SymInt> broadcast_all(const std::vector<Tensor>& ts, const char* op) {
+  std::vector<SymInt> shape;
   for (const Tensor& t : ts) {
-    if (t.defined()) shape = ops::broadcast_pair(shape, t.sizes(), op);
+    if (t.defined()) shape = ops::broadcast_pair(shape, t.sym_sizes(), op);
   }
   return shape;
 }
@@ -42,7 +42,7 @@ Tensor run_elementwise(Primitive&& prim, std::vector<Tensor> ins, ScalarType t, 
       prim.set_inplace();
       dispatch(prim, converted(ins, t), {self});
     } else {
-      Tensor tmp = ops::empty_tensor(shape, t, op, self.device());
+      Tensor tmp = ops::empty_tensor(SymIntList(shape).concrete(op), t, op, self.device());
       dispatch(prim, converted(ins, t), {tmp});
       self.copy_(tmp);
     }
@@ -170,7 +170,7 @@ Tensor masked_fill_impl(const Tensor& x, const Tensor& mask, const Scalar& value
   ops::check_implemented(x.dtype(), op);
   ops::check_scalar_fits(value, x.dtype(), op);
   if (!inplace) {
-    ops::check_broadcastable(x.sizes(), mask.sizes(), op);
+    ops::check_broadcastable(x, mask, op);
     return dispatch(MaskedFill(value), {x, mask})[0];
   }
   Tensor self = x;

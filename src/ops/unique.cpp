@@ -46,7 +46,7 @@ Tensor search_impl(const Tensor& boundaries, const Tensor& values, bool out_int3
   }
   if (sorter) {
     ops::check_defined(*sorter, op, "sorter");
-    EMBER_CHECK(sorter->sizes() == boundaries.sizes(), "[", op,
+    EMBER_CHECK(sorter->sym_sizes() == boundaries.sym_sizes(), "[", op,
                 "] torch.searchsorted(): boundary and sorter must have the same size, but got "
                 "boundary tensor ",
                 ops::shape_str(boundaries.sizes()), "and got sorter tensor ",
@@ -65,7 +65,7 @@ Tensor search_impl(const Tensor& boundaries, const Tensor& values, bool out_int3
               "0 dimension");
   bool leading_match = boundaries.dim() == values.dim();
   for (int64_t d = 0; leading_match && d + 1 < boundaries.dim(); ++d) {
-    leading_match = boundaries.sizes()[d] == values.sizes()[d];
+    leading_match = boundaries.sym_size(d) == values.sym_size(d);
   }
   EMBER_CHECK(boundaries.dim() == 1 || leading_match, "[", op,
               "] torch.searchsorted(): boundaries tensor should be 1 dimension or the first N-1 "
@@ -76,7 +76,7 @@ Tensor search_impl(const Tensor& boundaries, const Tensor& values, bool out_int3
   const ScalarType common = ops::result_type({boundaries, values});
   ops::check_implemented(common, op);
   if (common == kBool) ops::throw_not_implemented(op, "searchsorted_out_cpu", common);
-  if (sorter && sorter->numel() > 0 && !sorter->device().is_meta()) {  // meta: no values
+  if (sorter && !sorter->device().is_meta() && sorter->numel() > 0) {  // meta: no values
     const int64_t inner = sorter->sizes().back();
     EMBER_CHECK(sorter->max().item<int64_t>() < inner && sorter->min().item<int64_t>() >= 0, "[",
                 op, "] torch.searchsorted(): sorter index out of range");

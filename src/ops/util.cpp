@@ -94,6 +94,13 @@ std::vector<int64_t> broadcast_pair(const std::vector<int64_t>& a, const std::ve
   return r;
 }
 
+std::vector<SymInt> broadcast_pair(const std::vector<SymInt>& a, const std::vector<SymInt>& b,
+                                   const char* op) {
+  std::vector<SymInt> r(std::max(a.size(), b.size()));
+  for_each_broadcast_dim(a, b, op, [&](size_t i, const SymInt& d) { r[i] = d; });
+  return r;
+}
+
 void check_broadcastable(const std::vector<int64_t>& a, const std::vector<int64_t>& b,
                          const char* op) {
   for_each_broadcast_dim(a, b, op, [](size_t, int64_t) {});
@@ -116,8 +123,10 @@ void check_implemented(ScalarType t, const char* op) {
 namespace ember::ops {
 
 void check_no_internal_overlap(const Tensor& t, const char* op) {
+  // SymInt comparisons: a dynamic size is compared by its range, not specialised.
+  const std::vector<SymInt> strides = t.sym_strides();
   for (int64_t d = 0; d < t.dim(); ++d) {
-    EMBER_CHECK(!(t.strides()[d] == 0 && t.sizes()[d] > 1), "[", op,
+    EMBER_CHECK(!(strides[d] == 0 && t.sym_size(d) > 1), "[", op,
                 "] unsupported operation: more than one element of the written-to tensor refers "
                 "to a single memory location. Please clone() the tensor before performing the "
                 "operation.");
@@ -125,8 +134,8 @@ void check_no_internal_overlap(const Tensor& t, const char* op) {
 }
 
 bool may_overlap(const Tensor& a, const Tensor& b) {
-  if (!a.defined() || !b.defined() || a.numel() == 0 || b.numel() == 0) return false;
-  if (a.impl()->storage() != b.impl()->storage()) return false;
+  if (!a.defined() || !b.defined() || a.impl()->storage() != b.impl()->storage()) return false;
+  if (a.sym_numel() == 0 || b.sym_numel() == 0) return false;
   auto span = [](const Tensor& t) {
     int64_t lo = t.storage_offset(), hi = t.storage_offset();
     for (int64_t d = 0; d < t.dim(); ++d) {

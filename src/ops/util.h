@@ -48,6 +48,9 @@ std::string shape_str(const std::vector<int64_t>& sizes);
 /// Broadcast shape of a and b; RuntimeError naming `op` with PyTorch's wording when they differ.
 std::vector<int64_t> broadcast_pair(const std::vector<int64_t>& a, const std::vector<int64_t>& b,
                                     const char* op);
+/// The same over SymInts (Note [Symbolic shapes]): dims compared by their ranges.
+std::vector<SymInt> broadcast_pair(const std::vector<SymInt>& a, const std::vector<SymInt>& b,
+                                   const char* op);
 /// broadcast_pair's check alone, for builders whose primitive infers the shape.
 /// The same for two tensors' sizes, symbolic or not (Note [Symbolic shapes]).
 void check_broadcastable(const Tensor& a, const Tensor& b, const char* op);

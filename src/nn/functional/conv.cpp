@@ -152,13 +152,14 @@ Tensor conv_nd(const char* op, int64_t D, const Tensor& input, const Tensor& wei
       break;
     }
   }
-  std::vector<int64_t> padded(D), kernel(D), out_size{x.size(0), ws[0]};
+  // Only the spatial sizes are read (Tensor::size(d) guards that dim alone): a dynamic batch
+  // stays symbolic.
+  std::vector<int64_t> padded(D), kernel(D);
   bool too_big = false;
   for (int64_t i = 0; i < D; ++i) {
     padded[i] = ops::padded_size(x.size(i + 2), a.padding[i], op);
     kernel[i] = ops::window_extent(ws[i + 2], a.dilation[i], op);
     too_big = too_big || padded[i] < kernel[i];
-    out_size.push_back((padded[i] - kernel[i]) / a.stride[i] + 1);
   }
   EMBER_CHECK(!too_big, "[", op, "] Calculated padded input size per channel: (",
               join(padded, " x "), "). Kernel size: (", join(kernel, " x "),
@@ -273,8 +274,11 @@ Tensor conv2d_forward(const Tensor& x, const Tensor& w, const Tensor& bias, cons
   check_bias(bias, x, w.size(0), name);
   EMBER_CHECK(p.stride_h > 0 && p.stride_w > 0, "[", name,
               "] non-positive stride is not supported");
-  check_geometry(x.sizes(), w.sizes(), {x.size(0), w.size(0)}, p, name);  // the output's N, O
-  blocks(x.size(2), x.size(3), w.size(2), w.size(3), p, name);            // the kernel fits
+  // The output's N is the input's by construction: a dynamic batch is not specialised for this
+  // check, only its example value (hint) shows in a message.
+  const std::vector<int64_t> xs{x.sym_size(0).hint(), x.size(1), x.size(2), x.size(3)};
+  check_geometry(xs, w.sizes(), {xs[0], w.size(0)}, p, name);   // the output's N, O
+  blocks(x.size(2), x.size(3), w.size(2), w.size(3), p, name);  // the kernel fits
   std::vector<Tensor> inputs{x.contiguous(), w.contiguous()};
   if (bias.defined()) inputs.push_back(bias.contiguous());
   return dispatch(Convolution(name, ConvOp::Forward, p), inputs)[0];

@@ -194,14 +194,14 @@ Tensor binary_cross_entropy(const Tensor& input, const Tensor& target,
                             const BinaryCrossEntropyFuncOptions& o) {
   const char* op = "binary_cross_entropy";
   const ScalarType dt = loss_dtype(input, target, op);
-  EMBER_CHECK_VALUE(input.sizes() == target.sizes(), "[", op, "] Using a target size (",
+  EMBER_CHECK_VALUE(input.sym_sizes() == target.sym_sizes(), "[", op, "] Using a target size (",
                     torch_size(target.sizes()), ") that is different to the input size (",
                     torch_size(input.sizes()),
                     ") is deprecated. Please ensure they have the same size.");
   Tensor x = to_opmath(input.to(dt));
   Tensor t = to_opmath(target.to(dt));
   // A meta input has no values to check (as PyTorch's meta kernel).
-  EMBER_CHECK(x.numel() == 0 || x.device().is_meta() || ((x >= 0) & (x <= 1)).all().item<bool>(),
+  EMBER_CHECK(x.device().is_meta() || x.numel() == 0 || ((x >= 0) & (x <= 1)).all().item<bool>(),
               "[", op, "] all elements of input should be between 0 and 1");
   Tensor loss = -(t * x.log().clamp_min(-100) + (1 - t) * (-x).log1p().clamp_min(-100));
   if (o.weight().defined()) loss = loss * to_opmath(o.weight());
@@ -212,7 +212,7 @@ Tensor binary_cross_entropy_with_logits(const Tensor& input, const Tensor& targe
                                         const BinaryCrossEntropyWithLogitsFuncOptions& o) {
   const char* op = "binary_cross_entropy_with_logits";
   const ScalarType dt = loss_dtype(input, target, op);
-  EMBER_CHECK_VALUE(input.sizes() == target.sizes(), "[", op, "] Target size (",
+  EMBER_CHECK_VALUE(input.sym_sizes() == target.sym_sizes(), "[", op, "] Target size (",
                     torch_size(target.sizes()), ") must be the same as input size (",
                     torch_size(input.sizes()), ")");
   Tensor x = to_opmath(input.to(dt));

@@ -126,7 +126,9 @@ Tensor group_norm(const Tensor& input, int64_t num_groups, const Tensor& weight,
   EMBER_CHECK(input.dim() >= 2,
               "[group_norm] Expected at least 2 dimensions for input tensor but received ",
               input.dim());
-  const int64_t n = input.size(0), c = input.size(1);
+  // The batch as a SymInt: a dynamic one stays symbolic (Note [Symbolic shapes]).
+  const SymInt n = input.sym_size(0);
+  const int64_t c = input.size(1);
   EMBER_CHECK(num_groups > 0 && c % num_groups == 0,
               "[group_norm] Expected number of channels in input to be divisible by num_groups, "
               "but got input of shape ",
@@ -136,7 +138,7 @@ Tensor group_norm(const Tensor& input, int64_t num_groups, const Tensor& weight,
   Tensor x = to_opmath(input);
   Tensor g = x.reshape({n, num_groups, -1});
   auto [var, mean] = ember::var_mean(g, {2}, /*correction=*/0, /*keepdim=*/true);
-  Tensor y = ((g - mean) * (var + eps).rsqrt()).reshape(x.sizes());
+  Tensor y = ((g - mean) * (var + eps).rsqrt()).reshape(x.sym_sizes());
   if (weight.defined()) y = y * channel_view(to_opmath(weight), x.dim());
   if (bias.defined()) y = y + channel_view(to_opmath(bias), x.dim());
   return from_opmath(y, input.dtype());

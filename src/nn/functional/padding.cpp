@@ -2,6 +2,8 @@
 // primitive (src/primitives/pool.h) on the contiguous input.
 #include "ember/nn/functional/padding.h"
 
+#include <type_traits>
+
 #include "nn/conv_internal.h"
 #include "ops/util.h"
 
@@ -82,36 +84,50 @@ Tensor pad(const Tensor& input, const PadFuncOptions& o) {
                          "[pad] Only 2D, 3D, "
                          "4D, 5D padding with non-constant padding are supported for now");
     for (int64_t i = nd - m; i < nd; ++i) {
-      EMBER_CHECK(input.size(i) > 0, "[pad] ", pad_op_name(mode, m), ": Expected ", m + 1, "D or ",
-                  m + 2,
+      EMBER_CHECK(input.sym_size(i) > 0, "[pad] ", pad_op_name(mode, m), ": Expected ", m + 1,
+                  "D or ", m + 2,
                   "D (batch mode) tensor with possibly 0 batch size and other non-zero "
                   "dimensions for input, but got: ",
-                  shape_str(input.sizes()));
+                  shape_str(input.sym_sizes()));
     }
   }
-  std::vector<int64_t> out = input.sizes();
-  for (int64_t d = nd - m; d < nd; ++d) {
-    const int64_t k = nd - 1 - d, l = p[2 * k], r = p[2 * k + 1], in = input.size(d);
+  // A dynamic dim is a SymInt, checked by its range (Note [Symbolic shapes]); a concrete one stays
+  // int64_t, so that huge paddings reach the overflow checks.
+  auto check_dim = [&](int64_t d, int64_t l, int64_t r, auto in) {
     if (mode == PadMode::Reflect) {
       EMBER_CHECK(l < in && r < in,
                   "[pad] Argument #4: Padding size should be less than the "
                   "corresponding input dimension, but got: padding (",
-                  l, ", ", r, ") at dimension ", d, " of input ", shape_str(input.sizes()));
+                  l, ", ", r, ") at dimension ", d, " of input ", shape_str(input.sym_sizes()));
     }
     if (mode == PadMode::Circular) {
       EMBER_CHECK(l <= in && r <= in, "[pad] Padding value causes wrapping around more than once.");
     }
-    out[d] = checked_add(checked_add(in, l, "pad", "the padded size"), r, "pad", "the padded size");
+    decltype(in) out;
+    if constexpr (std::is_same_v<decltype(in), int64_t>) {
+      out = checked_add(checked_add(in, l, "pad", "the padded size"), r, "pad", "the padded size");
+    } else {
+      out = in + l + r;
+    }
     // A negative pad removes elements (PyTorch narrows the input): never more than there are.
     EMBER_CHECK((l >= 0 || in + l >= 0) && (r >= 0 || in + r >= 0), "[pad] negative padding (", l,
                 ", ", r, ") removes more than the input size ", in, " at dimension ", d);
     if (mode == PadMode::Constant) {
-      EMBER_CHECK(out[d] >= 0, "[pad] The input size ", in, ", plus negative padding ", l, " and ",
-                  r, " resulted in a negative output size, which is invalid. Check dimension ", d,
+      EMBER_CHECK(out >= 0, "[pad] The input size ", in, ", plus negative padding ", l, " and ", r,
+                  " resulted in a negative output size, which is invalid. Check dimension ", d,
                   " of your input.");
     } else {
-      EMBER_CHECK(out[d] >= 1, "[pad] ", pad_op_name(mode, m), ": input (size ", in,
-                  " at dimension ", d, ") is too small. Calculated output size: ", out[d]);
+      EMBER_CHECK(out >= 1, "[pad] ", pad_op_name(mode, m), ": input (size ", in, " at dimension ",
+                  d, ") is too small. Calculated output size: ", out);
+    }
+  };
+  for (int64_t d = nd - m; d < nd; ++d) {
+    const int64_t k = nd - 1 - d, l = p[2 * k], r = p[2 * k + 1];
+    const SymInt in = input.sym_size(d);
+    if (in.is_symbolic()) {
+      check_dim(d, l, r, in);
+    } else {
+      check_dim(d, l, r, in.guard_int());
     }
   }
   return dispatch(Pad(pad_op_name(mode, std::max<int64_t>(m, 1)), mode, p, o.value(), false),

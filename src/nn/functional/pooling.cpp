@@ -59,7 +59,8 @@ Tensor pool_input(const Tensor& input, int64_t D, const PoolArgs& a, const char*
   }
   const int64_t nd = input.dim();
   bool ok = nd == D + 1 || nd == D + 2;
-  for (int64_t i = nd == D + 2 ? 1 : 0; ok && i < nd; ++i) ok = input.size(i) != 0;
+  // SymInt sizes: a dynamic dim is compared by its range (Note [Symbolic shapes]).
+  for (int64_t i = nd == D + 2 ? 1 : 0; ok && i < nd; ++i) ok = input.sym_size(i) != 0;
   EMBER_CHECK(ok, "[", op, "] Expected ", D + 1, "D or ", D + 2,
               "D (batch mode) tensor with optional 0 dim batch size for input, but got:",
               shape_str(input.sizes()));
@@ -71,7 +72,7 @@ Tensor pool_input(const Tensor& input, int64_t D, const PoolArgs& a, const char*
   }
   bool positive = true;
   for (int64_t o : out) positive = positive && o >= 1;
-  const int64_t planes = input.size(nd - D - 1);
+  const SymInt planes = input.sym_size(nd - D - 1);
   EMBER_CHECK(positive, "[", op, "] Given input size: (", planes, "x",
               D == 2 ? std::to_string(in[0]) + "x" : std::string(), in.back(),
               "). Calculated output size: (", planes, "x",
@@ -137,7 +138,7 @@ Tensor adaptive_input(const Tensor& input, int64_t D, const std::vector<std::opt
   EMBER_CHECK(nd == D + 1 || nd == D + 2, "[", op, "] ", op, "(): Expected ", D + 1, "D or ", D + 2,
               "D tensor, but got ", shape_str(input.sizes()));
   for (int64_t i = nd == D + 2 ? 1 : 0; i < nd; ++i) {
-    EMBER_CHECK(input.size(i) > 0, "[", op, "] ", op,
+    EMBER_CHECK(input.sym_size(i) > 0, "[", op, "] ", op,
                 "(): Expected input to have non-zero size for non-batch dimensions, but input "
                 "has sizes ",
                 shape_str(input.sizes()), " with dimension ", i, " being empty");

@@ -96,8 +96,11 @@ Tensor interpolate(const Tensor& input, const InterpolateFuncOptions& o) {
                     "[interpolate] only one of size or scale_factor should be defined");
   EMBER_CHECK_VALUE(o.size() || o.scale_factor(),
                     "[interpolate] either size or scale_factor should be defined");
-  std::vector<int64_t> spatial(input.sizes().begin() + std::min<int64_t>(2, input.dim()),
-                               input.sizes().end());
+  // Tensor::size(d) guards only the spatial dims: a dynamic batch stays symbolic.
+  std::vector<int64_t> spatial;
+  for (int64_t d = std::min<int64_t>(2, input.dim()); d < input.dim(); ++d) {
+    spatial.push_back(input.size(d));
+  }
   std::optional<std::vector<int64_t>> out_size;
   std::optional<std::vector<double>> scales;
   if (o.size()) {
