@@ -48,8 +48,11 @@ std::vector<Tensor> thread_inputs() {
   return xs;
 }
 
-TEST(Threads, ConcurrentInferenceOnOneModel) {
-  auto model = small_model();
+// Runs `call` on each thread's input `repeats` times from every thread at once, even threads
+// without grad mode (inference), odd ones recording a graph into the shared leaves, and checks
+// every result against the model's own no-grad forward.
+template <typename Model, typename F>
+void expect_concurrent_calls_match(Model& model, F&& call, int repeats) {
   const auto xs = thread_inputs();
   std::vector<Tensor> expected;
   {
@@ -58,19 +61,25 @@ TEST(Threads, ConcurrentInferenceOnOneModel) {
   }
   std::vector<std::vector<Tensor>> got(kThreads);
   run_threads([&](int t) {
-    for (int r = 0; r < 20; ++r) {
+    for (int r = 0; r < repeats; ++r) {
       if (t % 2 == 0) {
-        NoGradGuard no_grad;  // inference
-        got[t].push_back(model->forward(xs[t]));
+        NoGradGuard no_grad;
+        got[t].push_back(call(xs[t]));
       } else {
-        got[t].push_back(model->forward(xs[t]).detach());  // records a graph into shared leaves
+        got[t].push_back(call(xs[t]).detach());
       }
     }
   });
   for (int t = 0; t < kThreads; ++t) {
-    ASSERT_EQ(got[t].size(), 20u);
+    ASSERT_EQ(got[t].size(), static_cast<size_t>(repeats));
     for (const auto& y : got[t]) EXPECT_TRUE(y.allclose(expected[t], 1e-12, 1e-12)) << t;
   }
+}
+
+TEST(Threads, ConcurrentInferenceOnOneModel) {
+  auto model = small_model();
+  expect_concurrent_calls_match(
+      model, [&](const Tensor& x) { return model->forward(x); }, 20);
 }
 
 // One compiled model called from every thread at once, half of them recording autograd: the
@@ -78,27 +87,8 @@ TEST(Threads, ConcurrentInferenceOnOneModel) {
 TEST(Threads, ConcurrentCallsOfOneCompiledModel) {
   auto model = small_model();
   auto compiled = compile(model);
-  const auto xs = thread_inputs();
-  std::vector<Tensor> expected;
-  {
-    NoGradGuard no_grad;
-    for (const auto& x : xs) expected.push_back(model->forward(x));
-  }
-  std::vector<std::vector<Tensor>> got(kThreads);
-  run_threads([&](int t) {
-    for (int r = 0; r < 10; ++r) {
-      if (t % 2 == 0) {
-        NoGradGuard no_grad;
-        got[t].push_back(compiled(xs[t]));
-      } else {
-        got[t].push_back(compiled(xs[t]).detach());
-      }
-    }
-  });
-  for (int t = 0; t < kThreads; ++t) {
-    ASSERT_EQ(got[t].size(), 10u);
-    for (const auto& y : got[t]) EXPECT_TRUE(y.allclose(expected[t], 1e-12, 1e-12)) << t;
-  }
+  expect_concurrent_calls_match(
+      model, [&](const Tensor& x) { return compiled(x); }, 10);
   EXPECT_EQ(compiled.function().num_entries(), 2);
 }
 
