@@ -25,6 +25,16 @@ std::string var(const char* prefix, int64_t i) {
   return s;
 }
 
+// Appends the loop over dim f (x<f> from 0 to n<f>) at indent `ind` to `open`, its closing brace
+// to `close`, and indents the body.
+void nest_loop(int f, int& ind, std::string& open, std::string& close) {
+  const std::string x = var("x", f), n = var("n", f);
+  open +=
+      std::string(ind, ' ') + "for (int64_t " + x + " = 0; " + x + " < " + n + "; ++" + x + ") {\n";
+  close = std::string(ind, ' ') + "}\n" + close;
+  ind += 2;
+}
+
 struct Scope {
   std::string text;
   std::map<int, std::string> names;
@@ -210,13 +220,7 @@ class Emitter {
     const int last = ds.back();
     std::string open, close;
     int ind = outer_->indent;
-    for (size_t i = 0; i + 1 < ds.size(); ++i) {
-      const std::string x = var("x", ds[i]), n = var("n", ds[i]);
-      open += std::string(ind, ' ') + "for (int64_t " + x + " = 0; " + x + " < " + n + "; ++" + x +
-              ") {\n";
-      close = std::string(ind, ' ') + "}\n" + close;
-      ind += 2;
-    }
+    for (size_t i = 0; i + 1 < ds.size(); ++i) nest_loop(ds[i], ind, open, close);
     const std::string x = var("x", last), n = var("n", last);
     auto inner = [&](bool vec) {
       Scope sc;
@@ -427,12 +431,7 @@ class Emitter {
     std::string open, close;
     int ind = 6;
     for (int f = 0; f < last; ++f) {
-      if (!(k_.reduced >> f & 1)) continue;
-      const std::string x = var("x", f), n = var("n", f);
-      open += std::string(ind, ' ') + "for (int64_t " + x + " = 0; " + x + " < " + n + "; ++" + x +
-              ") {\n";
-      close = std::string(ind, ' ') + "}\n" + close;
-      ind += 2;
+      if (k_.reduced >> f & 1) nest_loop(f, ind, open, close);
     }
     auto body = [&](bool vec) {
       Scope sc;

@@ -38,29 +38,6 @@ Shape cat_shape(Shape a, const Shape& b) {
   return a;
 }
 
-// The broadcast of the batch shapes (right-aligned); nullopt when they do not broadcast.
-std::optional<Shape> broadcast_batch(const std::vector<Shape>& shapes) {
-  size_t n = 0;
-  for (const Shape& s : shapes) n = std::max(n, s.size());
-  Shape out(n, SymInt(1));
-  for (const Shape& s : shapes) {
-    for (size_t i = 0; i < s.size(); ++i) {
-      SymInt& o = out[n - s.size() + i];
-      if (s[i] == 1) continue;
-      if (o == 1) {
-        o = s[i];
-      } else if (!(o == s[i])) {
-        return std::nullopt;
-      }
-    }
-  }
-  return out;
-}
-
-std::vector<int64_t> concrete(const Shape& s) {
-  return {s.begin(), s.end()};  // guards each entry (eager tensors are never symbolic)
-}
-
 /// Everything the kernels need, in the compute dtype and kernel layout.
 struct Prepared {
   Tensor q, k, v, mask;  // q [B, Hq, L, E] ...; mask: a view [batch..., (Hq), L, S] or undefined
@@ -106,11 +83,16 @@ Prepared prepare(const Tensor& query, const Tensor& key, const Tensor& value,
               "] Expected key and value to have the same sequence length (dim -2), but got ", pr.S,
               " and ", value.size(-2));
   const size_t tail = enable_gqa ? 3 : 2;
-  const std::optional<Shape> batch = broadcast_batch(
-      {head(query.sym_sizes(), tail), head(key.sym_sizes(), tail), head(value.sym_sizes(), tail)});
-  EMBER_CHECK(batch.has_value(), "[", kOp, "] the batch dimensions of query ",
-              ops::shape_str(query.sym_sizes()), ", key ", ops::shape_str(key.sym_sizes()),
-              " and value ", ops::shape_str(value.sym_sizes()), " are not broadcastable");
+  Shape batch;
+  try {
+    batch = ops::broadcast_pair(
+        ops::broadcast_pair(head(query.sym_sizes(), tail), head(key.sym_sizes(), tail), kOp),
+        head(value.sym_sizes(), tail), kOp);
+  } catch (const RuntimeError&) {  // a guard on a dynamic dim (not a RuntimeError) propagates
+    EMBER_THROW(RuntimeError, "[", kOp, "] the batch dimensions of query ",
+                ops::shape_str(query.sym_sizes()), ", key ", ops::shape_str(key.sym_sizes()),
+                " and value ", ops::shape_str(value.sym_sizes()), " are not broadcastable");
+  }
   if (enable_gqa) {
     pr.Hq = query.size(-3);
     pr.Hk = key.size(-3);
@@ -120,15 +102,15 @@ Prepared prepare(const Tensor& query, const Tensor& key, const Tensor& value,
     EMBER_CHECK(pr.Hk > 0 ? pr.Hq % pr.Hk == 0 : pr.Hq == 0, "[", kOp,
                 "] number of heads in key/value (", pr.Hk,
                 ") must divide number of heads in query (", pr.Hq, ")");
-    pr.out_batch = cat_shape(*batch, {pr.Hq});
+    pr.out_batch = cat_shape(batch, {pr.Hq});
   } else {
     pr.Hq = pr.Hk = 1;
-    pr.out_batch = *batch;
+    pr.out_batch = batch;
   }
-  pr.B = prod(*batch);
+  pr.B = prod(batch);
   if (pr.Hk == 0) pr.Hk = 1;  // no heads at all: nothing to compute, keep the divisions defined
   auto to_kernel = [&](const Tensor& t, int64_t h, int64_t len, int64_t width) {
-    const Shape full = cat_shape(*batch, enable_gqa ? Shape{h, len, width} : Shape{len, width});
+    const Shape full = cat_shape(batch, enable_gqa ? Shape{h, len, width} : Shape{len, width});
     return t.to(pr.compute).expand(full).reshape({pr.B, h, len, width}).contiguous();
   };
   pr.q = to_kernel(query, enable_gqa ? pr.Hq : 1, pr.L, pr.E);
@@ -208,7 +190,8 @@ std::tuple<Tensor, Tensor, Tensor> sdpa_backward(const Tensor& grad_output, cons
   Prepared pr = prepare(query, key, value, attn_mask, dropout_p, is_causal, scale, enable_gqa);
   EMBER_CHECK(dropout_p == 0 || forward.rng_state.defined(), "[", kOp,
               "] dropout_p > 0 needs the forward's generator state");
-  const std::vector<int64_t> out_shape = concrete(cat_shape(pr.out_batch, {pr.L, pr.Ev}));
+  const std::vector<int64_t> out_shape =
+      SymIntList(cat_shape(pr.out_batch, {pr.L, pr.Ev})).concrete(kOp);
   EMBER_CHECK(grad_output.defined() && grad_output.sizes() == out_shape &&
                   forward.output.sizes() == out_shape,
               "[", kOp, "] expected grad_output and output of shape ", ops::shape_str(out_shape));
