@@ -393,6 +393,10 @@ MetaList Primitive::infer(std::span<const TensorMeta>) const {
   EMBER_THROW(NotImplementedError, "[", name(), "] has no shape inference yet");
 }
 
+std::vector<Tensor> Primitive::decompose(const std::vector<Tensor>&) const {
+  EMBER_THROW(NotImplementedError, "[", name(), "] has no decomposition: it is a core primitive");
+}
+
 bool Primitive::equals(const Primitive& other) const {
   return kind() == other.kind() && inplace_ == other.inplace_ && encode(*this) == encode(other);
 }

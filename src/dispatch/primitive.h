@@ -186,6 +186,16 @@ class Primitive {
   /// raises NotImplementedError.
   virtual bool overwrites_target() const { return false; }
 
+  // ---- decomposition (Note [Decompositions] in src/compiler/decompose.h)
+  /// Whether decompose() is defined: the op written with other (core) ops. Primitives that exist
+  /// for eager speed (fused normalisations, fused losses) decompose so the compiler can fuse their
+  /// pieces with their neighbours; the others are core (PyTorch's core ATen opset) and do not.
+  virtual bool has_decomposition() const { return false; }
+  /// Computes the outputs from `inputs` with Ember ops (run under the tracer by the compiler's
+  /// decomposition pass, so the ops it calls become the replacement nodes). Same outputs, dtypes
+  /// and shapes as eval; defined only where has_decomposition().
+  virtual std::vector<Tensor> decompose(const std::vector<Tensor>& inputs) const;
+
  private:
   const char* display_name_ = nullptr;
   bool inplace_ = false;
@@ -215,6 +225,11 @@ class PrimitiveOf : public Primitive {
 #define EMBER_INFER                             \
   bool infers() const override { return true; } \
   MetaList infer(std::span<const TensorMeta> inputs) const override;
+
+/// Declares a primitive's decomposition (and that it has one).
+#define EMBER_DECOMPOSE                                    \
+  bool has_decomposition() const override { return true; } \
+  std::vector<Tensor> decompose(const std::vector<Tensor>& inputs) const override;
 
 /// Declares a primitive's vjp (and that it has one).
 #define EMBER_VJP                                \
