@@ -15,6 +15,7 @@
 #include <algorithm>
 #include <atomic>
 #include <cctype>
+#include <cerrno>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -172,8 +173,14 @@ std::optional<LibraryPtr> try_dlopen(const Entry& e, std::string* error) {
 std::optional<LibraryPtr> load_from_disk(const Entry& e) {
   std::error_code ec;
   if (!fs::exists(e.record_path(), ec)) return std::nullopt;
-  if (verified(e))
-    if (auto lib = try_dlopen(e, nullptr)) return lib;
+  if (verified(e)) {
+    if (auto lib = try_dlopen(e, nullptr)) {
+      // The record's time is the entry's last use: eviction removes the least recently used.
+      std::error_code touch;
+      fs::last_write_time(e.record_path(), fs::file_time_type::clock::now(), touch);
+      return lib;
+    }
+  }
   discard(e);
   return std::nullopt;
 }
@@ -215,6 +222,48 @@ std::string kernels_dir() {
                 " (set EMBER_CACHE_DIR to a writable directory)");
   remove_stale_temporaries(dir);
   return dir;
+}
+
+// Keeps the cache under its size limit by removing the least recently used entries (by their
+// record's time, refreshed on every load from disk) until it fills at most three quarters of the
+// limit, never one of `keep` (the entries this call just loaded). A record goes first, so a
+// process reading the entry meanwhile rebuilds it instead of trusting a half-removed one; a
+// library that is loaded stays mapped after its file is removed.
+void evict_to_limit(const std::string& dir, const std::set<std::string>& keep) {
+  const int64_t limit = cache_size_limit();
+  if (limit <= 0) return;
+  struct Files {
+    int64_t bytes = 0;
+    fs::file_time_type used = fs::file_time_type::min();
+  };
+  std::unordered_map<std::string, Files> entries;  // by base path (no extension)
+  int64_t total = 0;
+  std::error_code ec;
+  for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
+    const fs::path& p = it->path();
+    const std::string ext = p.extension().string();
+    if (p.filename().string().find(".tmp-") != std::string::npos ||
+        (ext != ".cpp" && ext != ".so" && ext != ".ok"))
+      continue;
+    std::error_code e;
+    const auto size = static_cast<int64_t>(fs::file_size(p, e));
+    if (e) continue;
+    Files& f = entries[(p.parent_path() / p.stem()).string()];
+    f.bytes += size;
+    total += size;
+    if (ext == ".ok")
+      if (const auto t = fs::last_write_time(p, e); !e) f.used = t;
+  }
+  if (total <= limit) return;
+  std::vector<std::pair<fs::file_time_type, std::string>> order;
+  for (const auto& [base, f] : entries)
+    if (!keep.count(base)) order.emplace_back(f.used, base);
+  std::sort(order.begin(), order.end());
+  for (const auto& [used, base] : order) {
+    if (total <= limit / 4 * 3) break;
+    for (const char* ext : {".ok", ".so", ".cpp"}) ::unlink((base + ext).c_str());
+    total -= entries[base].bytes;
+  }
 }
 
 // A compile of one entry: its temporary object and command.
@@ -265,6 +314,37 @@ std::string cache_dir() {
     EMBER_THROW(RuntimeError,
                 "[compile] no code cache directory: neither EMBER_CACHE_DIR nor HOME is set");
   return std::string(home) + "/.cache/ember";
+}
+
+int64_t cache_size_limit() {
+  const char* text = std::getenv("EMBER_CACHE_SIZE_LIMIT");
+  if (!text || !*text) return int64_t(1) << 30;
+  char* end = nullptr;
+  errno = 0;
+  const double value = std::strtod(text, &end);
+  double scale = 1;
+  if (*end) {
+    switch (std::toupper(static_cast<unsigned char>(*end))) {
+      case 'K':
+        scale = 1024.0;
+        break;
+      case 'M':
+        scale = 1024.0 * 1024;
+        break;
+      case 'G':
+        scale = 1024.0 * 1024 * 1024;
+        break;
+      default:
+        scale = 0;
+    }
+    ++end;
+  }
+  const double bytes = value * scale;
+  EMBER_CHECK_VALUE(end != text && !*end && errno == 0 && scale > 0 && bytes >= 0 && bytes < 9e18,
+                    "[compile] EMBER_CACHE_SIZE_LIMIT must be a size in bytes, optionally with a "
+                    "K, M or G suffix (0: no limit), got '",
+                    text, "'");
+  return static_cast<int64_t>(bytes);
 }
 
 std::vector<LibraryPtr> load_sources(const std::vector<SourceUnit>& units) {
@@ -350,6 +430,12 @@ std::vector<LibraryPtr> load_sources(const std::vector<SourceUnit>& units) {
     for (size_t k = 0; k < owned.size(); ++k)
       if (!done[k]) fail(k, std::current_exception());
     throw;
+  }
+
+  if (!owned.empty()) {
+    std::set<std::string> keep;
+    for (const Entry& e : entries) keep.insert(e.base);
+    evict_to_limit(dir, keep);
   }
 
   std::vector<LibraryPtr> out;

@@ -16,7 +16,8 @@
 // headers it includes, the compiler's path and `--version`, the flags and (with -march=native)
 // the host CPU. An entry is <cache_dir>/kernels/<unit>-<key>.cpp, .so and .ok (the object's size
 // and checksum, written last); see src/compiler/codecache.cpp. Compiler runs are bounded by
-// EMBER_COMPILE_TIMEOUT seconds (300) and killed beyond it.
+// EMBER_COMPILE_TIMEOUT seconds (300) and killed beyond it. The cache is kept under
+// EMBER_CACHE_SIZE_LIMIT (1 GiB) by removing the least recently used entries.
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -69,5 +70,9 @@ CodeCacheStats code_cache_stats();
 void reset_code_cache();
 /// EMBER_CACHE_DIR, else $HOME/.cache/ember (created on first use).
 std::string cache_dir();
+/// EMBER_CACHE_SIZE_LIMIT in bytes (a K, M or G suffix allowed; 0: no limit), else 1 GiB. After
+/// compiling, a process removes the least recently loaded entries until the cache fills at most
+/// three quarters of it. ValueError for a malformed value.
+int64_t cache_size_limit();
 
 }  // namespace ember::compiler

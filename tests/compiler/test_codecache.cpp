@@ -255,6 +255,85 @@ TEST_F(CodeCache, StaleTemporariesAreSwept) {
   EXPECT_TRUE(fs::exists(recent));
 }
 
+// The entries' base paths (no extension) in the cache, the files of a complete entry present.
+std::set<std::string> complete_entries(const std::string& dir) {
+  std::set<std::string> out;
+  for (const auto& f : cache_files(dir)) {
+    if (f.size() < 3 || f.substr(f.size() - 3) != ".ok") continue;
+    const std::string base = f.substr(0, f.size() - 3);
+    const std::string k = dir + "/kernels/" + base;
+    if (fs::exists(k + ".so") && fs::exists(k + ".cpp")) out.insert(base);
+  }
+  return out;
+}
+
+std::string base_name(const std::shared_ptr<const KernelLibrary>& lib) {
+  const std::string name = fs::path(lib->library_path()).filename();
+  return name.substr(0, name.size() - 3);
+}
+
+TEST_F(CodeCache, LeastRecentlyUsedEntriesAreEvictedBeyondTheSizeLimit) {
+  // Three entries compiled one after the other; the oldest is then loaded from disk, which makes
+  // it the most recently used. A limit of three entries, exceeded by a fourth, evicts down to
+  // three quarters of it (two entries): the least recently used first, never the one just compiled.
+  std::vector<std::string> bases;
+  std::vector<int> values;
+  const auto t0 = fs::file_time_type::clock::now();
+  for (int i = 0; i < 3; ++i) {
+    values.push_back(random_value());
+    auto lib = compiler::load_source(answer_unit(values.back(), "lru" + std::to_string(i)));
+    bases.push_back(base_name(lib));
+    // Distinct, ordered use times regardless of the file system's time resolution.
+    fs::last_write_time(record_path(lib), t0 - std::chrono::minutes(10 - i));
+  }
+  compiler::reset_code_cache();
+  EXPECT_EQ(call_answer(compiler::load_source(answer_unit(values[0], "lru0"))), values[0]);
+  expect_stats(0, 1, 0);
+  int64_t entry_bytes = 0;
+  for (const auto& f : fs::directory_iterator(dir_ + "/kernels"))
+    if (f.path().filename().string().rfind(bases[1], 0) == 0) entry_bytes += f.file_size();
+  ASSERT_GT(entry_bytes, 0);
+  {
+    ScopedEnv limit("EMBER_CACHE_SIZE_LIMIT", std::to_string(entry_bytes * 3));
+    auto lib = compiler::load_source(answer_unit(random_value(), "lru3"));
+    const auto left = complete_entries(dir_);
+    EXPECT_TRUE(left.count(base_name(lib)));  // just compiled: kept
+    EXPECT_TRUE(left.count(bases[0]));        // used last: kept
+    EXPECT_FALSE(left.count(bases[1]));       // least recently used: evicted first
+    EXPECT_EQ(left.size(), 2u);
+    EXPECT_EQ(cache_files(dir_).size(), 6u);  // nothing half-removed: whole entries only
+  }
+  // An evicted entry is simply compiled again.
+  compiler::reset_code_cache();
+  EXPECT_EQ(call_answer(compiler::load_source(answer_unit(values[1], "lru1"))), values[1]);
+  expect_stats(1, 0, 0);
+}
+
+TEST_F(CodeCache, SizeLimitZeroKeepsEverythingAndMalformedLimitsAreValueErrors) {
+  {
+    ScopedEnv limit("EMBER_CACHE_SIZE_LIMIT", "0");
+    for (int i = 0; i < 3; ++i) compiler::load_source(answer_unit(random_value()));
+    EXPECT_EQ(complete_entries(dir_).size(), 3u);
+  }
+  for (const char* bad : {"lots", "10X", "-1G", "1e30", "5M5"}) {
+    ScopedEnv limit("EMBER_CACHE_SIZE_LIMIT", bad);
+    try {
+      compiler::cache_size_limit();
+      ADD_FAILURE() << bad << " was accepted";
+    } catch (const ValueError& e) {
+      EXPECT_NE(std::string(e.what()).find("EMBER_CACHE_SIZE_LIMIT"), std::string::npos);
+      EXPECT_NE(std::string(e.what()).find(bad), std::string::npos);
+    }
+  }
+  for (const auto& [text, bytes] : std::vector<std::pair<const char*, int64_t>>{
+           {"4096", 4096}, {"2k", 2048}, {"1.5M", 1572864}, {"3G", int64_t(3) << 30}}) {
+    ScopedEnv limit("EMBER_CACHE_SIZE_LIMIT", text);
+    EXPECT_EQ(compiler::cache_size_limit(), bytes) << text;
+  }
+  ::unsetenv("EMBER_CACHE_SIZE_LIMIT");
+  EXPECT_EQ(compiler::cache_size_limit(), int64_t(1) << 30);
+}
+
 TEST_F(CodeCache, CompileErrorNamesTheUnitAndCarriesTheDiagnostic) {
   const SourceUnit unit{"broken_kernel", "extern \"C\" int broken() { return undefined_name_" +
                                              std::to_string(random_value()) + "; }\n"};
