@@ -100,6 +100,7 @@ json graph_json(const Graph& g) {
                       {"hint", si.hint},
                       {"runtime_min", si.runtime_min},
                       {"source", si.source}});
+      if (si.unbacked) syms.back()["unbacked"] = true;
     }
     j["symbols"] = std::move(syms);
   }
@@ -175,15 +176,29 @@ class Reader {
     for (size_t i = 0; i < list.size(); ++i) {
       const json& s = list[i];
       if (!s.is_object()) bad(where, "a symbol must be an object");
-      keys(s, where, {"name", "dim", "min", "max", "hint", "runtime_min", "source"});
+      keys(s, where, {"name", "dim", "min", "max", "hint", "runtime_min", "source", "unbacked"});
+      const bool unbacked = s.contains("unbacked");
+      if (unbacked && s["unbacked"] != true) bad(where, "'unbacked' must be true when present");
+      const std::string prefix = unbacked ? "u" : "s";
       const json& name = need(s, "name", where);
-      if (name != "s" + std::to_string(i))
-        bad(where, "symbol " + std::to_string(i) + " must be named s" + std::to_string(i));
-      const std::string dim = identifier(need(s, "dim", where), where, "'dim'", false);
+      if (name != prefix + std::to_string(i))
+        bad(where, "symbol " + std::to_string(i) + " must be named " + prefix + std::to_string(i));
       const json& source = need(s, "source", where);
       if (!source.is_string() || source.get<std::string>().size() > kMaxNameLength) {
         bad(where, "'source' must be a short string");
       }
+      if (unbacked) {  // Note [Unbacked symbols]: [0, max], no example; `dim` says what it counts
+        const json& what = need(s, "dim", where);
+        if (!what.is_string() || what.get<std::string>().empty() ||
+            what.get<std::string>().size() > kMaxNameLength) {
+          bad(where, "'dim' must be a short string");
+        }
+        const int64_t hi = int64(need(s, "max", where), where, "'max'");
+        if (hi < 0) bad(where, "symbol " + std::to_string(i) + " needs max >= 0");
+        env_->unbacked(what.get<std::string>(), hi, source.get<std::string>());
+        continue;
+      }
+      const std::string dim = identifier(need(s, "dim", where), where, "'dim'", false);
       const int64_t lo = int64(need(s, "min", where), where, "'min'");
       const int64_t hi = int64(need(s, "max", where), where, "'max'");
       const int64_t hint = int64(need(s, "hint", where), where, "'hint'");

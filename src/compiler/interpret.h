@@ -16,9 +16,9 @@ SymbolValues bind_inputs(const Graph& graph, const std::vector<Tensor>& inputs);
 
 /// Runs call node `n` on `args` through dispatch: its primitive with the symbols in its
 /// parameters replaced by `values`, its outputs allocated as the traced program allocated them
-/// (an in-place call writes `value(*n.inplace_target)`).
+/// (an in-place call writes `value(*n.inplace_target)`). Unbacked symbols among its outputs'
+/// sizes (Note [Unbacked symbols]) are added to `values` from the results.
 std::vector<Tensor> run_call(const Node& n, const std::vector<Tensor>& args,
-                             const std::function<Tensor(ValueRef)>& value,
-                             const SymbolValues& values);
+                             const std::function<Tensor(ValueRef)>& value, SymbolValues& values);
 
 }  // namespace ember::fx::detail

@@ -143,8 +143,7 @@ SymbolValues bind_inputs(const Graph& graph, const std::vector<Tensor>& inputs) 
 }
 
 std::vector<Tensor> run_call(const Node& n, const std::vector<Tensor>& args,
-                             const std::function<Tensor(ValueRef)>& value,
-                             const SymbolValues& values) {
+                             const std::function<Tensor(ValueRef)>& value, SymbolValues& values) {
   const std::shared_ptr<const Primitive> prim = specialised(n.prim, values);
   const char* op = prim->name();
   std::vector<Tensor> outs;
@@ -161,6 +160,16 @@ std::vector<Tensor> run_call(const Node& n, const std::vector<Tensor>& args,
   std::vector<Tensor> result = dispatch(*prim, args, std::move(outs));
   EMBER_CHECK(result.size() == n.outputs.size(), "[GraphModule] node '", n.name, "' (", op,
               ") produced ", result.size(), " outputs, the graph records ", n.outputs.size());
+  // Note [Unbacked symbols]: a size only this call's data decides binds its symbol here.
+  for (size_t k = 0; k < result.size(); ++k) {
+    const ValueMeta& m = n.outputs[k];
+    if (!result[k].defined() || m.sizes.size() != static_cast<size_t>(result[k].dim())) continue;
+    for (size_t d = 0; d < m.sizes.size(); ++d) {
+      const auto name = as_symbol(m.sizes[d]);
+      if (!name || values.count(*name) || !env_of(m.sizes[d])->find(*name)->unbacked) continue;
+      values.emplace(*name, result[k].size(static_cast<int64_t>(d)));
+    }
+  }
   return result;
 }
 
@@ -168,7 +177,7 @@ std::vector<Tensor> run_call(const Node& n, const std::vector<Tensor>& args,
 
 std::vector<Tensor> GraphModule::operator()(const std::vector<Tensor>& inputs) const {
   const std::vector<Node>& nodes = graph_.nodes();
-  const SymbolValues values = detail::bind_inputs(graph_, inputs);
+  SymbolValues values = detail::bind_inputs(graph_, inputs);
   std::vector<std::vector<Tensor>> env(nodes.size());
   auto value = [&](ValueRef v) { return v.is_none() ? Tensor() : env[v.node][v.output]; };
   size_t next_input = 0;

@@ -53,7 +53,7 @@ class Lowered final : public CompiledGraph {
   std::vector<Tensor> operator()(const std::vector<Tensor>& inputs) const override {
     const fx::Graph& g = gm_.graph();
     const std::vector<fx::Node>& nodes = g.nodes();
-    const fx::SymbolValues values = fx::detail::bind_inputs(g, inputs);
+    fx::SymbolValues values = fx::detail::bind_inputs(g, inputs);
     std::vector<std::vector<Tensor>> env(nodes.size());
     auto value = [&](fx::ValueRef v) { return v.is_none() ? Tensor() : env[v.node][v.output]; };
     size_t next_input = 0;
@@ -75,7 +75,7 @@ class Lowered final : public CompiledGraph {
   }
 
   void run_step(const Step& st, std::vector<std::vector<Tensor>>& env,
-                const std::function<Tensor(fx::ValueRef)>& value, const fx::SymbolValues& values,
+                const std::function<Tensor(fx::ValueRef)>& value, fx::SymbolValues& values,
                 std::vector<char*>& bufs, std::vector<int64_t>& sizes) const {
     const fx::Graph& g = gm_.graph();
     if (!st.is_kernel) {

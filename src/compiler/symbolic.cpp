@@ -168,6 +168,8 @@ class Expr final : public SymNode {
     return eval(poly_, [&](int s) { return info(s).hint; });
   }
 
+  int64_t upper() const { return range(poly_).hi; }
+
   int64_t guard_int(const char* op) const override {
     const Interval r = range(poly_);
     if (r.lo == r.hi) return r.lo;
@@ -415,6 +417,15 @@ class Expr final : public SymNode {
                               const std::optional<std::string>& kind) const {
     std::set<int> syms;
     symbols_in(d, syms);
+    for (int s : syms) {
+      const SymbolInfo& si = info(s);
+      if (!si.unbacked) continue;
+      EMBER_THROW(ConstraintViolationError, "[", op, "] Could not guard on data-dependent ",
+                  "expression: ", op, " needs ", need, ", but ", si.name, " is ", si.dim, " (",
+                  si.source, "), in [0, ", si.max, "], known only when the graph runs. ",
+                  "Suggested fix: write the program so that it does not depend on that size's ",
+                  "value (or trace with TracingMode::Real to specialise to the example's data)");
+    }
     std::string dims, about;
     for (int s : syms) {
       const SymbolInfo& si = info(s);
@@ -451,14 +462,34 @@ const Expr* expr_of(const SymInt& s) {
 
 }  // namespace
 
+// "s3", "u4" (snprintf: g++ 12 warns falsely on "s" + std::to_string once inlined here).
+static std::string symbol_name(char prefix, int index) {
+  char name[24];
+  std::snprintf(name, sizeof name, "%c%d", prefix, index);
+  return name;
+}
+
 SymInt ShapeEnv::symbol(const std::string& dim, int64_t min, int64_t max, int64_t hint,
                         const std::string& source, int64_t runtime_min) {
   const int index = static_cast<int>(symbols_.size());
-  symbols_.push_back({"s" + std::to_string(index), dim, min, max, hint,
+  symbols_.push_back({symbol_name('s', index), dim, min, max, hint,
                       runtime_min < 0 ? min : std::min(runtime_min, min), source});
+  return atom_of(index);
+}
+
+SymInt ShapeEnv::unbacked(const std::string& what, int64_t max, const std::string& source) {
+  const int index = static_cast<int>(symbols_.size());
+  // No example gives it a value; the hint (what meta tensors size with) is a typical size, not
+  // a fact: decisions use the range alone.
+  symbols_.push_back(
+      {symbol_name('u', index), what, 0, max, std::min<int64_t>(max, 2), 0, source, true});
+  return atom_of(index);
+}
+
+SymInt ShapeEnv::atom_of(int index) {
   auto a = std::make_shared<Atom>();
   a->symbol = index;
-  a->text = symbols_.back().name;
+  a->text = symbols_[static_cast<size_t>(index)].name;
   return SymInt(std::make_shared<Expr>(shared_from_this(), Poly::atom(std::move(a))));
 }
 
@@ -620,6 +651,11 @@ std::optional<Affine> as_affine(const SymInt& s) {
   }
   if (!found) return std::nullopt;
   return r;
+}
+
+int64_t upper_bound(const SymInt& s) {
+  const Expr* e = expr_of(s);
+  return e ? e->upper() : s.hint();
 }
 
 int64_t evaluate(const SymInt& s, const SymbolValues& values, const std::string& what) {

@@ -16,6 +16,13 @@
 // or 1 cannot trace a dynamic dim. A GraphModule still accepts sizes down to the Dim's declared
 // min (runtime_min; torch.export's range_constraints keep a Dim's min of 0 or 1 the same way), so
 // Dim("batch", 1, 1024) traced at 8 runs batch 1; outside [runtime_min, max] it raises.
+//
+// Note [Unbacked symbols]: a size that only the data decides (nonzero's row count, and so a
+// boolean mask's selection) is a symbol u<k> in [0, bound] that no input gives: tracing goes on
+// with it instead of stopping, and a run of the graph binds it from the result of the call that
+// made it (interpreter and generated code alike: detail::run_call). A comparison its range cannot
+// decide raises ConstraintViolationError ("Could not guard on data-dependent expression"), as
+// PyTorch's GuardOnDataDependentSymNode does; nothing specialises to the example's data.
 #include <cstdint>
 #include <map>
 #include <memory>
@@ -34,13 +41,16 @@ namespace ember::fx {
 
 /// One dynamic dimension of the traced inputs.
 struct SymbolInfo {
-  std::string name;    // "s0"
-  std::string dim;     // the Dim's name ("batch")
-  int64_t min = 2;     // the range the trace reasons with
+  std::string name;  // "s0"
+  std::string dim;   // the Dim's name ("batch")
+  int64_t min = 2;   // the range the trace reasons with
   int64_t max = 0;
   int64_t hint = 0;         // the example input's size
   int64_t runtime_min = 2;  // the smallest size a run accepts: the Dim's min (<= min)
-  std::string source;  // "input 0 dim 0"
+  std::string source;       // "input 0 dim 0"
+  /// Unbacked (u0, u1, ...): a data-dependent size (nonzero's count) that no input gives; a
+  /// run binds it from the output of the call that made it (Note [Unbacked symbols]).
+  bool unbacked = false;
 };
 
 class ShapeEnv : public std::enable_shared_from_this<ShapeEnv> {
@@ -50,6 +60,10 @@ class ShapeEnv : public std::enable_shared_from_this<ShapeEnv> {
   /// [runtime_min, max] (runtime_min < 0: min).
   SymInt symbol(const std::string& dim, int64_t min, int64_t max, int64_t hint,
                 const std::string& source, int64_t runtime_min = -1);
+  /// Note [Unbacked symbols]: a new symbol u<k> for a size only the data decides (`what`: "the
+  /// count of nonzero"), in [0, max]. Comparisons its range cannot decide raise (PyTorch's guard
+  /// on a data-dependent expression) rather than specialise.
+  SymInt unbacked(const std::string& what, int64_t max, const std::string& source);
   const std::vector<SymbolInfo>& symbols() const { return symbols_; }
   /// The expression `text` (in the canonical form SymInt::str() prints: "2*s0 + 1", "(s0//2)",
   /// "Mod(s0, 3)", "Min(s0, s1)") over this env's symbols; ValueError naming `what` when it does
@@ -59,6 +73,7 @@ class ShapeEnv : public std::enable_shared_from_this<ShapeEnv> {
 
  private:
   ShapeEnv() = default;
+  SymInt atom_of(int index);
   std::vector<SymbolInfo> symbols_;
 };
 
@@ -81,6 +96,9 @@ std::optional<Affine> as_affine(const SymInt& s);
 /// input, dim and Dim at fault (src/compiler/dynamic_spec.cpp).
 std::vector<std::vector<SymInt>> symbolic_sizes(const DynamicSpec& spec,
                                                 const std::vector<Tensor>& inputs);
+
+/// The largest value `s` takes over its symbols' ranges (the value itself when concrete).
+int64_t upper_bound(const SymInt& s);
 
 /// Values of the symbols (by name) for one run of a graph.
 using SymbolValues = std::map<std::string, int64_t>;

@@ -101,6 +101,7 @@ class Tracer final : public DispatchMode {
   std::vector<fx::ValueRef> aliased;  // values reached through another TensorImpl too
   bool fake = false;  // TracingMode::Fake: calls on meta tensors, recorded on real_device
   Device real_device = kCPU;
+  std::shared_ptr<fx::ShapeEnv> env;  // the inputs' symbols (Note [Symbolic shapes]), if any
 
   // An undefined input (an optional tensor passed as None) is a placeholder that nothing uses.
   // Returns the tensor the function receives (a meta twin when tracing fake).
@@ -181,7 +182,9 @@ class Tracer final : public DispatchMode {
     // (factories, scalar conversions) run as they are.
     std::vector<Tensor> outs = call.outputs;
     const std::vector<Tensor> preallocated = call.outputs;  // the op builder may keep these
-    if (fake && involves_meta(call)) {
+    if (fake && involves_meta(call) && p.kind() == PrimitiveKind::Nonzero) {
+      call.outputs = outs = {unbacked_nonzero(call.inputs.at(0), graph.nodes().size())};
+    } else if (fake && involves_meta(call)) {
       std::vector<Tensor> ins;
       for (const Tensor& t : call.inputs) ins.push_back(twin(t));
       for (Tensor& t : outs) t = twin(t);
@@ -213,6 +216,21 @@ class Tracer final : public DispatchMode {
       }
       produced_.push_back({{node, static_cast<int>(k)}, call.outputs[k]});
     }
+  }
+
+  // Note [Unbacked symbols]: nonzero's row count is known only when the graph runs: a fresh
+  // symbol in [0, numel], bound at run time from the call's result.
+  Tensor unbacked_nonzero(const Tensor& x, size_t node) {
+    const std::vector<SymInt> sizes = x.unsafeGetTensorImpl()->sym_sizes();
+    SymInt numel(1);
+    for (const SymInt& s : sizes) numel = numel * s;
+    if (!env) env = fx::ShapeEnv::make();
+    const SymInt count =
+        env->unbacked("the count of nonzero", fx::upper_bound(numel),
+                      "output 0 dim 0 of node " + std::to_string(node) + " (nonzero)");
+    const TensorMeta m =
+        TensorMeta::contiguous(SymShape{count, SymInt(x.dim())}, kInt64, Device(kMeta));
+    return detail::allocate_meta(m, "nonzero");
   }
 
   // Autograd marks outputs after the modes below it ran: read requires_grad at the end.
@@ -301,6 +319,11 @@ fx::GraphModule trace(const TracedFn& fn, const std::vector<Tensor>& inputs,
   EMBER_CHECK_VALUE(static_cast<bool>(fn), "[make_fx] the function is empty");
   Tracer tracer;
   tracer.fake = options.mode == TracingMode::Fake || !dynamic.empty();
+  for (const auto& sizes : dynamic) {
+    for (const SymInt& s : sizes) {
+      if (!tracer.env) tracer.env = fx::env_of(s);
+    }
+  }
   std::vector<Tensor> traced_inputs;
   for (size_t i = 0; i < inputs.size(); ++i) {
     if (inputs[i].defined()) {

@@ -357,7 +357,7 @@ Tensor masked_select(const Tensor& x, const Tensor& mask) {
   check_defined(mask, op, "mask");
   ops::check_implemented(x.dtype(), op);
   EMBER_CHECK(mask.dtype() == kBool, "[", op, "] masked_select: expected BoolTensor for mask");
-  const auto shape = ops::broadcast_pair(x.sizes(), mask.sizes(), op);
+  const auto shape = ops::broadcast_pair(x.sym_sizes(), mask.sym_sizes(), op);
   // Composite: a mask index of the broadcast operands (Nonzero + Index primitives).
   Tensor xb = x.expand(SymIntList(shape));
   Tensor mb = mask.expand(SymIntList(shape));

@@ -80,6 +80,18 @@ void for_each_broadcast_dim(const std::vector<T>& a, const std::vector<T>& b, co
   for (size_t i = 0; i < n; ++i) {
     const T da = i < n - a.size() ? T(1) : a[i - (n - a.size())];
     const T db = i < n - b.size() ? T(1) : b[i - (n - b.size())];
+    if constexpr (std::is_same_v<T, SymInt>) {
+      // Equal expressions, or a literal 1 on one side, broadcast without asking whether a
+      // symbolic size is 1 (which an unbacked size, Note [Unbacked symbols], cannot answer).
+      if (da.same_as(db) || (!db.is_symbolic() && db.hint() == 1)) {
+        f(i, da);
+        continue;
+      }
+      if (!da.is_symbolic() && da.hint() == 1) {
+        f(i, db);
+        continue;
+      }
+    }
     EMBER_CHECK(da == db || da == 1 || db == 1, "[", op, "] The size of tensor a (", da,
                 ") must match the size of tensor b (", db, ") at non-singleton dimension ", i);
     f(i, da == 1 ? db : da);

@@ -169,10 +169,12 @@ Tensor narrow(const Tensor& x, int64_t dim, SymInt start_s, SymInt length_s) {
 Tensor select(const Tensor& x, int64_t dim, SymInt index_s) {
   EMBER_CHECK_INDEX(x.dim() > 0, "[select] select() cannot be applied to a 0-dim tensor.");
   int64_t d = ops::wrap_dim(dim, x.dim(), "select");
-  int64_t size = x.sizes()[d], index = index_s.guard_int("select");
-  EMBER_CHECK_INDEX(index >= -size && index < size, "[select] index ", index,
-                    " is out of bounds for dimension ", d, " with size ", size);
-  if (index < 0) index += size;
+  // The selected dim's size alone (the others may be symbolic and stay so).
+  const SymInt size = x.sym_size(d);
+  int64_t index = index_s.guard_int("select");
+  EMBER_CHECK_INDEX(SymInt(index) + size >= SymInt(0) && SymInt(index) < size, "[select] index ",
+                    index, " is out of bounds for dimension ", d, " with size ", size.str());
+  if (index < 0) index += size.guard_int("select");
   return make(x, Select({d, index}));
 }
 

@@ -24,7 +24,11 @@ SymShape broadcast_sizes(std::span<const TensorMeta> in) {
   for (const TensorMeta& m : in) {
     const size_t lead = rank - m.sizes.size();
     for (size_t i = 0; i < m.sizes.size(); ++i) {
-      if (out[lead + i] == 1) out[lead + i] = m.sizes[i];
+      // Equal expressions and a literal 1 change nothing, and are settled without asking
+      // whether a symbolic size is 1 (an unbacked one, Note [Unbacked symbols], cannot say).
+      const SymInt& s = m.sizes[i];
+      if (s.same_as(out[lead + i]) || (!s.is_symbolic() && s.hint() == 1)) continue;
+      if (out[lead + i] == 1) out[lead + i] = s;
     }
   }
   return out;

@@ -233,6 +233,29 @@ TEST(Lowering, DynamicBatchOneCompile) {
   EXPECT_THROW((*l.compiled[0])({rand({8, 63})}), ValueError);
 }
 
+// Note [Unbacked symbols]: a mask's selection feeds generated kernels whose size argument is
+// the data-dependent count, bound when the nonzero call ran.
+TEST(Lowering, UnbackedSizeFeedsGeneratedKernels) {
+  const std::vector<Case> cases = {
+      {"selection",
+       [](auto& xs) {
+         Tensor picked = xs[0].index({xs[0] > 0});
+         return std::vector<Tensor>{(picked * 2 + 1).exp(), ((picked - 1).relu() * 3).sum()};
+       },
+       {rand({8, 16})},
+       {.mode = TracingMode::Fake}},
+  };
+  const Lowered l = lower_all(cases);
+  EXPECT_GE(l.compiled[0]->kernel_names().size(), 1u);
+  EXPECT_NE(l.gms[0].graph().to_string().find("u0"), std::string::npos);
+  for (uint64_t seed : {2, 3, 4}) {
+    SCOPED_TRACE(seed);
+    expect_matches(cases[0], *l.compiled[0], {rand({8, 16}, kFloat32, seed)});
+  }
+  expect_matches(cases[0], *l.compiled[0], {full({8, 16}, -1.0)});  // nothing selected
+  expect_matches(cases[0], *l.compiled[0], {full({8, 16}, 0.5)});   // everything
+}
+
 TEST(Lowering, ProfilerEventPerKernel) {
   const Case c{"chain",
                [](auto& xs) { return std::vector<Tensor>{(xs[0] * 2 + 1).relu().sum(-1)}; },

@@ -33,7 +33,6 @@ const std::map<std::string, std::string>& capture_pending() {
 constexpr const char* kReadsValues =
     "reads tensor values while building (argument tensors, data-dependent checks or the op "
     "database entry's own raw reads): data_ptr of a meta tensor";
-constexpr const char* kDataDependent = "its output's size depends on the input's values";
 const std::map<std::string, std::string>& fake_pending() {
   static const std::map<std::string, std::string> pending = {
       {"cross",
@@ -58,7 +57,6 @@ const std::map<std::string, std::string>& fake_pending() {
       {"argmax", kReadsValues},
       {"argmin", kReadsValues},
       {"argsort_stable_descending", kReadsValues},
-      {"argwhere", kDataDependent},
       {"bce_weight_and_bce_with_logits_pos_weight", kReadsValues},
       {"binary_cross_entropy", kReadsValues},
       {"binary_cross_entropy_with_logits", kReadsValues},
@@ -104,7 +102,6 @@ const std::map<std::string, std::string>& fake_pending() {
       {"logcumsumexp", kReadsValues},
       {"logsumexp", kReadsValues},
       {"margin_ranking_and_cosine_embedding", kReadsValues},
-      {"masked_select", kDataDependent},
       {"matrix_exp", kReadsValues},
       {"max_dim_indices", kReadsValues},
       {"max_dim_values", kReadsValues},
@@ -131,7 +128,6 @@ const std::map<std::string, std::string>& fake_pending() {
       {"nanmedian_dim_values_keepdim", kReadsValues},
       {"nansum", kReadsValues},
       {"nll_loss", kReadsValues},
-      {"nonzero", kDataDependent},
       {"norm_dtype_float64", kReadsValues},
       {"norm_p0", kReadsValues},
       {"norm_p10", kReadsValues},

@@ -1,8 +1,7 @@
 // Note [Symbolic shapes]: the compiler's SymNode (canonical expressions, ranges, guards) and
 // make_fx with a DynamicSpec (graphs whose sizes are expressions, run on other sizes).
-#include <gtest/gtest.h>
-
 #include <ember/compiler.h>
+#include <gtest/gtest.h>
 
 #include "compiler/symbolic.h"
 #include "ember/ember.h"
@@ -109,10 +108,15 @@ TEST(SymExpr, ParseAndEvaluate) {
   auto env = ShapeEnv::make();
   SymInt s0 = env->symbol("batch", 2, 1024, 8, "input 0 dim 0");
   SymInt s1 = env->symbol("seq", 2, 64, 5, "input 0 dim 1");
-  const std::vector<SymInt> exprs = {
-      s0, 2 * s0 + 1, s0 * s1 - 3, floordiv(s0, SymInt(2)), floordiv(s0 + s1, SymInt(3)),
-      mod(s0 * s1, SymInt(7)), sym_min(s0, s1), sym_max(s0 * 2, s1 + 1) - s1,
-      floordiv(3 - s0 * 5, SymInt(2))};
+  const std::vector<SymInt> exprs = {s0,
+                                     2 * s0 + 1,
+                                     s0 * s1 - 3,
+                                     floordiv(s0, SymInt(2)),
+                                     floordiv(s0 + s1, SymInt(3)),
+                                     mod(s0 * s1, SymInt(7)),
+                                     sym_min(s0, s1),
+                                     sym_max(s0 * 2, s1 + 1) - s1,
+                                     floordiv(3 - s0 * 5, SymInt(2))};
   for (const SymInt& e : exprs) {
     EXPECT_EQ(env->parse(e.str(), "test").str(), e.str());
   }
@@ -177,9 +181,21 @@ TEST(SymbolicTrace, MlpWithDynamicBatch) {
   }
   // Sizes outside the Dim's range [1, 512], and a wrong static dim.
   expect_errors<ValueError>({
-      {"size 0", [&] { gm({randn({0, 4})}); }, "batch (s0) is 0, outside the range [1, 512]"},
-      {"above max", [&] { gm({randn({513, 4})}); }, "outside the range [1, 512]"},
-      {"static dim", [&] { gm({randn({5, 5})}); }, "expected f32[s0, 4]"},
+      {"size 0",
+       [&] {
+         gm({randn({0, 4})});
+       },
+       "batch (s0) is 0, outside the range [1, 512]"},
+      {"above max",
+       [&] {
+         gm({randn({513, 4})});
+       },
+       "outside the range [1, 512]"},
+      {"static dim",
+       [&] {
+         gm({randn({5, 5})});
+       },
+       "expected f32[s0, 4]"},
   });
 }
 
@@ -192,7 +208,11 @@ TEST(SymbolicTrace, SameDimMeansEqualSizes) {
   Tensor a = randn({9, 3}), b = randn({9, 3});
   EXPECT_TRUE(gm({a, b})[0].equal(a * b + b));
   expect_errors<ValueError>({
-      {"unequal", [&] { gm({randn({4, 3}), randn({6, 3})}); }, "but it is 4 in input 0"},
+      {"unequal",
+       [&] {
+         gm({randn({4, 3}), randn({6, 3})});
+       },
+       "but it is 4 in input 0"},
   });
   // Two different dims cannot be broadcast together without deciding they are equal.
   const std::string m = message_of([&] {
@@ -225,8 +245,16 @@ TEST(SymbolicTrace, DerivedDimsAndStaticPins) {
     EXPECT_TRUE(gm({x, y})[0].equal(y.view({k, 2, 3}).sum(1) + x)) << "n = " << k;
   }
   expect_errors<ValueError>({
-      {"odd", [&] { gm({randn({3, 3}), randn({7, 3})}); }, "not of the form 2*s0"},
-      {"unequal", [&] { gm({randn({3, 3}), randn({8, 3})}); }, "but it is 3 in input 0"},
+      {"odd",
+       [&] {
+         gm({randn({3, 3}), randn({7, 3})});
+       },
+       "not of the form 2*s0"},
+      {"unequal",
+       [&] {
+         gm({randn({3, 3}), randn({8, 3})});
+       },
+       "but it is 3 in input 0"},
   });
   // A root that appears only through a derived dim is solved from it.
   fx::GraphModule inc = make_fx([](const std::vector<Tensor>& xs) { return xs[0] * 2; },
@@ -240,14 +268,17 @@ TEST(SymbolicTrace, DerivedDimsAndStaticPins) {
       {"zero", [&] { (void)(n * 0); }, "Attempted to multiply 0 with n, where a positive integer"},
       {"negative", [&] { (void)(-2 * n); }, "Only increasing linear operations"},
   });
-  std::string m = message_of([&] { make_fx(fn, {randn({4, 3}), randn({7, 3})},
-                                           {.dynamic = {{{0, n}}, {{0, two_n}}}}); });
+  std::string m = message_of([&] {
+    make_fx(fn, {randn({4, 3}), randn({7, 3})}, {.dynamic = {{{0, n}}, {{0, two_n}}}});
+  });
   expect_has(m, "Expected input 1 dim 0 = 7 to be of the form 2*n, where n is an integer");
-  m = message_of([&] { make_fx(fn, {randn({4, 3}), randn({10, 3})},
-                               {.dynamic = {{{0, n}}, {{0, two_n}}}}); });
+  m = message_of([&] {
+    make_fx(fn, {randn({4, 3}), randn({10, 3})}, {.dynamic = {{{0, n}}, {{0, two_n}}}});
+  });
   expect_has(m, "n is used for sizes 4 and 5");
-  m = message_of([&] { make_fx(fn, {randn({4, 3}), randn({8, 3})},
-                               {.dynamic = {{{0, n}}, {{1, Dim(4)}}}}); });
+  m = message_of([&] {
+    make_fx(fn, {randn({4, 3}), randn({8, 3})}, {.dynamic = {{{0, n}}, {{1, Dim(4)}}}});
+  });
   expect_has(m, "input 1 dim 1 is pinned to the static size 4, but the example input has 3");
 }
 
@@ -255,9 +286,11 @@ TEST(SymbolicTrace, SpecialisingADynamicDimRaises) {
   Dim batch("batch", 2, 64);
   // Reading the whole shape as integers specialises every dim.
   std::string m = message_of([&] {
-    make_fx([](const std::vector<Tensor>& xs) -> std::vector<Tensor> {
-      return {xs[0] * static_cast<double>(xs[0].sizes()[0])};
-    }, {ones({4, 2})}, {.dynamic = {{{0, batch}}}});
+    make_fx(
+        [](const std::vector<Tensor>& xs) -> std::vector<Tensor> {
+          return {xs[0] * static_cast<double>(xs[0].sizes()[0])};
+        },
+        {ones({4, 2})}, {.dynamic = {{{0, batch}}}});
   });
   expect_has(m, "[Tensor.sizes()] Constraints violated (batch)!");
   expect_has(m, "batch = s0 (input 0 dim 0) in [2, 64], traced with 4");
@@ -268,6 +301,59 @@ TEST(SymbolicTrace, SpecialisingADynamicDimRaises) {
             {ones({1, 2})}, {.dynamic = {{{0, Dim("b", 1, 8)}}}});
   });
   expect_has(m, "sizes 0 and 1 specialise");
+}
+
+// Note [Unbacked symbols]: a boolean mask's selection traced fake has a size only the data
+// decides; the graph keeps it as u<k> in [0, numel] and every run binds it from the data.
+TEST(SymbolicTrace, MaskSelectionIsAnUnbackedSize) {
+  auto fn = [](const std::vector<Tensor>& xs) -> std::vector<Tensor> {
+    Tensor picked = xs[0].index({xs[0] > 0});  // the positive entries, however many
+    return {picked * 2, picked.sum(), nonzero(xs[0])};
+  };
+  const Tensor x = tensor<float>({1, -2, 3, 0, 5, -6}).reshape({2, 3});
+  fx::GraphModule gm = make_fx(fn, {x}, {.mode = TracingMode::Fake});
+  const std::string text = gm.graph().to_string();
+  expect_has(text, "u0");
+  // Output 0 (picked * 2) is [u0].
+  const SymInt count = gm.graph().meta(gm.graph().nodes().back().args[0]).sizes[0];
+  EXPECT_EQ(count.str(), "u0");
+  const auto env = fx::env_of(count);
+  ASSERT_TRUE(env);
+  const fx::SymbolInfo* info = env->find("u0");
+  ASSERT_NE(info, nullptr);
+  EXPECT_TRUE(info->unbacked);
+  EXPECT_EQ(info->min, 0);
+  EXPECT_EQ(info->max, 6);  // at most every element
+  // Inputs with 0, some and all entries selected: the same graph, eager's results.
+  for (const Tensor& in : {tensor<float>({-1, -2, -3, 0, -5, -6}).reshape({2, 3}),
+                           tensor<float>({7, 8, -9, 1, 0, 2}).reshape({2, 3}),
+                           tensor<float>({1, 2, 3, 4, 5, 6}).reshape({2, 3})}) {
+    const auto got = gm({in}), want = fn({in});
+    ASSERT_EQ(got.size(), want.size());
+    for (size_t i = 0; i < got.size(); ++i) {
+      EXPECT_EQ(got[i].sizes(), want[i].sizes()) << i;
+      EXPECT_TRUE(equal(got[i], want[i])) << i;
+    }
+  }
+  // The JSON form keeps the symbol unbacked, and the read-back graph runs the same.
+  const fx::Graph back = fx::Graph::from_json(gm.graph().to_json());
+  EXPECT_EQ(back.to_string(), text);
+}
+
+TEST(SymbolicTrace, GuardOnAnUnbackedSizeRaises) {
+  // Branching on how many entries were selected depends on the data: tracing raises rather than
+  // specialising to the example.
+  std::string m = message_of([&] {
+    make_fx(
+        [](const std::vector<Tensor>& xs) -> std::vector<Tensor> {
+          Tensor picked = xs[0].index({xs[0] > 0});
+          return {picked.sym_size(0) > 3 ? picked * 2 : picked};
+        },
+        {tensor<float>({1, -2, 3, 4})}, {.mode = TracingMode::Fake});
+  });
+  expect_has(m, "Could not guard on data-dependent expression");
+  expect_has(m, "u0 is the count of nonzero");
+  expect_has(m, "in [0, 4]");
 }
 
 }  // namespace
