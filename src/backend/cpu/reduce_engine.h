@@ -156,6 +156,30 @@ inline A run_sum(const char* p, int64_t stride, int64_t n, const F& f) {
   return s;
 }
 
+/// A vertical run four rows at a time (one accumulator load and store per four rows), which the
+/// compiler vectorises across the columns: acc[j] = f4(acc[j], x0, x1, x2, x3) over the rows in
+/// fours, then acc[j] = f1(acc[j], x) for the rows left; x are the elements as opmath_t<T>.
+template <typename T, typename A, typename F4, typename F1>
+inline void vertical_by_four(A* __restrict acc, const char* p, int64_t row_stride, int64_t n,
+                             int64_t len, const F4& f4, const F1& f1) {
+  auto row = [&](int64_t i) { return reinterpret_cast<const T*>(p + i * row_stride); };
+  auto ld = [](const T* q) { return load_as_opmath<T>(reinterpret_cast<const char*>(q)); };
+  int64_t i = 0;
+  for (; i + 4 <= n; i += 4) {
+    const T* __restrict r0 = row(i);
+    const T* __restrict r1 = row(i + 1);
+    const T* __restrict r2 = row(i + 2);
+    const T* __restrict r3 = row(i + 3);
+    for (int64_t j = 0; j < len; ++j) {
+      acc[j] = f4(acc[j], ld(r0 + j), ld(r1 + j), ld(r2 + j), ld(r3 + j));
+    }
+  }
+  for (; i < n; ++i) {
+    const T* __restrict r = row(i);
+    for (int64_t j = 0; j < len; ++j) acc[j] = f1(acc[j], ld(r + j));
+  }
+}
+
 /// CRTP base providing the default run() (step() over a strided 1-D run) and vrun() (a
 /// "vertical" run: n rows, `row_stride` bytes apart, of `len` adjacent elements; acc[j] is
 /// column j's accumulator).

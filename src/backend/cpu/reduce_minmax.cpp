@@ -79,27 +79,13 @@ struct ExtremeOp : ReduceOpBase<ExtremeOp<T, Max>, T, opmath_t<T>> {
     }
     ReduceOpBase<ExtremeOp<T, Max>, T, A>::run(a, p, stride, n, idx0);
   }
-  // Columns, four rows at a time (one accumulator load and store per four rows): a NaN
-  // accumulator stays (replaces() is false for a number x), a NaN x wins.
-  void vrun(A* __restrict acc, const char* p, int64_t row_stride, int64_t n, int64_t len,
-            int64_t) const {
-    auto row = [&](int64_t i) { return reinterpret_cast<const T*>(p + i * row_stride); };
-    auto ld = [](const T* q) { return load_as_opmath<T>(reinterpret_cast<const char*>(q)); };
-    auto pick = [](A x, A a) { return replaces<Max>(x, a) ? x : a; };
-    int64_t i = 0;
-    for (; i + 4 <= n; i += 4) {
-      const T* __restrict r0 = row(i);
-      const T* __restrict r1 = row(i + 1);
-      const T* __restrict r2 = row(i + 2);
-      const T* __restrict r3 = row(i + 3);
-      for (int64_t j = 0; j < len; ++j) {
-        acc[j] = pick(ld(r3 + j), pick(ld(r2 + j), pick(ld(r1 + j), pick(ld(r0 + j), acc[j]))));
-      }
-    }
-    for (; i < n; ++i) {
-      const T* __restrict r = row(i);
-      for (int64_t j = 0; j < len; ++j) acc[j] = pick(ld(r + j), acc[j]);
-    }
+  // Columns: a NaN accumulator stays (replaces() is false for a number x), a NaN x wins.
+  void vrun(A* acc, const char* p, int64_t row_stride, int64_t n, int64_t len, int64_t) const {
+    auto pick = [](A a, A x) { return replaces<Max>(x, a) ? x : a; };
+    vertical_by_four<T>(
+        acc, p, row_stride, n, len,
+        [pick](A a, A x0, A x1, A x2, A x3) { return pick(pick(pick(pick(a, x0), x1), x2), x3); },
+        pick);
   }
   void combine(A& a, const A& b) const { step(a, b, 0); }
   void project(const A& a, int64_t o) const { store_value<T>(out, o, a); }

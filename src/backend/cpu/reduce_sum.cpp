@@ -6,30 +6,6 @@ namespace ember::cpu {
 
 namespace {
 
-// Vertical sums of floating-point rows: four rows at a time into the column accumulators (a
-// quarter of the accumulator traffic), vectorised across the columns.
-template <typename T, typename A>
-inline void sum_rows(A* __restrict acc, const char* p, int64_t row_stride, int64_t n, int64_t len) {
-  auto row = [&](int64_t i) { return reinterpret_cast<const T*>(p + i * row_stride); };
-  auto ld = [](const T* q) {
-    return static_cast<A>(load_as_opmath<T>(reinterpret_cast<const char*>(q)));
-  };
-  int64_t i = 0;
-  for (; i + 4 <= n; i += 4) {
-    const T* __restrict r0 = row(i);
-    const T* __restrict r1 = row(i + 1);
-    const T* __restrict r2 = row(i + 2);
-    const T* __restrict r3 = row(i + 3);
-    for (int64_t j = 0; j < len; ++j) {
-      acc[j] += (ld(r0 + j) + ld(r1 + j)) + (ld(r2 + j) + ld(r3 + j));
-    }
-  }
-  for (; i < n; ++i) {
-    const T* __restrict r = row(i);
-    for (int64_t j = 0; j < len; ++j) acc[j] += ld(r + j);
-  }
-}
-
 enum class SumKind { Sum, NanSum, Mean, Prod };
 
 template <typename T, SumKind K, typename O>
@@ -61,7 +37,15 @@ struct SumLikeOp : ReduceOpBase<SumLikeOp<T, K, O>, T, sum_acc_t<T>> {
   }
   void vrun(A* acc, const char* p, int64_t row_stride, int64_t n, int64_t len, int64_t idx0) const {
     if constexpr (kPlainFpSum) {
-      sum_rows<T>(acc, p, row_stride, n, len);
+      // Four rows added together, then into the column's accumulator.
+      using V = opmath_t<T>;
+      vertical_by_four<T>(
+          acc, p, row_stride, n, len,
+          [](A a, V x0, V x1, V x2, V x3) {
+            return a + ((static_cast<A>(x0) + static_cast<A>(x1)) +
+                        (static_cast<A>(x2) + static_cast<A>(x3)));
+          },
+          [](A a, V x) { return a + static_cast<A>(x); });
     } else {
       ReduceOpBase<SumLikeOp<T, K, O>, T, A>::vrun(acc, p, row_stride, n, len, idx0);
     }
