@@ -21,6 +21,12 @@ tiny=(--data "$tmp/text.txt" --context 16 --layers 1 --heads 2 --dim 16 --batch-
       --eval-every 5)
 
 "$ember" info >"$tmp/info" || fail "ember info exited $?"
+# Note [OpenMP wait policy]: a short OpenMP spin unless the user chose a policy.
+env -u OMP_WAIT_POLICY -u GOMP_SPINCOUNT OMP_DISPLAY_ENV=verbose "$ember" info >"$tmp/omp" 2>&1
+grep -q "GOMP_SPINCOUNT = '1000'" "$tmp/omp" || fail "ember does not default to GOMP_SPINCOUNT=1000"
+env -u OMP_WAIT_POLICY GOMP_SPINCOUNT=777 OMP_DISPLAY_ENV=verbose "$ember" info >"$tmp/omp" 2>&1
+grep -q "GOMP_SPINCOUNT = '777'" "$tmp/omp" || fail "ember overrides the user's GOMP_SPINCOUNT"
+grep -q "GOMP_SPINCOUNT = '1000'" "$tmp/omp" && fail "ember overrides the user's GOMP_SPINCOUNT"
 grep -q "OpenBLAS" "$tmp/info" || fail "ember info does not name the BLAS library"
 expect_error "--steps" train --steps 0 --out "$tmp/a"
 expect_error "--dim" train "${tiny[@]}" --dim 15 --out "$tmp/a"

@@ -7,16 +7,16 @@
 //    thread). When the innermost kept dim is contiguous in the input ("vertical" reduction,
 //    e.g. sum over dim 0 of a row-major matrix), a block of adjacent outputs is reduced together,
 //    reading each input row contiguously.
-//  - When there are fewer blocks of outputs than threads and the reduction is long, the
-//    reduction itself is split into chunks; per-chunk accumulators are combined in order.
+//  - When there are few blocks of outputs and the reduction is long, the reduction itself is
+//    split into chunks of fixed size; per-chunk accumulators are combined in order (Note
+//    [Deterministic reduction]).
 // An op supplies: acc_t, in_t, init(), step(acc, x, idx), run(acc, ptr, byte_stride, n, idx0)
-// (a 1-D run; may use Vec<T> when byte_stride == sizeof(in_t)), combine(acc, later_acc) and
+// (a 1-D run; may be vectorised when byte_stride == sizeof(in_t)), vrun(accs, ptr, row_stride,
+// n, len, idx0) (the vertical case; ReduceOpBase has both), combine(acc, later_acc) and
 // project(acc, out_index) which writes the outputs (contiguous, in row-major output order).
 //
 // Scans (cumsum, ...) run through scan_kernel(): one line per index of the other dims, blocks of
 // adjacent lines when the innermost other dim is contiguous.
-#include <omp.h>
-
 #include <algorithm>
 #include <array>
 #include <cmath>
@@ -131,26 +131,58 @@ void visit_sum_out(ScalarType out, const char* op, F&& f) {
               " for input dtype ", dtype_name(dtype_of<T>));
 }
 
-/// Sum of f(x) over a strided run of T, accumulated in A. Contiguous runs use eight independent
-/// lanes, which the compiler vectorises (a single accumulator would serialise the adds).
+/// Sum of f(x) over a strided run of T, accumulated in A. Contiguous runs use 32 independent
+/// lanes, which the compiler vectorises into several vector accumulators (a single accumulator
+/// would serialise the adds on their latency); the lanes then add pairwise in a fixed order.
 template <typename A, typename T, typename F>
 inline A run_sum(const char* p, int64_t stride, int64_t n, const F& f) {
+  constexpr int kLanes = 32;
   int64_t i = 0;
   A s = 0;
-  if (stride == static_cast<int64_t>(sizeof(T)) && n >= 16) {
-    A lanes[8] = {};
+  if (stride == static_cast<int64_t>(sizeof(T)) && n >= kLanes) {
+    A lanes[kLanes] = {};
     const T* q = reinterpret_cast<const T*>(p);
-    for (; i + 8 <= n; i += 8) {
-      for (int k = 0; k < 8; ++k)
+    for (; i + kLanes <= n; i += kLanes) {
+      for (int k = 0; k < kLanes; ++k) {
         lanes[k] += f(load_as_opmath<T>(reinterpret_cast<const char*>(q + i + k)));
+      }
     }
-    for (A v : lanes) s += v;
+    for (int w = kLanes / 2; w > 0; w /= 2) {
+      for (int k = 0; k < w; ++k) lanes[k] += lanes[k + w];
+    }
+    s = lanes[0];
   }
   for (; i < n; ++i) s += f(load_as_opmath<T>(p + i * stride));
   return s;
 }
 
-/// CRTP base providing the default run(): step() over a strided 1-D run.
+/// A vertical run four rows at a time (one accumulator load and store per four rows), which the
+/// compiler vectorises across the columns: acc[j] = f4(acc[j], x0, x1, x2, x3) over the rows in
+/// fours, then acc[j] = f1(acc[j], x) for the rows left; x are the elements as opmath_t<T>.
+template <typename T, typename A, typename F4, typename F1>
+inline void vertical_by_four(A* __restrict acc, const char* p, int64_t row_stride, int64_t n,
+                             int64_t len, const F4& f4, const F1& f1) {
+  auto row = [&](int64_t i) { return reinterpret_cast<const T*>(p + i * row_stride); };
+  auto ld = [](const T* q) { return load_as_opmath<T>(reinterpret_cast<const char*>(q)); };
+  int64_t i = 0;
+  for (; i + 4 <= n; i += 4) {
+    const T* __restrict r0 = row(i);
+    const T* __restrict r1 = row(i + 1);
+    const T* __restrict r2 = row(i + 2);
+    const T* __restrict r3 = row(i + 3);
+    for (int64_t j = 0; j < len; ++j) {
+      acc[j] = f4(acc[j], ld(r0 + j), ld(r1 + j), ld(r2 + j), ld(r3 + j));
+    }
+  }
+  for (; i < n; ++i) {
+    const T* __restrict r = row(i);
+    for (int64_t j = 0; j < len; ++j) acc[j] = f1(acc[j], ld(r + j));
+  }
+}
+
+/// CRTP base providing the default run() (step() over a strided 1-D run) and vrun() (a
+/// "vertical" run: n rows, `row_stride` bytes apart, of `len` adjacent elements; acc[j] is
+/// column j's accumulator).
 template <typename Derived, typename In, typename Acc>
 struct ReduceOpBase {
   using in_t = In;
@@ -159,13 +191,37 @@ struct ReduceOpBase {
     const auto& self = static_cast<const Derived&>(*this);
     for (int64_t i = 0; i < n; ++i) self.step(a, load_as_opmath<In>(p + i * stride), idx0 + i);
   }
+  void vrun(Acc* acc, const char* p, int64_t row_stride, int64_t n, int64_t len,
+            int64_t idx0) const {
+    const auto& self = static_cast<const Derived&>(*this);
+    for (int64_t i = 0; i < n; ++i) {
+      const char* row = p + i * row_stride;
+      for (int64_t j = 0; j < len; ++j) {
+        self.step(acc[j], load_as_opmath<In>(row + j * static_cast<int64_t>(sizeof(In))), idx0 + i);
+      }
+    }
+  }
 };
 
 namespace detail {
 
 // Adjacent outputs reduced together in the vertical case: long contiguous row reads, while the
-// accumulators stay in L1/L2.
+// accumulators stay in L1.
 constexpr int64_t kReduceBlock = 1024;
+// Note [Deterministic reduction]: a reduction is split into chunks when it has fewer than
+// kSplitItems blocks of outputs; a chunk holds at least kChunkElems input elements. Both numbers
+// are functions of the problem's sizes alone, never of the thread count, and the partials combine
+// in chunk order, so a result is bit-identical at any thread count (threads only decide which
+// thread computes which chunk).
+constexpr int64_t kSplitItems = 64;
+constexpr int64_t kChunkElems = 32768;
+
+inline int64_t reduction_chunks(int64_t nblocks, int64_t block_len, int64_t red) {
+  if (nblocks >= kSplitItems || red <= 1) return 1;
+  const int64_t by_size = red * block_len / kChunkElems;
+  const int64_t wanted = (kSplitItems + nblocks - 1) / nblocks;
+  return std::clamp<int64_t>(std::min(wanted, by_size), 1, red);
+}
 
 // Odometer over the reduced dims: visits [r0, r1) of the flattened reduction index in runs of the
 // innermost reduced dim; f(byte_offset, run_length, first_index).
@@ -210,11 +266,11 @@ inline int64_t outer_offset(const ReduceGeom& g, int nd, int64_t o) {
 
 }  // namespace detail
 
-/// Runs a reduction described by `g` with `op` (see Note [Reduction engine]).
+/// Runs a reduction described by `g` with `op` (see Note [Reduction engine] and Note
+/// [Deterministic reduction]).
 template <typename Op>
 void reduce_kernel(const ReduceGeom& g, const Op& op) {
   using acc_t = typename Op::acc_t;
-  using in_t = typename Op::in_t;
   if (g.num_out == 0) return;
   const int64_t red = g.red_numel;
   const bool vertical =
@@ -224,14 +280,9 @@ void reduce_kernel(const ReduceGeom& g, const Op& op) {
   const int64_t bsize = vertical ? std::min(inner, detail::kReduceBlock) : 1;
   const int64_t blocks_per_row = (inner + bsize - 1) / bsize;
   const int64_t nblocks = (g.num_out / inner) * blocks_per_row;
-  const int64_t work = g.num_out * std::max<int64_t>(red, 1);
-  const int64_t nthreads =
-      (work <= kGrainSize || omp_in_parallel()) ? 1 : static_cast<int64_t>(omp_get_max_threads());
-  int64_t nchunks = 1;
-  if (nthreads > 1 && nblocks < nthreads) {
-    nchunks = std::clamp<int64_t>(red / (kGrainSize / 2), 1, nthreads);
-  }
-  const int64_t chunk_len = (red + nchunks - 1) / std::max<int64_t>(nchunks, 1);
+  const int64_t wanted_chunks = detail::reduction_chunks(nblocks, bsize, red);
+  const int64_t chunk_len = std::max<int64_t>(1, (red + wanted_chunks - 1) / wanted_chunks);
+  const int64_t nchunks = std::max<int64_t>(1, (red + chunk_len - 1) / chunk_len);
   // Not a std::vector: vector<bool> packs bits, and threads writing neighbouring partials of
   // all()/any() would race on one byte (all() of 50000 trues came out false under load).
   auto partial =
@@ -248,15 +299,10 @@ void reduce_kernel(const ReduceGeom& g, const Op& op) {
     if (r0 < r1) {
       const int64_t rs = g.red_strides.back();
       detail::for_reduction_runs(g, r0, r1, [&](int64_t off, int64_t n, int64_t r) {
-        if (!vertical) {
+        if (vertical) {
+          op.vrun(acc, base + off, rs, n, len, r);
+        } else {
           op.run(acc[0], base + off, rs, n, r);
-          return;
-        }
-        for (int64_t i = 0; i < n; ++i) {
-          const char* p = base + off + i * rs;
-          for (int64_t j = 0; j < len; ++j) {
-            op.step(acc[j], load_as_opmath<in_t>(p + j * g.elem), r + i);
-          }
         }
       });
     }
@@ -270,18 +316,22 @@ void reduce_kernel(const ReduceGeom& g, const Op& op) {
   };
 
   const int64_t items = nblocks * nchunks;
-  const int64_t per_item = std::max<int64_t>(1, bsize * std::max<int64_t>(chunk_len, 1));
-  const int64_t grain = nthreads == 1 ? items : std::max<int64_t>(1, kGrainSize / per_item);
+  const int64_t grain = std::max<int64_t>(1, kGrainSize / std::max<int64_t>(1, bsize * chunk_len));
   parallel_for(0, items, grain, [&](int64_t i0, int64_t i1) {
     auto acc = std::make_unique<acc_t[]>(static_cast<size_t>(bsize));  // not vector<bool>
     for (int64_t i = i0; i < i1; ++i) do_block(acc.get(), i % nblocks, i / nblocks);
   });
   if (nchunks > 1) {
-    for (int64_t o = 0; o < g.num_out; ++o) {
-      acc_t a = partial[o];
-      for (int64_t c = 1; c < nchunks; ++c) op.combine(a, partial[c * g.num_out + o]);
-      op.project(a, o);
-    }
+    // Each output's partials combine in chunk order, whichever thread does it.
+    parallel_for(0, g.num_out, std::max<int64_t>(1, kGrainSize / nchunks),
+                 [&](int64_t o0, int64_t o1) {
+                   for (int64_t o = o0; o < o1; ++o) {
+                     acc_t a = partial[o];
+                     for (int64_t c = 1; c < nchunks; ++c)
+                       op.combine(a, partial[c * g.num_out + o]);
+                     op.project(a, o);
+                   }
+                 });
   }
 }
 

@@ -3,7 +3,6 @@
 #include <limits>
 
 #include "backend/cpu/reduce_kernels.h"
-#include "backend/cpu/vec.h"
 
 namespace ember::cpu {
 
@@ -33,21 +32,36 @@ inline void store_value(char* out, int64_t o, opmath_t<T> v) {
   reinterpret_cast<T*>(out)[o] = cast_to<T>(v);
 }
 
-// Contiguous float/double runs: NaN-propagating Vec max/min, then the lanes.
+// Whether x replaces a in a vectorisable form: as better(), except that a NaN x also replaces a
+// NaN a (any NaN is the answer then). Ties keep a.
+template <bool Max, typename V>
+inline bool replaces(V x, V a) {
+  return (Max ? x > a : x < a) || is_nan(x);
+}
+
+// Contiguous runs: 32 independent lanes (several vector registers, so that the compare-select
+// chains overlap), then the lanes in order.
 template <bool Max, typename T>
-inline T extreme_contiguous(const T* p, int64_t n, T a) {
-  using V = Vec<T>;
+inline opmath_t<T> extreme_contiguous(const T* p, int64_t n, opmath_t<T> a) {
+  using A = opmath_t<T>;
+  constexpr int kLanes = 32;
   int64_t i = 0;
-  if (n >= V::size) {
-    V acc = V::load(p);
-    for (i = V::size; i + V::size <= n; i += V::size) {
-      acc = Max ? vmax(acc, V::load(p + i)) : vmin(acc, V::load(p + i));
+  if (n >= kLanes) {
+    A lanes[kLanes];
+    for (int k = 0; k < kLanes; ++k)
+      lanes[k] = load_as_opmath<T>(reinterpret_cast<const char*>(p + k));
+    for (i = kLanes; i + kLanes <= n; i += kLanes) {
+      for (int k = 0; k < kLanes; ++k) {
+        const A x = load_as_opmath<T>(reinterpret_cast<const char*>(p + i + k));
+        lanes[k] = replaces<Max>(x, lanes[k]) ? x : lanes[k];
+      }
     }
-    T lanes[V::size];
-    acc.store(lanes);
-    for (T v : lanes) a = better<Max>(v, a) ? v : a;
+    for (A v : lanes) a = better<Max>(v, a) ? v : a;
   }
-  for (; i < n; ++i) a = better<Max>(p[i], a) ? p[i] : a;
+  for (; i < n; ++i) {
+    const A x = load_as_opmath<T>(reinterpret_cast<const char*>(p + i));
+    a = better<Max>(x, a) ? x : a;
+  }
   return a;
 }
 
@@ -59,13 +73,19 @@ struct ExtremeOp : ReduceOpBase<ExtremeOp<T, Max>, T, opmath_t<T>> {
   A init() const { return Max ? lowest<A>() : highest<A>(); }
   void step(A& a, A x, int64_t) const { a = better<Max>(x, a) ? x : a; }
   void run(A& a, const char* p, int64_t stride, int64_t n, int64_t idx0) const {
-    if constexpr (std::is_same_v<T, float> || std::is_same_v<T, double>) {
-      if (stride == static_cast<int64_t>(sizeof(T))) {
-        a = extreme_contiguous<Max>(reinterpret_cast<const T*>(p), n, a);
-        return;
-      }
+    if (stride == static_cast<int64_t>(sizeof(T))) {
+      a = extreme_contiguous<Max>(reinterpret_cast<const T*>(p), n, a);
+      return;
     }
     ReduceOpBase<ExtremeOp<T, Max>, T, A>::run(a, p, stride, n, idx0);
+  }
+  // Columns: a NaN accumulator stays (replaces() is false for a number x), a NaN x wins.
+  void vrun(A* acc, const char* p, int64_t row_stride, int64_t n, int64_t len, int64_t) const {
+    auto pick = [](A a, A x) { return replaces<Max>(x, a) ? x : a; };
+    vertical_by_four<T>(
+        acc, p, row_stride, n, len,
+        [pick](A a, A x0, A x1, A x2, A x3) { return pick(pick(pick(pick(a, x0), x1), x2), x3); },
+        pick);
   }
   void combine(A& a, const A& b) const { step(a, b, 0); }
   void project(const A& a, int64_t o) const { store_value<T>(out, o, a); }

@@ -29,9 +29,7 @@ inline void welford_combine(Welford& a, const Welford& b) {
 enum class VarKind { Var, Std, VarMean, StdMean };
 
 template <typename T, VarKind K>
-struct VarOp {
-  using in_t = T;
-  using acc_t = Welford;
+struct VarOp : ReduceOpBase<VarOp<T, K>, T, Welford> {
   char* out;
   char* mean_out;  // VarMean / StdMean
   double correction;
@@ -210,13 +208,13 @@ void reduce_stats_family(ReduceOp op, const ReduceGeom& g, const Tensor& x,
       char* second = outs.size() > 1 ? static_cast<char*>(outs[1].data_ptr()) : nullptr;
       switch (op) {
         case ReduceOp::Var:
-          return reduce_kernel(g, VarOp<T, VarKind::Var>{out, second, param});
+          return reduce_kernel(g, VarOp<T, VarKind::Var>{{}, out, second, param});
         case ReduceOp::Std:
-          return reduce_kernel(g, VarOp<T, VarKind::Std>{out, second, param});
+          return reduce_kernel(g, VarOp<T, VarKind::Std>{{}, out, second, param});
         case ReduceOp::VarMean:
-          return reduce_kernel(g, VarOp<T, VarKind::VarMean>{out, second, param});
+          return reduce_kernel(g, VarOp<T, VarKind::VarMean>{{}, out, second, param});
         case ReduceOp::StdMean:
-          return reduce_kernel(g, VarOp<T, VarKind::StdMean>{out, second, param});
+          return reduce_kernel(g, VarOp<T, VarKind::StdMean>{{}, out, second, param});
         case ReduceOp::Norm:
           return norm_kernel<T>(g, out, param);
         case ReduceOp::LogSumExp:

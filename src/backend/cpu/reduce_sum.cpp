@@ -1,33 +1,10 @@
 // sum, nansum, mean, nanmean, prod. Accumulation: int64 (wrapping) for bool and integers, float
 // for the 16-bit floats, double for float and double; the result is rounded once to the output.
 #include "backend/cpu/reduce_kernels.h"
-#include "backend/cpu/vec.h"
 
 namespace ember::cpu {
 
 namespace {
-
-// Contiguous sums. double: Vec<double> with two accumulators; float: eight double lanes (the
-// compiler vectorises the widening adds).
-inline double sum_contiguous(const double* p, int64_t n) {
-  using V = Vec<double>;
-  V a0(0.0), a1(0.0);
-  int64_t i = 0;
-  for (; i + 2 * V::size <= n; i += 2 * V::size) {
-    a0 = a0 + V::load(p + i);
-    a1 = a1 + V::load(p + i + V::size);
-  }
-  double lanes[V::size];
-  (a0 + a1).store(lanes);
-  double s = 0;
-  for (double v : lanes) s += v;
-  for (; i < n; ++i) s += p[i];
-  return s;
-}
-inline double sum_contiguous(const float* p, int64_t n) {
-  return run_sum<double, float>(reinterpret_cast<const char*>(p), sizeof(float), n,
-                                [](float v) { return static_cast<double>(v); });
-}
 
 enum class SumKind { Sum, NanSum, Mean, Prod };
 
@@ -48,15 +25,30 @@ struct SumLikeOp : ReduceOpBase<SumLikeOp<T, K, O>, T, sum_acc_t<T>> {
       a = acc_add(a, x);
     }
   }
+  static constexpr bool kPlainFpSum = (K == SumKind::Sum || K == SumKind::Mean) && is_fp_v<T>;
   void run(A& a, const char* p, int64_t stride, int64_t n, int64_t idx0) const {
-    if constexpr ((K == SumKind::Sum || K == SumKind::Mean) &&
-                  (std::is_same_v<T, float> || std::is_same_v<T, double>)) {
+    if constexpr (kPlainFpSum) {
       if (stride == static_cast<int64_t>(sizeof(T))) {
-        a += sum_contiguous(reinterpret_cast<const T*>(p), n);
+        a += run_sum<A, T>(p, stride, n, [](opmath_t<T> v) { return static_cast<A>(v); });
         return;
       }
     }
     ReduceOpBase<SumLikeOp<T, K, O>, T, A>::run(a, p, stride, n, idx0);
+  }
+  void vrun(A* acc, const char* p, int64_t row_stride, int64_t n, int64_t len, int64_t idx0) const {
+    if constexpr (kPlainFpSum) {
+      // Four rows added together, then into the column's accumulator.
+      using V = opmath_t<T>;
+      vertical_by_four<T>(
+          acc, p, row_stride, n, len,
+          [](A a, V x0, V x1, V x2, V x3) {
+            return a + ((static_cast<A>(x0) + static_cast<A>(x1)) +
+                        (static_cast<A>(x2) + static_cast<A>(x3)));
+          },
+          [](A a, V x) { return a + static_cast<A>(x); });
+    } else {
+      ReduceOpBase<SumLikeOp<T, K, O>, T, A>::vrun(acc, p, row_stride, n, len, idx0);
+    }
   }
   void combine(A& a, const A& b) const { a = K == SumKind::Prod ? acc_mul(a, b) : acc_add(a, b); }
   void project(const A& a, int64_t o) const {
