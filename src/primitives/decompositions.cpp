@@ -16,6 +16,17 @@ double one_minus(double w, ScalarType dtype) {
   return dtype == kFloat64 ? 1.0 - w : static_cast<double>(1.0f - static_cast<float>(w));
 }
 
+bool low_precision(ScalarType t) { return t == kFloat16 || t == kBFloat16; }
+
+// The kernels compute 16-bit floats in float32 and round once (opmath): so do the
+// decompositions (PyTorch's pw_cast_for_opmath).
+std::vector<Tensor> in_opmath(std::vector<Tensor> inputs) {
+  for (Tensor& t : inputs) {
+    if (t.defined() && low_precision(t.dtype())) t = t.to(kFloat32);
+  }
+  return inputs;
+}
+
 }  // namespace
 
 // min(max(x, lo), hi), NaN-propagating as the kernel (maximum and minimum propagate NaN).
@@ -30,6 +41,8 @@ std::vector<Tensor> Clamp::decompose(const std::vector<Tensor>& inputs) const {
 // PyTorch's two-sided formula: start + w * (end - start) for |w| < 0.5, else
 // end - (end - start) * (1 - w).
 std::vector<Tensor> Lerp::decompose(const std::vector<Tensor>& inputs) const {
+  const ScalarType dtype = inputs.at(0).dtype();
+  if (low_precision(dtype)) return {decompose(in_opmath(inputs))[0].to(dtype)};
   const Tensor &start = inputs.at(0), &end = inputs.at(1);
   const Tensor diff = end - start;
   if (p_.weight) {
@@ -43,6 +56,8 @@ std::vector<Tensor> Lerp::decompose(const std::vector<Tensor>& inputs) const {
 
 // addcmul: self + value * tensor1 * tensor2; addcdiv: self + value * tensor1 / tensor2.
 std::vector<Tensor> Addc::decompose(const std::vector<Tensor>& inputs) const {
+  const ScalarType dtype = inputs.at(0).dtype();
+  if (low_precision(dtype)) return {decompose(in_opmath(inputs))[0].to(dtype)};
   const Tensor &self = inputs.at(0), &t1 = inputs.at(1), &t2 = inputs.at(2);
   const bool floating = is_floating_point(self.dtype());
   const Scalar value = floating ? p_.value : Scalar(p_.value.to<int64_t>());

@@ -79,6 +79,16 @@ std::string passes_sample(const OpInfo& info, const Sample& s, int& checked, int
   return "";
 }
 
+// Entries that cannot be captured (test_opdb_trace.cpp's capture_pending()), and why.
+const std::map<std::string, std::string>& pending() {
+  static const std::map<std::string, std::string> p = {
+      {"rremainder_int_scalar",
+       "the entry rewrites its input's zeros in memory (binary::rewrite) before calling the op, "
+       "outside dispatch: no graph can record that write"},
+  };
+  return p;
+}
+
 TEST_P(OpTest, PassesMatchEager) {
   const OpInfo& info = GetParam();
   std::vector<ScalarType> dtypes = info.dtypes;
@@ -93,6 +103,12 @@ TEST_P(OpTest, PassesMatchEager) {
   }
   RecordProperty("checked_samples", checked);
   RecordProperty("untraced_samples", untraced);
+  if (auto it = pending().find(info.name); it != pending().end()) {
+    std::printf("[ passes   ] %s: not captured yet (%s); %zu samples fail\n", info.name.c_str(),
+                it->second.c_str(), failures.size());
+    EXPECT_FALSE(failures.empty()) << info.name << " is captured now: take it off the list";
+    return;
+  }
   for (size_t i = 0; i < failures.size() && i < 3; ++i)
     ADD_FAILURE() << info.name << " " << failures[i];
   if (failures.size() > 3) ADD_FAILURE() << info.name << ": " << failures.size() - 3 << " more";

@@ -193,10 +193,15 @@ TEST(Passes, ConstantFoldingLeavesRandomParametersAndWritesAlone) {
     return {xs[0] + noise + buffer + weight * 2};
   };
   const fx::GraphModule gm = make_fx(fn, {x});
-  int folded = -1;
-  const fx::GraphModule out = after(gm, kFold, &folded);
-  EXPECT_EQ(folded, 0) << out.graph().to_string();
-  EXPECT_TRUE(out.graph() == gm.graph());
+  const fx::GraphModule out = after(after(gm, kFold), kDce);
+  // The scalars (a fill converted by a copy) fold into fills; nothing else does.
+  EXPECT_EQ(count_kind(out.graph(), PrimitiveKind::Random), 1u) << out.graph().to_string();
+  EXPECT_EQ(count_op(out.graph(), "add_"), 1u) << out.graph().to_string();
+  EXPECT_EQ(count_op(out.graph(), "mul"), 2u) << out.graph().to_string();
+  for (const auto& [name, t] : out.attrs()) {
+    EXPECT_EQ(name.rfind("_folded_constant", 0), std::string::npos) << name;
+  }
+  expect_same_run(gm, out, {x});
 }
 
 TEST(Passes, ViewCanonicalisation) {
@@ -255,7 +260,8 @@ TEST(Passes, DecomposeToCoreOps) {
       EXPECT_TRUE(fx::is_core(n)) << n.name;
     }
   }
-  expect_same_run(gm, out, in);
+  // The kernels may contract a * b + c into one rounding (FMA); the decompositions round twice.
+  expect_same_run(gm, out, in, 1e-6, 1e-6);
   // make_fx's option does the same.
   const fx::GraphModule direct = make_fx(fn, in, {.decompose = true});
   EXPECT_EQ(direct.graph().nodes().size(), out.graph().nodes().size());
@@ -288,7 +294,12 @@ TEST(Passes, DecomposeLeavesInPlaceCallsOnInputs) {
   int count = -1;
   const fx::GraphModule out = after(gm, kDecompose, &count);
   EXPECT_EQ(count, 0);
-  EXPECT_EQ(count_op(out.graph(), "lerp_"), 1u) << out.graph().to_string();
+  ASSERT_EQ(count_op(out.graph(), "lerp"), 1u) << out.graph().to_string();
+  for (const fx::Node& n : out.graph().nodes()) {
+    if (n.op() == "lerp") {
+      EXPECT_TRUE(n.inplace());
+    }
+  }
   expect_same_run(gm, out, {x, y});
 }
 
