@@ -5,6 +5,7 @@
 // environment new questions (guards) after tracing.
 #include <set>
 
+#include "compiler/meta.h"
 #include "compiler/passes/rewrite.h"
 #include "ember/fx/passes.h"
 #include "primitives/view.h"

@@ -112,16 +112,6 @@ bool has_effects(const Node& n) {
          k == PrimitiveKind::ScaledDotProductAttentionBackward;
 }
 
-bool is_symbolic(const ValueMeta& m) {
-  for (const SymInt& s : m.sizes) {
-    if (s.is_symbolic()) return true;
-  }
-  for (const SymInt& s : m.strides) {
-    if (s.is_symbolic()) return true;
-  }
-  return false;
-}
-
 bool same_layout(const ValueMeta& a, const ValueMeta& b) {
   return same_as(a.sizes, b.sizes) && same_as(a.strides, b.strides) && a.dtype == b.dtype &&
          a.device == b.device && a.storage_offset == b.storage_offset;

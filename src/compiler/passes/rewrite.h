@@ -49,9 +49,6 @@ class WrittenValues {
 /// (its dropout does). Passes never remove, merge or fold these.
 bool has_effects(const Node& n);
 
-/// Whether a value's sizes or strides, or a call's parameters, hold symbols.
-bool is_symbolic(const ValueMeta& m);
-
 /// Equal sizes, strides, dtype, device and storage offset (not requires_grad).
 bool same_layout(const ValueMeta& a, const ValueMeta& b);
 
