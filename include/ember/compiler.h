@@ -112,6 +112,13 @@ struct TraceOptions {
   /// (fx::functionalize); writes to inputs, attributes and views stay in place.
   bool functionalize = true;
   TracingMode mode = TracingMode::Real;
+  /// Replace calls of primitives outside the core opset by their decompositions
+  /// (Note [Decompositions], fx::decompose).
+  bool decompose = false;
+  /// Run the default pass pipeline (Note [Graph passes], fx::default_passes(): decompositions,
+  /// view canonicalisation, constant folding, CSE, DCE) on the traced graph. Off by default, so
+  /// that the graph records exactly what the function ran; ember::compile turns it on.
+  bool passes = false;
 };
 
 using TracedFn = std::function<std::vector<Tensor>(const std::vector<Tensor>&)>;

@@ -341,6 +341,8 @@ class CompileState {
     if (compiler::log_enabled("graph")) {
       compiler::log("graph", "Captured graph of " + name_ + ":\n" + gm->graph().to_string());
     }
+    // Note [Graph passes]: the inductor backend lowers the graph after the default pipeline.
+    if (options_.backend == "inductor") gm = fx::run_passes(*gm);
     entry.guards = compiler::Guards::for_graph(*gm, inputs, module_.get());
     for (const auto& h : entry.guards.held) entry.held_require_grad |= h.meta.requires_grad;
     entry.gm = std::make_shared<const fx::GraphModule>(std::move(*gm));
@@ -368,7 +370,7 @@ class CompileState {
       aot.fw_compiler = [](const fx::GraphModule& gm) -> JointFn {
         std::shared_ptr<const compiler::CompiledGraph> lowered;
         try {
-          lowered = compiler::lower(gm);
+          lowered = compiler::lower(fx::run_passes(gm));
         } catch (const compiler::CompileError&) {
           return [gm](const std::vector<Tensor>& xs) { return gm(xs); };
         }

@@ -12,22 +12,13 @@ namespace ember::fx {
 
 namespace {
 
-bool symbolic(const ValueMeta& m) {
-  for (const SymInt& s : m.sizes) {
-    if (s.is_symbolic()) return true;
-  }
-  for (const SymInt& s : m.strides) {
-    if (s.is_symbolic()) return true;
-  }
-  return false;
-}
-
 // Note [Symbolic shapes]: a dim recorded as a symbol takes the input's size, which must lie in
 // the symbol's range and agree with the other inputs giving the same symbol.
 void bind_symbols(const Node& p, size_t i, const Tensor& t, SymbolValues& values,
                   std::map<std::string, size_t>& bound_by) {
   const ValueMeta& want = p.outputs[0];
-  if (!t.defined() || !symbolic(want) || t.dim() != static_cast<int64_t>(want.sizes.size())) {
+  if (!t.defined() || !detail::is_symbolic(want) ||
+      t.dim() != static_cast<int64_t>(want.sizes.size())) {
     return;  // check_input reports the mismatch
   }
   for (size_t d = 0; d < want.sizes.size(); ++d) {
@@ -69,7 +60,7 @@ std::string dim_values(const ShapeEnv& env, const SymbolValues& values) {
 void check_input(const Node& p, size_t i, const Tensor& t, const SymbolValues& values) {
   ValueMeta got = ValueMeta::of(t), want = p.outputs[0];
   got.requires_grad = want.requires_grad = false;
-  if (symbolic(want) && got.defined() && got.sizes.size() == want.sizes.size()) {
+  if (detail::is_symbolic(want) && got.defined() && got.sizes.size() == want.sizes.size()) {
     for (size_t d = 0; d < want.sizes.size(); ++d) {
       want.sizes[d] = evaluate(want.sizes[d], values, "GraphModule");
       want.strides[d] = evaluate(want.strides[d], values, "GraphModule");

@@ -10,6 +10,7 @@
 
 #include "ember/autograd/function.h"
 #include "ember/compiler.h"
+#include "ember/fx/passes.h"
 #include "ember/nn/module.h"
 #include "ember/ops/factory.h"
 
@@ -133,6 +134,9 @@ fx::JointGraph trace_joint(const JointFn& fn, const std::vector<Tensor>& primals
   };
   TraceOptions opts = options;
   opts.functionalize = true;
+  // Passes run on the joint graph once its tangents are placeholders (CSE would merge the
+  // tangents' equal fills).
+  opts.passes = opts.decompose = false;
   fx::GraphModule traced;
   {
     AutoGradMode grad_mode(true);
@@ -141,6 +145,7 @@ fx::JointGraph trace_joint(const JointFn& fn, const std::vector<Tensor>& primals
   std::map<std::string, Tensor> attrs = traced.attrs();
   fx::Graph g = lift_tangents(traced.graph(), joint.num_tangents, attrs);
   joint.module = fx::GraphModule(std::move(g), std::move(attrs));
+  if (options.passes) joint.module = fx::run_passes(joint.module);
   return joint;
 }
 

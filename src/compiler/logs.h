@@ -1,7 +1,8 @@
 #pragma once
 // Note [Compiler logs]: EMBER_LOGS (TORCH_LOGS' role) is a comma-separated list of artifacts
 // whose records the compiler prints to stderr:
-//   graph        each captured graph (Graph::to_string)
+//   graph        each captured graph (Graph::to_string), and the graph after each pass of the
+//                pass manager with the pass's name and node counts (Note [Graph passes])
 //   recompiles   why each recompile happened (the failed guard)
 //   output_code  each lowered graph's generated source, with its path in the code cache
 // EMBER_LOGS=all enables every one. The variable is read once per process, at the first query.

@@ -13,6 +13,17 @@ inline TensorMeta to_tensor_meta(const ValueMeta& m) {
   return {m.sizes, m.strides, m.dtype, m.device};
 }
 
+/// Whether a value's sizes or strides hold symbols (Note [Symbolic shapes]).
+inline bool is_symbolic(const ValueMeta& m) {
+  for (const SymInt& s : m.sizes) {
+    if (s.is_symbolic()) return true;
+  }
+  for (const SymInt& s : m.strides) {
+    if (s.is_symbolic()) return true;
+  }
+  return false;
+}
+
 /// A new tensor with `m`'s sizes, strides, dtype and device (values uninitialised); symbolic
 /// sizes take their symbols' `values` (Note [Symbolic shapes]).
 Tensor allocate(const ValueMeta& m, const char* op,

@@ -15,9 +15,11 @@
 #include <cstring>
 #include <unordered_map>
 
+#include "compiler/decompose.h"
 #include "compiler/meta.h"
 #include "compiler/symbolic.h"
 #include "dispatch/dispatch.h"
+#include "ember/autograd.h"
 #include "ember/compiler.h"
 #include "ember/fx/passes.h"
 #include "ember/nn/module.h"
@@ -127,6 +129,25 @@ class Tracer final : public DispatchMode {
     Tensor m = twin(t);
     if (t.requires_grad() && !m.requires_grad()) m.requires_grad_(true);
     return m;
+  }
+
+  // A meta tensor with `m`'s geometry (symbolic or not) as input i (Note [Decompositions]).
+  Tensor add_meta_input(const fx::ValueMeta& m, size_t i) {
+    fx::ValueMeta recorded = m;
+    recorded.requires_grad = false;
+    const fx::ValueRef v = graph.placeholder("arg" + std::to_string(i) + "_1", recorded);
+    if (!m.defined()) return Tensor();
+    std::vector<int64_t> sizes, strides;
+    for (const SymInt& s : m.sizes) sizes.push_back(s.hint());
+    for (const SymInt& s : m.strides) strides.push_back(s.hint());
+    const size_t nbytes = strided_nbytes(sizes, strides, m.dtype, "decompose") +
+                          static_cast<size_t>(m.storage_offset) * element_size(m.dtype);
+    Tensor t(std::make_shared<TensorImpl>(
+        std::make_shared<StorageImpl>(nbytes, Device(kMeta)), m.dtype,
+        std::span<const SymInt>(m.sizes.data(), m.sizes.size()),
+        std::span<const SymInt>(m.strides.data(), m.strides.size()), SymInt(m.storage_offset)));
+    bind(t, v);
+    return t;
   }
 
   void add_attr(const std::string& path, const Tensor& t) {
@@ -352,10 +373,51 @@ fx::GraphModule trace(const TracedFn& fn, const std::vector<Tensor>& inputs,
   tracer.finish();
   tracer.graph.output(std::move(results));
   if (options.functionalize) fx::functionalize(tracer.graph, tracer.aliased);
-  return fx::GraphModule(std::move(tracer.graph), std::move(tracer.attrs));
+  fx::GraphModule gm(std::move(tracer.graph), std::move(tracer.attrs));
+  if (options.passes) return fx::run_passes(gm);
+  if (options.decompose) {
+    return fx::PassManager()
+        .add({"decompose", [](fx::Graph& g, fx::Attrs& a) { return fx::decompose(g, a); }})
+        .run(gm);
+  }
+  return gm;
 }
 
 }  // namespace
+
+namespace fx::detail {
+
+GraphModule trace_on_meta(const TracedFn& fn, const std::vector<ValueMeta>& inputs) {
+  Tracer tracer;
+  tracer.fake = true;
+  for (const ValueMeta& m : inputs) {
+    if (m.defined()) {
+      tracer.real_device = m.device;
+      break;
+    }
+  }
+  std::vector<Tensor> traced_inputs;
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    traced_inputs.push_back(tracer.add_meta_input(inputs[i], i));
+  }
+  std::vector<Tensor> outputs;
+  {
+    NoGradGuard no_grad;
+    DispatchModeGuard guard(tracer);
+    outputs = fn(traced_inputs);
+  }
+  std::vector<ValueRef> results;
+  for (size_t i = 0; i < outputs.size(); ++i) {
+    EMBER_CHECK_VALUE(outputs[i].defined(), "[decompose] output ", i, " is undefined");
+    results.push_back(tracer.value_of(outputs[i]));
+  }
+  tracer.finish();
+  tracer.graph.output(std::move(results));
+  functionalize(tracer.graph, tracer.aliased);
+  return GraphModule(std::move(tracer.graph), std::move(tracer.attrs));
+}
+
+}  // namespace fx::detail
 
 fx::GraphModule make_fx(const TracedFn& fn, const std::vector<Tensor>& example_inputs,
                         const TraceOptions& options) {

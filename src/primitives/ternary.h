@@ -38,6 +38,9 @@ class Clamp : public PrimitiveOf<Clamp, ClampParams, PrimitiveKind::Clamp> {
       : PrimitiveOf({std::nullopt, std::nullopt, true, tensor_min, tensor_max}) {}
   EMBER_VJP
   EMBER_INFER
+  // Tensor bounds only (Note [Decompositions]): scalar bounds are core.
+  bool has_decomposition() const override { return p_.tensor_bounds; }
+  std::vector<Tensor> decompose(const std::vector<Tensor>& inputs) const override;
   const char* default_name() const override {
     return p_.has_min && p_.has_max ? "clamp" : (p_.has_min ? "clamp_min" : "clamp_max");
   }
@@ -57,6 +60,7 @@ class Lerp : public PrimitiveOf<Lerp, LerpParams, PrimitiveKind::Lerp> {
   explicit Lerp(std::optional<Scalar> weight) : PrimitiveOf({weight}) {}
   EMBER_VJP
   EMBER_INFER
+  EMBER_DECOMPOSE
   const char* default_name() const override { return "lerp"; }
   void eval_cpu(const std::vector<Tensor>& inputs, std::vector<Tensor>& outputs) const override;
 };
@@ -74,6 +78,7 @@ class Addc : public PrimitiveOf<Addc, AddcParams, PrimitiveKind::Addc> {
   Addc(bool is_div, Scalar value) : PrimitiveOf({is_div, value}) {}
   EMBER_VJP
   EMBER_INFER
+  EMBER_DECOMPOSE
   bool saves_input(size_t i) const override { return i > 0; }
   const char* default_name() const override { return p_.is_div ? "addcdiv" : "addcmul"; }
   void eval_cpu(const std::vector<Tensor>& inputs, std::vector<Tensor>& outputs) const override;
@@ -109,6 +114,7 @@ class IsClose : public PrimitiveOf<IsClose, IsCloseParams, PrimitiveKind::IsClos
   using PrimitiveOf::PrimitiveOf;
   IsClose(double rtol, double atol, bool equal_nan) : PrimitiveOf({rtol, atol, equal_nan}) {}
   EMBER_INFER
+  EMBER_DECOMPOSE
   const char* default_name() const override { return "isclose"; }
   void eval_cpu(const std::vector<Tensor>& inputs, std::vector<Tensor>& outputs) const override;
 };
