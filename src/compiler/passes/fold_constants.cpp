@@ -75,7 +75,8 @@ int fold_constants(Graph& graph, Attrs& attrs, const ConstantFoldingOptions& opt
     std::vector<Tensor> args;
     for (ValueRef a : n.args) args.push_back(value_of(a));
     try {
-      value[i] = fx::detail::run_call(n, args, value_of, {});
+      SymbolValues none;  // constants have static shapes
+      value[i] = fx::detail::run_call(n, args, value_of, none);
     } catch (const Error&) {
       continue;  // not computable here (a data-dependent check): left to run time
     }
