@@ -51,7 +51,7 @@ Tensor nll_impl(const Tensor& logp, const Tensor& target, const Tensor& weight,
   EMBER_CHECK_TYPE(target.dtype() == kInt64 || target.dtype() == kUInt8, "[", op,
                    "] expected scalar type Long but found ", dtype_name(target.dtype()));
   const int64_t class_dim = logp.dim() == 1 ? 0 : 1;
-  const int64_t c = logp.size(class_dim);
+  const SymInt c = logp.sym_size(class_dim);  // a dynamic class count stays symbolic
   if (logp.dim() == 1) {
     EMBER_CHECK(target.dim() == 0, "[", op,
                 "] size mismatch (got input: ", ops::shape_str(logp.sizes()),
@@ -67,7 +67,7 @@ Tensor nll_impl(const Tensor& logp, const Tensor& target, const Tensor& weight,
                 ops::shape_str(expected), ", got ", ops::shape_str(target.sizes()));
   }
   EMBER_CHECK(
-      !weight.defined() || (weight.dim() == 1 && weight.numel() == c), "[", op,
+      !weight.defined() || (weight.dim() == 1 && weight.sym_numel() == c), "[", op,
       "] weight tensor should be defined either for all ", c,
       " classes or no classes but got weight tensor of shape: ", ops::shape_str(weight.sizes()));
   Tensor t = target.to(kInt64).reshape({-1});
@@ -124,15 +124,15 @@ Tensor cross_entropy(const Tensor& input, const Tensor& target, const CrossEntro
               "] label_smoothing must be between 0.0 and 1.0. Got: ", ls);
   const Reduction red = reduction_of(o.reduction());
   const int64_t class_dim = input.dim() == 1 ? 0 : 1;
-  const int64_t c = input.size(class_dim);
+  const SymInt c = input.sym_size(class_dim);
   Tensor x = to_opmath(input);
   Tensor logp = ember::log_softmax(x, class_dim);
   Tensor weight = o.weight().defined() ? o.weight().to(x.dtype()) : Tensor();
-  std::vector<int64_t> wshape(x.dim(), 1);
+  std::vector<SymInt> wshape(x.dim(), 1);
   wshape[class_dim] = c;
   if (weight.defined()) {
     EMBER_CHECK(
-        weight.dim() == 1 && weight.numel() == c, "[", op,
+        weight.dim() == 1 && weight.sym_numel() == c, "[", op,
         "] weight tensor should be defined either for all ", c,
         " classes or no classes but got weight tensor of shape: ", ops::shape_str(weight.sizes()));
   }
