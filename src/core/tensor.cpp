@@ -161,14 +161,27 @@ Tensor Tensor::contiguous() const { return is_contiguous() ? *this : clone(); }
 const Tensor& Tensor::copy_(const Tensor& src, bool) const {
   EMBER_CHECK(src.defined(), "[copy_] the source tensor is undefined");
   ops::check_no_internal_overlap(mutable_self(), "copy_");
-  auto shape = ops::broadcast_pair(src.sizes(), sizes(), "copy_");
-  EMBER_CHECK(shape == sizes(), "[copy_] output with shape ", ops::shape_str(sizes()),
-              " doesn't match the broadcast shape ", ops::shape_str(shape));
+  // SymInts when either side is symbolic (Note [Symbolic shapes]): a dynamic dim stays symbolic.
+  const bool symbolic = impl()->is_symbolic() || src.impl()->is_symbolic();
+  const std::vector<SymInt> dst = symbolic ? sym_sizes() : std::vector<SymInt>();
+  if (symbolic) {
+    auto shape = ops::broadcast_pair(src.sym_sizes(), dst, "copy_");
+    EMBER_CHECK(shape == dst, "[copy_] output with shape ", ops::shape_str(dst),
+                " doesn't match the broadcast shape ", ops::shape_str(shape));
+  } else {
+    auto shape = ops::broadcast_pair(src.sizes(), sizes(), "copy_");
+    EMBER_CHECK(shape == sizes(), "[copy_] output with shape ", ops::shape_str(sizes()),
+                " doesn't match the broadcast shape ", ops::shape_str(shape));
+  }
   // Partially overlapping memory would be read after being written: copy through a temporary.
   Tensor s =
       ops::may_overlap(mutable_self(), src) && !(src.is_same(mutable_self())) ? src.clone() : src;
   // Copy's inference states the input's sizes: a broadcast source arrives expanded.
-  if (s.sizes() != sizes()) s = s.expand(SymIntList(sizes()));
+  if (symbolic) {
+    if (s.sym_sizes() != dst) s = s.expand(SymIntList(dst));
+  } else if (s.sizes() != sizes()) {
+    s = s.expand(SymIntList(sizes()));
+  }
   Tensor self = *this;
   dispatch(in_place(Copy(dtype())), {s}, {self});
   return *this;

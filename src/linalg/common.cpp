@@ -26,7 +26,7 @@ void check_matrix(const Tensor& A, const char* op, const char* arg) {
 
 void check_square(const Tensor& A, const char* op, const char* arg) {
   check_matrix(A, op, arg);
-  EMBER_CHECK(A.size(-1) == A.size(-2), "[", op, "] ", arg,
+  EMBER_CHECK(A.sym_size(-1) == A.sym_size(-2), "[", op, "] ", arg,
               " must be batches of square matrices, but they are ", A.size(-2), " by ", A.size(-1),
               " matrices");
 }
@@ -38,11 +38,13 @@ void check_same_dtype(const Tensor& A, const Tensor& B, const char* op) {
               " instead");
 }
 
-std::vector<int64_t> batch_shape(const Tensor& A) {
-  return std::vector<int64_t>(A.sizes().begin(), A.sizes().end() - 2);
+std::vector<SymInt> batch_shape(const Tensor& A) {
+  std::vector<SymInt> s = A.sym_sizes();
+  s.resize(s.size() - 2);
+  return s;
 }
 
-std::vector<int64_t> concat(std::vector<int64_t> a, const std::vector<int64_t>& b) {
+std::vector<SymInt> concat(std::vector<SymInt> a, const std::vector<SymInt>& b) {
   a.insert(a.end(), b.begin(), b.end());
   return a;
 }
@@ -94,7 +96,8 @@ Tensor diag_embed(const Tensor& v) {
 bool is_vector_rhs(const Tensor& A, const Tensor& B) {
   if (B.dim() == 1) return true;
   if (B.dim() != A.dim() - 1) return false;
-  return std::equal(B.sizes().begin(), B.sizes().end(), A.sizes().begin());
+  const std::vector<SymInt> a = A.sym_sizes(), b = B.sym_sizes();  // a dynamic batch: no guard
+  return std::equal(b.begin(), b.end(), a.begin());
 }
 
 Tensor pivots_to_permutation(const Tensor& pivots, int64_t m, ScalarType dtype) {

@@ -19,8 +19,8 @@ void check_same_dtype(const Tensor& A, const Tensor& B, const char* op);
 /// Machine epsilon of float32 or float64.
 double eps_of(ScalarType t);
 /// Everything but the last two dims.
-std::vector<int64_t> batch_shape(const Tensor& A);
-std::vector<int64_t> concat(std::vector<int64_t> a, const std::vector<int64_t>& b);
+std::vector<SymInt> batch_shape(const Tensor& A);
+std::vector<SymInt> concat(std::vector<SymInt> a, const std::vector<SymInt>& b);
 /// Raises LinAlgError for the first nonzero entry of `info` (int32) with PyTorch's message for
 /// the kind of op in `op` ("linalg.cholesky", "linalg.solve", "linalg.inv", "linalg.lu_factor").
 void check_info(const Tensor& info, const char* op);

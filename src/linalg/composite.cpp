@@ -275,7 +275,7 @@ Tensor matrix_power(const Tensor& A, int64_t n) {
   const char* op = "linalg.matrix_power";
   check_square(A, op);
   if (n == 0) {
-    return eye(A.size(-1), A.options()).expand(SymIntList(A.sizes())).clone();
+    return eye(A.size(-1), A.options()).expand(SymIntList(A.sym_sizes())).clone();
   }
   Tensor base = A;
   if (n < 0) {
@@ -297,7 +297,7 @@ Tensor matrix_exp(const Tensor& A) {
   check_float(A, op);
   check_square(A, op);
   const int64_t n = A.size(-1);
-  if (A.numel() == 0) return A.clone();
+  if (A.sym_numel() == 0) return A.clone();
   // Scaling and squaring with a degree-18 Taylor polynomial: ||A / 2^s||_1 <= 1/2 keeps the
   // truncation error below eps(double). A meta input has no norm: its shape is all there is.
   double norm1 = 0;

@@ -19,14 +19,14 @@ namespace {
 // Broadcasts the batch dims of A [.., n, n] and B [.., n, k]; returns the expanded pair.
 std::pair<Tensor, Tensor> broadcast_batches(const Tensor& A, const Tensor& B, const char* op) {
   const auto batch = ops::broadcast_pair(batch_shape(A), batch_shape(B), op);
-  Tensor Ae = A.expand(SymIntList(concat(batch, {A.size(-2), A.size(-1)})));
-  Tensor Be = B.expand(SymIntList(concat(batch, {B.size(-2), B.size(-1)})));
+  Tensor Ae = A.expand(SymIntList(concat(batch, {A.sym_size(-2), A.sym_size(-1)})));
+  Tensor Be = B.expand(SymIntList(concat(batch, {B.sym_size(-2), B.sym_size(-1)})));
   return {Ae, Be};
 }
 
 void check_solve_shapes(const Tensor& A, const Tensor& B, bool left, const char* op) {
-  const int64_t rows = left ? B.size(-2) : B.size(-1);
-  EMBER_CHECK(A.size(-1) == rows, "[", op, "] Incompatible shapes of A and B for the equation ",
+  const SymInt rows = left ? B.sym_size(-2) : B.sym_size(-1);
+  EMBER_CHECK(A.sym_size(-1) == rows, "[", op, "] Incompatible shapes of A and B for the equation ",
               left ? "AX = B" : "XA = B", " (", A.size(-2), "x", A.size(-1), " and ", B.size(-2),
               "x", B.size(-1), ")");
 }
@@ -93,9 +93,9 @@ Tensor lu_solve(const Tensor& LU, const Tensor& pivots, const Tensor& B, bool le
   check_solve_shapes(LU, B, left, op);
   if (!left) return lu_solve(LU, pivots, B.mT(), true, !adjoint).mT();
   auto batch = ops::broadcast_pair(batch_shape(LU), batch_shape(B), op);
-  const int64_t n = LU.size(-1);
+  const SymInt n = LU.sym_size(-1);
   Tensor LUe = LU.expand(SymIntList(concat(batch, {n, n})));
-  Tensor Be = B.expand(SymIntList(concat(batch, {n, B.size(-1)})));
+  Tensor Be = B.expand(SymIntList(concat(batch, {n, B.sym_size(-1)})));
   Tensor pe = pivots.expand(SymIntList(concat(batch, {n}))).contiguous();
   return dispatch(LinalgLuSolve(adjoint), {LUe, pe, Be})[0];
 }
@@ -107,7 +107,7 @@ InvExResult inv_ex(const Tensor& A, bool check_errors) {
   const int64_t n = A.size(-1);
   Tensor I = eye(n, A.options());
   Tensor info;
-  Tensor X = solve_left(A, I.expand(SymIntList(A.sizes())), &info, op);
+  Tensor X = solve_left(A, I.expand(SymIntList(A.sym_sizes())), &info, op);
   if (check_errors) detail::check_info(info, op);
   return {X, info};
 }

@@ -44,7 +44,7 @@ Tensor isclose(const Tensor& a, const Tensor& b, double rtol, double atol, bool 
   ops::check_implemented(a.dtype(), "isclose");
   EMBER_CHECK(rtol >= 0, "[isclose] rtol must be greater than or equal to zero, but got ", rtol);
   EMBER_CHECK(atol >= 0, "[isclose] atol must be greater than or equal to zero, but got ", atol);
-  ops::check_broadcastable(a.sizes(), b.sizes(), "isclose");
+  ops::check_broadcastable(a, b, "isclose");  // SymInts: a dynamic dim stays symbolic
   return dispatch(IsClose(rtol, atol, equal_nan), {a, b})[0];
 }
 

@@ -7,6 +7,7 @@
 #include <limits>
 #include <numeric>
 
+#include "ops/factory_internal.h"
 #include "ops/util.h"
 #include "primitives/copy.h"
 #include "primitives/factory.h"
@@ -54,6 +55,35 @@ bool non_overlapping_and_dense(const Tensor& t) {
 Tensor filled(Tensor t, const Scalar& value) {
   if (t.sym_numel() > 0) t.fill_(value);  // a SymInt: a dynamic size is not specialised
   return t;
+}
+
+bool any_symbolic(const SymIntList& sizes) {
+  return std::any_of(sizes.begin(), sizes.end(), [](const SymInt& s) { return s.is_symbolic(); });
+}
+
+// Note [Symbolic shapes]: a factory given a traced size expression (zeros({s0, 3})) makes a meta
+// tensor with those expressions (contiguous unless `strides` are given) and fills it through
+// dispatch, so the graph records a node that allocates it at each run's size. empty's values are
+// unspecified: its fill gives the tracer that node.
+Tensor symbolic_filled(const SymIntList& sizes, const SymIntList& strides, ScalarType dtype,
+                       const Scalar& value, const char* op) {
+  for (const SymInt& s : sizes) {
+    EMBER_CHECK(s >= 0, "[", op, "] Trying to create tensor with negative dimension ", s.str(),
+                ": ", ops::shape_str(sizes.vec()));
+  }
+  TensorMeta m = TensorMeta::contiguous(SymShape(sizes.begin(), sizes.end()), dtype, kMeta);
+  if (!strides.empty()) m.strides = SymShape(strides.begin(), strides.end());
+  Tensor t = detail::allocate_meta(m, op);
+  return dispatch(in_place(Fill(value)), {}, {t})[0];
+}
+
+// zeros, ones and full: `size` filled with `value`.
+Tensor full_of(const SymIntList& size, ScalarType dtype, const Scalar& value, const char* op,
+               const TensorOptions& options) {
+  if (any_symbolic(size))
+    return ops::with_grad(symbolic_filled(size, {}, dtype, value, op), options);
+  return ops::with_grad(
+      filled(ops::empty_tensor(size.concrete(op), dtype, op, options.device()), value), options);
 }
 
 // Python's int(x) for a finite double inside int64's range; RuntimeError otherwise.
@@ -110,28 +140,29 @@ Tensor sequence(RangeOp op, const Scalar& start, const Scalar& end, int64_t step
 
 Tensor empty(SymIntList size, const TensorOptions& options) {
   const ScalarType dtype = checked_dtype(options, options.dtype(), "empty");
+  if (any_symbolic(size))
+    return ops::with_grad(symbolic_filled(size, {}, dtype, 0, "empty"), options);
   return ops::with_grad(ops::empty_tensor(size.concrete("empty"), dtype, "empty", options.device()),
                         options);
 }
 
 Tensor empty_strided(SymIntList size, SymIntList stride, const TensorOptions& options) {
   const ScalarType dtype = checked_dtype(options, options.dtype(), "empty_strided");
+  if (any_symbolic(size) || any_symbolic(stride)) {
+    EMBER_CHECK(size.size() == stride.size(),
+                "[empty_strided] mismatch in length of strides and shape");
+    return symbolic_filled(size, stride, dtype, 0, "empty_strided");
+  }
   return make_strided(size.concrete("empty_strided"), stride.concrete("empty_strided"), dtype,
                       "empty_strided", options.device());
 }
 
 Tensor zeros(SymIntList size, const TensorOptions& options) {
-  const ScalarType dtype = checked_dtype(options, options.dtype(), "zeros");
-  return ops::with_grad(
-      filled(ops::empty_tensor(size.concrete("zeros"), dtype, "zeros", options.device()), 0),
-      options);
+  return full_of(size, checked_dtype(options, options.dtype(), "zeros"), 0, "zeros", options);
 }
 
 Tensor ones(SymIntList size, const TensorOptions& options) {
-  const ScalarType dtype = checked_dtype(options, options.dtype(), "ones");
-  return ops::with_grad(
-      filled(ops::empty_tensor(size.concrete("ones"), dtype, "ones", options.device()), 1),
-      options);
+  return full_of(size, checked_dtype(options, options.dtype(), "ones"), 1, "ones", options);
 }
 
 Tensor full(SymIntList size, const Scalar& fill_value, const TensorOptions& options) {
@@ -140,9 +171,7 @@ Tensor full(SymIntList size, const Scalar& fill_value, const TensorOptions& opti
                         : fill_value.isIntegral(false) ? kInt64
                                                        : get_default_dtype();
   const ScalarType dtype = checked_dtype(options, dtype_or(options, inferred), "full");
-  return ops::with_grad(
-      filled(ops::empty_tensor(size.concrete("full"), dtype, "full", options.device()), fill_value),
-      options);
+  return full_of(size, dtype, fill_value, "full", options);
 }
 
 Tensor arange(const Scalar& end, const TensorOptions& options) {
@@ -160,6 +189,24 @@ Tensor arange(const Scalar& start, const Scalar& end, const Scalar& step,
   const Range range(RangeOp::Arange, start, step, 10.0, size, dtype, options.device().type());
   return ops::with_grad(dispatch(range, {})[0], options);
 }
+
+}  // namespace ember
+
+namespace ember::ops {
+
+Tensor sym_arange(const SymInt& end, const TensorOptions& options) {
+  if (!end.is_symbolic()) return arange(end.guard_int(), options);
+  const ScalarType dtype = checked_dtype(options, dtype_or(options, kInt64), "arange");
+  EMBER_CHECK(end >= 0, "[arange] upper bound and larger bound inconsistent with step sign");
+  // A symbolic size is a meta tensor while tracing (Note [Symbolic shapes]); the tracer records
+  // the primitive on the real device.
+  const Range range(RangeOp::Arange, 0, 1, 10.0, end, dtype, kMeta);
+  return ops::with_grad(dispatch(range, {})[0], options);
+}
+
+}  // namespace ember::ops
+
+namespace ember {
 
 Tensor linspace(const Scalar& start, const Scalar& end, int64_t steps,
                 const TensorOptions& options) {

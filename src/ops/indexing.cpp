@@ -51,7 +51,7 @@ Tensor apply_select(const Tensor& x, int64_t dim, int64_t index, int64_t real_di
                     "] invalid index of a 0-dim tensor. Use "
                     "`tensor.item()` in Python or `tensor.item<T>()` in C++ to convert a 0-dim "
                     "tensor to a number");
-  const int64_t size = x.sizes()[dim];
+  const int64_t size = x.size(dim);  // guards that dim alone
   EMBER_CHECK_INDEX(index >= -size && index < size, "[", op, "] index ", index,
                     " is out of bounds for dimension ", real_dim, " with size ", size);
   return select(x, dim, index);
@@ -152,7 +152,7 @@ void expand_indices(const Sliced& s, const char* op, std::vector<int64_t>& dims,
 // as PyTorch's slicePrefix1sSize: leading size-1 dims of an assigned value are dropped.
 Tensor strip_leading_ones(const Tensor& v) {
   int64_t k = 0;
-  while (k < v.dim() && v.sizes()[k] == 1) ++k;
+  while (k < v.dim() && v.sym_size(k) == 1) ++k;
   if (k == 0) return v;
   std::vector<int64_t> leading(k);
   std::iota(leading.begin(), leading.end(), 0);

@@ -31,11 +31,10 @@ std::vector<Tensor> run_reduce(ReduceOp op, const Tensor& x, const ReduceShape& 
                                const std::vector<ScalarType>& dtypes, double param,
                                const char* name) {
   auto outs = dispatch(Reduce(op, rs.dims, rs.keepdim, dtypes[0], param, name), {x});
-  EMBER_INTERNAL_ASSERT(outs.size() == dtypes.size() && outs.back().dtype() == dtypes.back() &&
-                            same_as(SymShape(rs.shape.begin(), rs.shape.end()),
-                                    TensorMeta::of(outs[0]).sizes),
-                        "run_reduce: inference disagrees with the op builder for ",
-                        reduce_op_name(op));
+  EMBER_INTERNAL_ASSERT(
+      outs.size() == dtypes.size() && outs.back().dtype() == dtypes.back() &&
+          same_as(SymShape(rs.shape.begin(), rs.shape.end()), TensorMeta::of(outs[0]).sizes),
+      "run_reduce: inference disagrees with the op builder for ", reduce_op_name(op));
   return outs;
 }
 

@@ -153,8 +153,8 @@ void check_source_shape(const Tensor& self, int64_t dim, const Tensor& index, co
               "] source tensor shape must match self tensor shape, excluding the specified "
               "dimension. Got self.shape = ",
               shape_str(self.sizes()), " source.shape = ", shape_str(source.sizes()));
-  const int64_t source_size = nonempty_size(source, source.dim() == 0 ? 0 : dim);
-  EMBER_CHECK(index.numel() == source_size, "[", op, "] ", op, "(): Number of indices (",
+  const SymInt source_size = nonempty_size(source, source.dim() == 0 ? 0 : dim);
+  EMBER_CHECK(index.sym_numel() == source_size, "[", op, "] ", op, "(): Number of indices (",
               index.numel(), ") should be equal to source.size(dim) (", source_size, ")");
 }
 
@@ -234,7 +234,7 @@ Tensor index_fill_tensor(Tensor x, int64_t dim, const Tensor& index, const Tenso
   const Scalar v = fill_value(value, op);
   if (ops::value_needs_grad(value)) {
     check_defined(x, op, "self");
-    Tensor mask = zeros(x.sizes(), TensorOptions().dtype(kBool));
+    Tensor mask = zeros(SymIntList(x.sym_sizes()), TensorOptions().dtype(kBool));
     index_fill_impl(mask, dim, index, true);
     return ops::fill_with_value_grad(x, mask, value, inplace);
   }
@@ -255,12 +255,12 @@ Tensor& masked_scatter_impl(Tensor& self, const Tensor& mask, const Tensor& sour
   EMBER_CHECK(self.dtype() == source.dtype(), "[", op,
               "] masked_scatter_: expected self and source to have same dtypes but got ",
               scalar_type_name(self.dtype()), " and ", scalar_type_name(source.dtype()));
-  const auto shape = ops::broadcast_pair(self.sizes(), mask.sizes(), op);
-  EMBER_CHECK(shape == self.sizes(), "[", op, "] output with shape ", shape_str(self.sizes()),
+  const std::vector<SymInt> sizes = self.sym_sizes();
+  const auto shape = ops::broadcast_pair(sizes, mask.sym_sizes(), op);
+  EMBER_CHECK(shape == sizes, "[", op, "] output with shape ", shape_str(sizes),
               " doesn't match the broadcast shape ", shape_str(shape));
-  return run_update(MaskedScatter(),
-                    {self, mask.expand(SymIntList(self.sizes())), source.reshape({-1})}, self,
-                    inplace, op);
+  return run_update(MaskedScatter(), {self, mask.expand(SymIntList(sizes)), source.reshape({-1})},
+                    self, inplace, op);
 }
 
 }  // namespace
@@ -293,7 +293,9 @@ Tensor gather(const Tensor& x, int64_t dim_in, const Tensor& index, bool /*spars
     EMBER_CHECK(index.dtype() == kInt64, "[", op, "] gather(): Expected dtype int64 for index");
     gather_shape_check(x, dim, index, op);
   }
-  if (index.sym_numel() == 0) return ops::empty_tensor(index.sizes(), x.dtype(), op, x.device());
+  if (index.sym_numel() == 0) {
+    return empty(SymIntList(index.sym_sizes()), TensorOptions(x.dtype()).device(x.device()));
+  }
   return dispatch(Gather(dim), {x, index})[0];
 }
 
@@ -372,7 +374,7 @@ Tensor masked_scatter(const Tensor& x, const Tensor& mask, const Tensor& source)
   const char* op = "masked_scatter";
   check_defined(x, op, "self");
   check_defined(mask, op, "mask");
-  const auto shape = ops::broadcast_pair(x.sizes(), mask.sizes(), op);
+  const auto shape = ops::broadcast_pair(x.sym_sizes(), mask.sym_sizes(), op);
   Tensor out = x.expand(SymIntList(shape));
   return masked_scatter_impl(out, mask, source, /*inplace=*/false);
 }
@@ -386,8 +388,10 @@ Tensor take(const Tensor& x, const Tensor& index) {
   EMBER_CHECK(index.dtype() == kInt64, "[", op,
               "] take(): Expected a long tensor for index, but found ",
               scalar_type_name(index.dtype()));
-  if (index.numel() == 0) return ops::empty_tensor(index.sizes(), x.dtype(), op, x.device());
-  EMBER_CHECK_INDEX(x.numel() > 0, "[", op, "] take(): tried to take from an empty tensor");
+  if (index.sym_numel() == 0) {
+    return empty(SymIntList(index.sym_sizes()), TensorOptions(x.dtype()).device(x.device()));
+  }
+  EMBER_CHECK_INDEX(x.sym_numel() > 0, "[", op, "] take(): tried to take from an empty tensor");
   return dispatch(Take(), {x.reshape({-1}), index})[0];
 }
 
@@ -406,11 +410,12 @@ Tensor take_along_dim(const Tensor& x, const Tensor& indices, std::optional<int6
   const int64_t d = ops::wrap_dim(*dim, x.dim(), op);
   if (x.dim() == 0) return gather(x, d, indices);
   // Broadcast every dim but d (PyTorch's _take_along_dim_helper).
-  std::vector<int64_t> xs = x.sizes(), is = indices.sizes();
-  xs[d] = indices.sizes()[d];
-  Tensor ib = indices.broadcast_to(SymIntList(ops::broadcast_pair(xs, indices.sizes(), op)));
-  is[d] = x.sizes()[d];
-  Tensor xb = x.broadcast_to(SymIntList(ops::broadcast_pair(is, x.sizes(), op)));
+  const std::vector<SymInt> x_sizes = x.sym_sizes(), i_sizes = indices.sym_sizes();
+  std::vector<SymInt> xs = x_sizes, is = i_sizes;
+  xs[d] = i_sizes[d];
+  Tensor ib = indices.broadcast_to(SymIntList(ops::broadcast_pair(xs, i_sizes, op)));
+  is[d] = x_sizes[d];
+  Tensor xb = x.broadcast_to(SymIntList(ops::broadcast_pair(is, x_sizes, op)));
   return gather(xb, d, ib);
 }
 

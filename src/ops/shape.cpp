@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <limits>
 
+#include "ember/ops/factory.h"
 #include "ops/util.h"
 #include "primitives/shape.h"
 
@@ -294,10 +295,9 @@ Tensor diag(const Tensor& x, int64_t k) {
   if (x.dim() == 2) return diagonal(x, k, 0, 1).clone();
   constexpr int64_t kLimit = std::numeric_limits<int64_t>::max() / 4;
   EMBER_CHECK(k > -kLimit && k < kLimit, "[diag] diagonal ", k, " is out of range");
-  const int64_t n = x.sizes()[0] + (k < 0 ? -k : k);
-  Tensor out = ops::empty_tensor({n, n}, x.dtype(), "diag", x.device());
-  out.fill_(0);
-  if (x.numel() > 0) diagonal(out, k, 0, 1).copy_(x);
+  const SymInt n = x.sym_size(0) + (k < 0 ? -k : k);  // a dynamic length stays symbolic
+  Tensor out = zeros({n, n}, TensorOptions(x.dtype()).device(x.device()));
+  if (x.sym_numel() > 0) diagonal(out, k, 0, 1).copy_(x);
   return out;
 }
 

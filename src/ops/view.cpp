@@ -154,7 +154,8 @@ Tensor broadcast_to(const Tensor& x, SymIntList size) { return expand(x, size); 
 Tensor narrow(const Tensor& x, int64_t dim, SymInt start_s, SymInt length_s) {
   EMBER_CHECK(x.dim() > 0, "[narrow] narrow() cannot be applied to a 0-dim tensor.");
   int64_t d = ops::wrap_dim(dim, x.dim(), "narrow");
-  int64_t size = x.sizes()[d], start = start_s.guard_int("narrow"),
+  // size(d): only the narrowed dim is a guard, not the others (Note [Symbolic tensors]).
+  int64_t size = x.size(d), start = start_s.guard_int("narrow"),
           length = length_s.guard_int("narrow");
   EMBER_CHECK_INDEX(start >= -size && start <= size,
                     "[narrow] start out of range (expected to be "
@@ -287,7 +288,7 @@ Tensor Tensor::slice(int64_t dim, std::optional<int64_t> start, std::optional<in
   EMBER_CHECK_INDEX(this->dim() > 0, "[slice] slice() cannot be applied to a 0-dim tensor.");
   EMBER_CHECK(step > 0, "[slice] slice step must be positive");
   int64_t d = ops::wrap_dim(dim, this->dim(), "slice");
-  int64_t size = sizes()[d];
+  int64_t size = this->size(d);  // guards dim d alone
   int64_t b = start.value_or(0), e = end.value_or(size);
   if (b < 0) b += size;
   if (e < 0) e += size;

@@ -174,7 +174,7 @@ MetaList Copy::infer(std::span<const TensorMeta> in) const {
 // Factories have no input to take a device from, and Device is not yet a parameter type
 // (dispatch/params.h): their outputs are on the CPU.
 MetaList Range::infer(std::span<const TensorMeta>) const {
-  return {TensorMeta::contiguous({p_.size}, p_.dtype, p_.device)};
+  return {TensorMeta::contiguous(SymShape(p_.sizes.begin(), p_.sizes.end()), p_.dtype, p_.device)};
 }
 
 MetaList Random::infer(std::span<const TensorMeta> in) const {

@@ -78,7 +78,6 @@ const std::map<std::string, std::string>& fake_pending() {
       {"cumsum", kReadsValues},
       {"cumsum_dtype_float64", kReadsValues},
       {"distances", kReadsValues},
-      {"embedding", kReadsValues},
       {"embedding_bag", kReadsValues},
       {"gather", kReadsValues},
       {"glu", kReadsValues},

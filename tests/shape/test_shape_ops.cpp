@@ -598,7 +598,8 @@ std::vector<OpInfo> shape_ops() {
                  },
                  [](const std::vector<Tensor>& in) {
                    auto r = broadcast_tensors(in);
-                   if (r.size() != 2 || !r[0].is_alias_of(in[0]) || r[1].sizes() != r[0].sizes()) {
+                   if (r.size() != 2 || !r[0].is_alias_of(in[0]) ||
+                       r[1].sym_sizes() != r[0].sym_sizes()) {
                      throw std::runtime_error("broadcast_tensors returned wrong views");
                    }
                    return r[0];

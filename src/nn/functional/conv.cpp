@@ -213,7 +213,9 @@ Tensor conv_transpose_nd(const char* op, int64_t D, const Tensor& input, const T
   EMBER_CHECK(!too_small, "[", op, "] Given input size per channel: (", join(in_size, " x "),
               "). Calculated output size per channel: (", join(out_size, " x "),
               "). Output size is too small");
-  std::vector<int64_t> full{x.size(0), out_channels};
+  // The batch passes through (conv2d_backward_input's dispatch reads it from x): its hint
+  // stands for a dynamic batch in the checks, as in conv2d.
+  std::vector<int64_t> full{x.sym_size(0).hint(), out_channels};
   if (D == 1) full.push_back(1);
   full.insert(full.end(), out_size.begin(), out_size.end());
   Tensor y = nn::detail::conv2d_backward_input(
@@ -292,7 +294,10 @@ Tensor conv2d_backward_input(const Tensor& grad_output, const Tensor& weight,
   EMBER_CHECK(input_size.size() == 4, "[", name, "] expected a 4-D input_size");
   check_floating(grad_output, name, "slow_conv2d_cpu");
   check_same_dtype(grad_output, weight, "weight", name);
-  check_geometry(input_size, weight.sizes(), grad_output.sizes(), p, name);
+  // The input's N is grad_output's by construction: a dynamic batch is checked by its hint.
+  const std::vector<int64_t> ys{grad_output.sym_size(0).hint(), grad_output.size(1),
+                                grad_output.size(2), grad_output.size(3)};
+  check_geometry(input_size, weight.sizes(), ys, p, name);
   check_bias(bias, grad_output, input_size[1], name);
   std::vector<Tensor> inputs{grad_output.contiguous(), weight.contiguous()};
   if (bias.defined()) inputs.push_back(bias.contiguous());

@@ -88,7 +88,10 @@ Tensor embedding(const Tensor& input, const Tensor& weight, const EmbeddingFuncO
   const int64_t pad = wrap_padding_idx(o.padding_idx(), n, "embedding");
   check_range(input, n, "embedding");
   if (o.max_norm().has_value()) renorm_(weight, input, *o.max_norm(), o.norm_type());
-  Tensor out = weight.index({input});
+  // A 0-d index selects one row: index_select reads no index value on the host, so meta and
+  // traced inputs work (indexing with a 0-d tensor would read it as an integer).
+  Tensor out = input.dim() == 0 ? weight.index_select(0, input.reshape({1})).squeeze(0)
+                                : weight.index({input});
   if (pad >= 0 && weight.requires_grad()) {
     // Lookups of padding_idx take a detached copy of that row: the row gets no gradient.
     out = ember::where((input == pad).unsqueeze(-1), weight.select(0, pad).detach(), out);

@@ -11,6 +11,7 @@
 #include "ember/ops/reduction.h"
 #include "ember/ops/shape.h"
 #include "nn/functional/common.h"
+#include "ops/factory_internal.h"
 
 namespace ember::nn::functional {
 namespace {
@@ -50,23 +51,23 @@ Tensor nll_impl(const Tensor& logp, const Tensor& target, const Tensor& weight,
   EMBER_CHECK_TYPE(target.dtype() == kInt64 || target.dtype() == kUInt8, "[", op,
                    "] expected scalar type Long but found ", dtype_name(target.dtype()));
   const int64_t class_dim = logp.dim() == 1 ? 0 : 1;
-  const int64_t c = logp.size(class_dim);
+  const SymInt c = logp.sym_size(class_dim);  // a dynamic class count stays symbolic
   if (logp.dim() == 1) {
     EMBER_CHECK(target.dim() == 0, "[", op,
                 "] size mismatch (got input: ", ops::shape_str(logp.sizes()),
                 ", target: ", ops::shape_str(target.sizes()), ")");
   } else {
-    EMBER_CHECK_VALUE(target.dim() >= 1 && logp.size(0) == target.size(0), "[", op,
+    EMBER_CHECK_VALUE(target.dim() >= 1 && logp.sym_size(0) == target.sym_size(0), "[", op,
                       "] Expected input batch_size (", logp.size(0),
                       ") to match target batch_size (", target.dim() >= 1 ? target.size(0) : 0,
                       ").");
-    std::vector<int64_t> expected = logp.sizes();
+    std::vector<SymInt> expected = logp.sym_sizes();  // SymInts: a dynamic batch stays symbolic
     expected.erase(expected.begin() + 1);
-    EMBER_CHECK(target.sizes() == expected, "[", op, "] Expected target size ",
+    EMBER_CHECK(target.sym_sizes() == expected, "[", op, "] Expected target size ",
                 ops::shape_str(expected), ", got ", ops::shape_str(target.sizes()));
   }
   EMBER_CHECK(
-      !weight.defined() || (weight.dim() == 1 && weight.numel() == c), "[", op,
+      !weight.defined() || (weight.dim() == 1 && weight.sym_numel() == c), "[", op,
       "] weight tensor should be defined either for all ", c,
       " classes or no classes but got weight tensor of shape: ", ops::shape_str(weight.sizes()));
   Tensor t = target.to(kInt64).reshape({-1});
@@ -75,19 +76,19 @@ Tensor nll_impl(const Tensor& logp, const Tensor& target, const Tensor& weight,
     EMBER_CHECK_INDEX(v == ignore_index || (v >= 0 && v < c), "[", op, "] Target ", v,
                       " is out of bounds.");
   }
-  const int64_t m = t.numel();
+  const SymInt m = t.sym_numel();
   const TensorOptions on_device = TensorOptions().device(logp.device());
   Tensor x2 = logp.dim() == 1 ? logp.reshape({1, c}) : logp.movedim({1}, {-1}).reshape({m, c});
   Tensor valid = t != ignore_index;
   Tensor safe = t.masked_fill(valid.logical_not(), 0);
-  Tensor picked = x2.index({ember::arange(m, on_device.dtype(kInt64)), safe});  // [M]
+  Tensor picked = x2.index({ops::sym_arange(m, on_device.dtype(kInt64)), safe});  // [M]
   Tensor w = weight.defined() ? weight.to(logp.dtype()).index({safe})
                               : ember::ones({m}, on_device.dtype(logp.dtype()));
   w = w.masked_fill(valid.logical_not(), 0);
   Tensor loss = ember::where(valid, -(picked * w), ember::zeros({}, logp.dtype()));
   switch (red) {
     case Reduction::None:
-      return loss.reshape(target.sizes());
+      return loss.reshape(SymIntList(target.sym_sizes()));
     case Reduction::Sum:
       return loss.sum();
     case Reduction::Mean:
@@ -123,19 +124,19 @@ Tensor cross_entropy(const Tensor& input, const Tensor& target, const CrossEntro
               "] label_smoothing must be between 0.0 and 1.0. Got: ", ls);
   const Reduction red = reduction_of(o.reduction());
   const int64_t class_dim = input.dim() == 1 ? 0 : 1;
-  const int64_t c = input.size(class_dim);
+  const SymInt c = input.sym_size(class_dim);
   Tensor x = to_opmath(input);
   Tensor logp = ember::log_softmax(x, class_dim);
   Tensor weight = o.weight().defined() ? o.weight().to(x.dtype()) : Tensor();
-  std::vector<int64_t> wshape(x.dim(), 1);
+  std::vector<SymInt> wshape(x.dim(), 1);
   wshape[class_dim] = c;
   if (weight.defined()) {
     EMBER_CHECK(
-        weight.dim() == 1 && weight.numel() == c, "[", op,
+        weight.dim() == 1 && weight.sym_numel() == c, "[", op,
         "] weight tensor should be defined either for all ", c,
         " classes or no classes but got weight tensor of shape: ", ops::shape_str(weight.sizes()));
   }
-  if (input.sizes() == target.sizes()) {
+  if (input.sym_sizes() == target.sym_sizes()) {
     // Class probabilities.
     EMBER_CHECK(is_floating_point(target.dtype()), "[", op,
                 "] Expected floating point type for target with class probabilities, got ",
@@ -155,8 +156,9 @@ Tensor cross_entropy(const Tensor& input, const Tensor& target, const CrossEntro
         r = -prod.sum();
         break;
       case Reduction::Mean:
-        r = input.numel() == 0 ? ember::full({}, NAN, TensorOptions(x.dtype()).device(x.device()))
-                               : -prod.sum() / (static_cast<double>(input.numel()) / c);
+        // The mean over the other dims: sum / (numel / C) without a concrete (maybe dynamic)
+        // numel; NaN when empty, as PyTorch.
+        r = -prod.sum({class_dim}).mean();
         break;
     }
     return from_opmath(r, input.dtype());

@@ -8,17 +8,17 @@
 namespace ember::nn::functional {
 
 namespace {
-std::vector<int64_t> batch_dims(const Tensor& x) {
-  return std::vector<int64_t>(x.sizes().begin(), x.sizes().end() - 3);
+// SymInts: a dynamic batch stays symbolic (Note [Symbolic shapes]).
+std::vector<SymInt> batch_dims(const Tensor& x) {
+  std::vector<SymInt> b = x.sym_sizes();
+  b.resize(b.size() - 3);
+  return b;
 }
 std::vector<int64_t> permutation(int64_t nb, std::initializer_list<int64_t> tail) {
   std::vector<int64_t> perm;
   for (int64_t i = 0; i < nb; ++i) perm.push_back(i);
   for (int64_t t : tail) perm.push_back(nb + t);
   return perm;
-}
-SymIntList to_sym(const std::vector<int64_t>& v) {
-  return SymIntList(std::vector<SymInt>(v.begin(), v.end()));
 }
 }  // namespace
 
@@ -39,11 +39,13 @@ Tensor pixel_shuffle(const Tensor& input, const PixelShuffleFuncOptions& o) {
               "dimension to be divisible by the square of upscale_factor, but input.size(-3)=",
               c, " is not divisible by ", rr);
   const int64_t oc = c / rr;
-  std::vector<int64_t> b = batch_dims(input), s1 = b, s2 = b;
+  std::vector<SymInt> b = batch_dims(input), s1 = b, s2 = b;
   s1.insert(s1.end(), {oc, r, r, h, w});
   s2.insert(s2.end(), {oc, h * r, w * r});
   const int64_t nb = static_cast<int64_t>(b.size());
-  return input.reshape(to_sym(s1)).permute(permutation(nb, {0, 3, 1, 4, 2})).reshape(to_sym(s2));
+  return input.reshape(SymIntList(s1))
+      .permute(permutation(nb, {0, 3, 1, 4, 2}))
+      .reshape(SymIntList(s2));
 }
 
 Tensor pixel_unshuffle(const Tensor& input, const PixelUnshuffleFuncOptions& o) {
@@ -66,11 +68,13 @@ Tensor pixel_unshuffle(const Tensor& input, const PixelUnshuffleFuncOptions& o) 
               "[pixel_unshuffle] pixel_unshuffle expects width to be divisible by "
               "downscale_factor, but input.size(-1)=",
               w, " is not divisible by ", r);
-  std::vector<int64_t> b = batch_dims(input), s1 = b, s2 = b;
+  std::vector<SymInt> b = batch_dims(input), s1 = b, s2 = b;
   s1.insert(s1.end(), {c, h / r, r, w / r, r});
   s2.insert(s2.end(), {c * r * r, h / r, w / r});
   const int64_t nb = static_cast<int64_t>(b.size());
-  return input.reshape(to_sym(s1)).permute(permutation(nb, {0, 2, 4, 1, 3})).reshape(to_sym(s2));
+  return input.reshape(SymIntList(s1))
+      .permute(permutation(nb, {0, 2, 4, 1, 3}))
+      .reshape(SymIntList(s2));
 }
 
 }  // namespace ember::nn::functional
