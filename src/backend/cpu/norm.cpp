@@ -6,23 +6,10 @@
 #include <cmath>
 #include <vector>
 
-#include "backend/cpu/parallel.h"
-#include "backend/cpu/vec.h"
+#include "backend/cpu/norm_rows.h"
 
 namespace ember {
 namespace {
-
-template <typename T>
-using AccOf = std::conditional_t<std::is_same_v<T, double>, double, float>;
-
-template <typename A>
-A hsum(const cpu::Vec<A>& v) {
-  A lanes[cpu::Vec<A>::size];
-  v.store(lanes);
-  A s = 0;
-  for (int k = 0; k < cpu::Vec<A>::size; ++k) s += lanes[k];
-  return s;
-}
 
 // sum(f(i)) over a row, f returning a Vec at element i (and f1 the scalar at i for the tail).
 template <typename A, typename F, typename F1>
@@ -34,7 +21,7 @@ A row_sum(int64_t n, const F& f, const F1& f1) {
     s0 = s0 + f(i);
     s1 = s1 + f(i + V::size);
   }
-  A s = hsum(s0 + s1);
+  A s = cpu::hsum(s0 + s1);
   for (; i < n; ++i) s += f1(i);
   return s;
 }
@@ -81,14 +68,10 @@ struct RowOut {
   }
 };
 
-int64_t row_grain(int64_t n) {
-  return std::max<int64_t>(1, cpu::kGrainSize / std::max<int64_t>(1, n));
-}
-
 template <typename T>
 void norm_forward(const std::vector<Tensor>& in, std::vector<Tensor>& out, const NormParams& p,
                   bool rms) {
-  using A = AccOf<T>;
+  using A = cpu::RowAcc<T>;
   using V = cpu::Vec<A>;
   const Tensor& x = in[0];
   const int64_t m = out[1].numel(), n = m == 0 ? 0 : x.numel() / m;
@@ -101,7 +84,7 @@ void norm_forward(const std::vector<Tensor>& in, std::vector<Tensor>& out, const
   const T* xp = x.numel() == 0 ? nullptr : x.data_ptr<T>();
   T* yp = x.numel() == 0 ? nullptr : out[0].data_ptr<T>();
   const A inv_n = A(1) / static_cast<A>(n);
-  cpu::parallel_for(0, m, row_grain(n), [&](int64_t begin, int64_t end) {
+  cpu::parallel_for(0, m, cpu::row_grain(n), [&](int64_t begin, int64_t end) {
     Rows<T, A> rows(xp, n);
     RowOut<T, A> ys(yp, n);
     for (int64_t o = begin; o < end; ++o) {
@@ -165,7 +148,7 @@ int64_t param_chunks(int64_t m, int64_t n) {
 template <typename T>
 void norm_backward(const std::vector<Tensor>& in, std::vector<Tensor>& out, const NormParams& p,
                    bool rms) {
-  using A = AccOf<T>;
+  using A = cpu::RowAcc<T>;
   using V = cpu::Vec<A>;
   const Tensor &g = in[0], &x = in[1];
   const size_t nstats = rms ? 1 : 2;
@@ -186,7 +169,7 @@ void norm_backward(const std::vector<Tensor>& in, std::vector<Tensor>& out, cons
   const int64_t rows_per = (m + chunks - 1) / chunks;
   std::vector<A> partial(params ? 2 * chunks * n : 0, A(0));  // [chunk][gw row, gb row]
   const A inv_n = A(1) / static_cast<A>(n);
-  const int64_t grain = std::max<int64_t>(1, row_grain(n) / rows_per);
+  const int64_t grain = std::max<int64_t>(1, cpu::row_grain(n) / rows_per);
   cpu::parallel_for(0, chunks, grain, [&](int64_t cb, int64_t ce) {
     Rows<T, A> xs(xp, n), gs(gp, n);
     RowOut<T, A> gxs(gxp, n);
@@ -210,7 +193,7 @@ void norm_backward(const std::vector<Tensor>& in, std::vector<Tensor>& out, cons
           if (pw) (V::load(pw + j) + gv * xh).store(pw + j);
           if (pb) (V::load(pb + j) + gv).store(pb + j);
         }
-        A a = hsum(a0), bsum = hsum(b0);
+        A a = cpu::hsum(a0), bsum = cpu::hsum(b0);
         for (; j < n; ++j) {
           const A xh = (xr[j] - mu) * r, d = w ? gr[j] * w[j] : gr[j];
           dy[j] = d;
@@ -241,42 +224,25 @@ void norm_backward(const std::vector<Tensor>& in, std::vector<Tensor>& out, cons
   }
 }
 
-template <typename F>
-void by_float_dtype(ScalarType dt, const char* op, const F& f) {
-  switch (dt) {
-    case kFloat32:
-      return f(float{});
-    case kFloat64:
-      return f(double{});
-    case kFloat16:
-      return f(Half{});
-    case kBFloat16:
-      return f(BFloat16{});
-    default:
-      EMBER_THROW(TypeError, "[", op, "] \"LayerNormKernelImpl\" not implemented for '",
-                  dtype_name(dt), "'");
-  }
-}
-
 }  // namespace
 
 void LayerNorm::eval_cpu(const std::vector<Tensor>& inputs, std::vector<Tensor>& outputs) const {
-  by_float_dtype(inputs[0].dtype(), name(),
-                 [&](auto tag) { norm_forward<decltype(tag)>(inputs, outputs, p_, false); });
+  cpu::by_float_dtype(inputs[0].dtype(), name(), "LayerNormKernelImpl",
+                      [&](auto tag) { norm_forward<decltype(tag)>(inputs, outputs, p_, false); });
 }
 void RmsNorm::eval_cpu(const std::vector<Tensor>& inputs, std::vector<Tensor>& outputs) const {
-  by_float_dtype(inputs[0].dtype(), name(),
-                 [&](auto tag) { norm_forward<decltype(tag)>(inputs, outputs, p_, true); });
+  cpu::by_float_dtype(inputs[0].dtype(), name(), "LayerNormKernelImpl",
+                      [&](auto tag) { norm_forward<decltype(tag)>(inputs, outputs, p_, true); });
 }
 void LayerNormBackward::eval_cpu(const std::vector<Tensor>& inputs,
                                  std::vector<Tensor>& outputs) const {
-  by_float_dtype(inputs[1].dtype(), name(),
-                 [&](auto tag) { norm_backward<decltype(tag)>(inputs, outputs, p_, false); });
+  cpu::by_float_dtype(inputs[1].dtype(), name(), "LayerNormKernelImpl",
+                      [&](auto tag) { norm_backward<decltype(tag)>(inputs, outputs, p_, false); });
 }
 void RmsNormBackward::eval_cpu(const std::vector<Tensor>& inputs,
                                std::vector<Tensor>& outputs) const {
-  by_float_dtype(inputs[1].dtype(), name(),
-                 [&](auto tag) { norm_backward<decltype(tag)>(inputs, outputs, p_, true); });
+  cpu::by_float_dtype(inputs[1].dtype(), name(), "LayerNormKernelImpl",
+                      [&](auto tag) { norm_backward<decltype(tag)>(inputs, outputs, p_, true); });
 }
 
 }  // namespace ember

@@ -8,29 +8,10 @@
 #include <limits>
 #include <vector>
 
-#include "backend/cpu/parallel.h"
-#include "backend/cpu/vec.h"
+#include "backend/cpu/norm_rows.h"
 
 namespace ember {
 namespace {
-
-template <typename T>
-using AccOf = std::conditional_t<std::is_same_v<T, double>, double, float>;
-
-// Rows per parallel chunk: about kGrainSize elements, at least one row.
-int64_t row_grain(int64_t row_elems) {
-  return std::max<int64_t>(1, cpu::kGrainSize / std::max<int64_t>(1, row_elems));
-}
-
-// Horizontal sum of a Vec's lanes, in lane order.
-template <typename A>
-A hsum(const cpu::Vec<A>& v) {
-  A lanes[cpu::Vec<A>::size];
-  v.store(lanes);
-  A s = 0;
-  for (int k = 0; k < cpu::Vec<A>::size; ++k) s += lanes[k];
-  return s;
-}
 
 // The row's maximum, NaN if any element is NaN (as PyTorch: NaN propagates to the whole row).
 template <typename A>
@@ -68,7 +49,7 @@ A exp_sum(const A* x, A* e, int64_t n, A mx) {
     s0 = s0 + a;
     s1 = s1 + b;
   }
-  A sum = hsum(s0 + s1);
+  A sum = cpu::hsum(s0 + s1);
   for (; i < n; ++i) {
     A v = std::exp(x[i] - mx);
     if (e) e[i] = v;
@@ -136,13 +117,13 @@ struct RowShape {
 
 template <typename T>
 void softmax_kernel(const Tensor& x, Tensor& y, int64_t dim, bool log) {
-  using Acc = AccOf<T>;
+  using Acc = cpu::RowAcc<T>;
   const RowShape s(x.sizes(), dim);
   if (s.empty()) return;
   const T* in = x.data_ptr<T>();
   T* out = y.data_ptr<T>();
   const int64_t n = s.n, inner = s.inner;
-  cpu::parallel_for(0, s.outer, row_grain(n * inner), [&](int64_t b, int64_t e) {
+  cpu::parallel_for(0, s.outer, cpu::row_grain(n * inner), [&](int64_t b, int64_t e) {
     if (inner == 1) {
       if constexpr (std::is_same_v<T, Acc>) {
         for (int64_t o = b; o < e; ++o) softmax_row_acc<Acc>(in + o * n, out + o * n, n, log);
@@ -180,7 +161,7 @@ void softmax_backward_row(const A* g, const A* y, A* gx, int64_t n, bool log) {
     s0 = s0 + a;
     s1 = s1 + b;
   }
-  A sum = hsum(s0 + s1);
+  A sum = cpu::hsum(s0 + s1);
   for (; i < n; ++i) sum += log ? g[i] : g[i] * y[i];
   const V vs(sum);
   i = 0;
@@ -220,13 +201,13 @@ void softmax_backward_slab(const T* g, const T* y, T* gx, int64_t n, int64_t inn
 
 template <typename T>
 void softmax_backward_kernel(const Tensor& g, const Tensor& y, Tensor& gx, int64_t dim, bool log) {
-  using Acc = AccOf<T>;
+  using Acc = cpu::RowAcc<T>;
   const RowShape s(y.sizes(), dim);
   if (s.empty()) return;
   const T *gp = g.data_ptr<T>(), *yp = y.data_ptr<T>();
   T* out = gx.data_ptr<T>();
   const int64_t n = s.n, inner = s.inner;
-  cpu::parallel_for(0, s.outer, row_grain(n * inner), [&](int64_t b, int64_t e) {
+  cpu::parallel_for(0, s.outer, cpu::row_grain(n * inner), [&](int64_t b, int64_t e) {
     if (inner == 1) {
       if constexpr (std::is_same_v<T, Acc>) {
         for (int64_t o = b; o < e; ++o) {
@@ -253,36 +234,20 @@ void softmax_backward_kernel(const Tensor& g, const Tensor& y, Tensor& gx, int64
   });
 }
 
-template <typename F>
-void by_float_dtype(ScalarType dt, const char* op, const F& f) {
-  switch (dt) {
-    case kFloat32:
-      return f(float{});
-    case kFloat64:
-      return f(double{});
-    case kFloat16:
-      return f(Half{});
-    case kBFloat16:
-      return f(BFloat16{});
-    default:
-      EMBER_THROW(TypeError, "[", op, "] \"", op, "_lastdim_kernel_impl\" not implemented for '",
-                  dtype_name(dt), "'");
-  }
-}
-
 }  // namespace
 
 void Softmax::eval_cpu(const std::vector<Tensor>& inputs, std::vector<Tensor>& outputs) const {
-  by_float_dtype(inputs[0].dtype(), name(), [&](auto tag) {
-    softmax_kernel<decltype(tag)>(inputs[0], outputs[0], p_.dim, p_.log);
-  });
+  cpu::by_float_dtype(
+      inputs[0].dtype(), name(), std::string(name()) + "_lastdim_kernel_impl",
+      [&](auto tag) { softmax_kernel<decltype(tag)>(inputs[0], outputs[0], p_.dim, p_.log); });
 }
 
 void SoftmaxBackward::eval_cpu(const std::vector<Tensor>& inputs,
                                std::vector<Tensor>& outputs) const {
-  by_float_dtype(inputs[1].dtype(), name(), [&](auto tag) {
-    softmax_backward_kernel<decltype(tag)>(inputs[0], inputs[1], outputs[0], p_.dim, p_.log);
-  });
+  cpu::by_float_dtype(
+      inputs[1].dtype(), name(), std::string(name()) + "_lastdim_kernel_impl", [&](auto tag) {
+        softmax_backward_kernel<decltype(tag)>(inputs[0], inputs[1], outputs[0], p_.dim, p_.log);
+      });
 }
 
 }  // namespace ember
