@@ -8,10 +8,13 @@
 #include <cmath>
 #include <limits>
 
+#include "dispatch/dispatch.h"
 #include "ember/autograd.h"
 #include "ember/core/parallel.h"
 #include "ember/nn/functional.h"
 #include "opdb.h"
+#include "primitives/norm.h"
+#include "primitives/softmax.h"
 
 namespace ember::test {
 namespace {
@@ -249,6 +252,63 @@ TEST(NormKernels, SixteenBitGradients) {
   auto gf = autograd::grad({F::layer_norm(xf, {64}, wf, Tensor())}, {xf, wf}, {g.to(kFloat32)});
   EXPECT_TRUE(close(gb16[0], {4, 64}, values(gf[0]), 1e-2, 1e-2));
   EXPECT_TRUE(close(gb16[1], {64}, values(gf[1]), 1e-2, 1e-2));
+}
+
+TEST(NormKernels, DecompositionsMatchTheKernels) {
+  // decompose() (the composite the compiler fuses) against the fused kernels, in float64.
+  Tensor x = make_tensor({3, 4, 9}, kFloat64, -2, 2, 51),
+         g = make_tensor({3, 4, 9}, kFloat64, -1, 1, 52);
+  Tensor w = make_tensor({4, 9}, kFloat64, 0.5, 1.5, 53),
+         b = make_tensor({4, 9}, kFloat64, -1, 1, 54);
+  Tensor w1 = make_tensor({9}, kFloat64, 0.5, 1.5, 55);
+  auto check = [](const Primitive& prim, const std::vector<Tensor>& in) {
+    SCOPED_TRACE(prim.name());
+    ASSERT_TRUE(prim.has_decomposition());
+    const auto eager = dispatch(prim, in), comp = prim.decompose(in);
+    ASSERT_EQ(eager.size(), comp.size());
+    for (size_t i = 0; i < eager.size(); ++i) {
+      EXPECT_EQ(comp[i].dtype(), eager[i].dtype());
+      EXPECT_TRUE(close(comp[i], eager[i].sizes(), values(eager[i]), 1e-12, 1e-12)) << i;
+    }
+  };
+  const NormParams p{2, 1e-5, true, true}, pr{1, 1e-6, true, false};
+  check(ember::LayerNorm(p), {x, w, b});
+  const auto fw = dispatch(ember::LayerNorm(p), {x, w, b});
+  EXPECT_EQ(fw[1].sizes(), (std::vector<int64_t>{3, 1, 1}));
+  check(LayerNormBackward(p), {g, x, fw[1], fw[2], w});
+  check(RmsNorm(pr), {x, w1});
+  const auto fr = dispatch(RmsNorm(pr), {x, w1});
+  check(RmsNormBackward(pr), {g, x, fr[1], w1});
+  check(SoftmaxBackward(1, false), {g, F::softmax(x, 1)});
+  check(SoftmaxBackward(2, true), {g, F::log_softmax(x, 2)});
+}
+
+TEST(NormKernels, PrimitiveInputsAreChecked) {
+  // A hand-built graph may give the primitives anything: their shape inference says what is wrong.
+  Tensor x = make_tensor({3, 4}, kFloat32);
+  expect_errors<RuntimeError>({
+      {"weight shape",
+       [&] {
+         dispatch(ember::LayerNorm(NormParams{1, 1e-5, true, false}),
+                  {x, make_tensor({5}, kFloat32)});
+       },
+       "[native_layer_norm] expected weight of float32 with the normalized shape"},
+      {"weight dtype",
+       [&] {
+         dispatch(RmsNorm(NormParams{1, 1e-5, true, false}), {x, make_tensor({4}, kFloat64)});
+       },
+       "[_fused_rms_norm] expected weight of float32"},
+      {"normalized dims",
+       [&] {
+         dispatch(ember::LayerNorm(NormParams{3, 1e-5, false, false}), {x});
+       },
+       "normalized_ndim 3 is out of range for a 2-d input"},
+      {"grad shape",
+       [&] {
+         dispatch(SoftmaxBackward(1, false), {make_tensor({3, 5}, kFloat32), x});
+       },
+       "[_softmax_backward_data] grad_output"},
+  });
 }
 
 }  // namespace
