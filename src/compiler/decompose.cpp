@@ -44,6 +44,14 @@ RoleOf role_of(PrimitiveKind kind) {
       return {Role::Decomposed, "self + value * tensor1 * tensor2 (or / tensor2)"};
     case PrimitiveKind::IsClose:
       return {Role::Decomposed, "|a - b| <= atol + |rtol * b|, or a == b, as torch.isclose"};
+    case PrimitiveKind::SoftmaxBackward:
+      return {Role::Decomposed, "y * (g - sum(g * y)), or g - exp(y) * sum(g) after log_softmax"};
+    case PrimitiveKind::LayerNorm:
+    case PrimitiveKind::RmsNorm:
+      return {Role::Decomposed, "the statistics (var_mean / mean of squares), rsqrt and affine"};
+    case PrimitiveKind::LayerNormBackward:
+    case PrimitiveKind::RmsNormBackward:
+      return {Role::Decomposed, "the closed-form gradients from the saved statistics"};
     case PrimitiveKind::AsStrided:
     case PrimitiveKind::Alias:
     case PrimitiveKind::Reshape:

@@ -31,7 +31,8 @@ namespace ember {
   X(SearchSorted) X(Convolution) X(SlidingWindow) X(Pooling) X(Upsample) X(Pad)                   \
   X(ScaledDotProductAttention) X(ScaledDotProductAttentionBackward) X(LinalgCholesky)             \
   X(LinalgLuFactor) X(LinalgLuSolve) X(LinalgSolve) X(LinalgSolveTriangular) X(LinalgEigh)        \
-  X(LinalgSvd) X(LinalgQr) X(LinalgHouseholderProduct) X(LinalgDet)
+  X(LinalgSvd) X(LinalgQr) X(LinalgHouseholderProduct) X(LinalgDet)                             \
+  X(SoftmaxBackward) X(LayerNorm) X(LayerNormBackward) X(RmsNorm) X(RmsNormBackward)
 // clang-format on
 
 enum class PrimitiveKind : uint8_t {

@@ -11,7 +11,6 @@
 #include "primitives/random.h"
 #include "primitives/reduction.h"
 #include "primitives/shape.h"
-#include "primitives/softmax.h"
 #include "primitives/ternary.h"
 #include "primitives/unary.h"
 
@@ -78,10 +77,6 @@ MetaList MaskedFill::infer(std::span<const TensorMeta> in) const {
 
 MetaList IsClose::infer(std::span<const TensorMeta> in) const { return elementwise(in, kBool); }
 
-MetaList Softmax::infer(std::span<const TensorMeta> in) const {
-  check_dim_param(p_.dim, in[0].sizes.size(), name());
-  return same_shape(in[0], {in[0].dtype});
-}
 
 MetaList Reduce::infer(std::span<const TensorMeta> in) const {
   const auto& x = in[0].sizes;

@@ -1,21 +1,11 @@
-// Gradients of softmax/log_softmax and of attention (PyTorch's derivatives.yaml).
+// Gradients of attention (PyTorch's derivatives.yaml).
 #include <limits>
 
 #include "dispatch/dispatch.h"
 #include "ember/ember.h"
 #include "primitives/attention.h"
-#include "primitives/softmax.h"
 
 namespace ember {
-
-std::vector<Tensor> Softmax::vjp(const VjpContext& ctx) const {
-  const Tensor& g = ctx.grads[0];
-  const Tensor& y = ctx.outputs[0];
-  const int64_t d = y.dim() == 0 ? 0 : p_.dim;
-  if (y.dim() == 0) return {p_.log ? g - g : g * 0};  // a single element: constant output
-  if (p_.log) return {g - y.exp() * g.sum({d}, /*keepdim=*/true)};
-  return {y * (g - (g * y).sum({d}, /*keepdim=*/true))};
-}
 
 namespace {
 

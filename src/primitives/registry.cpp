@@ -8,6 +8,7 @@
 #include "primitives/index.h"
 #include "primitives/linalg.h"
 #include "primitives/matmul.h"
+#include "primitives/norm.h"
 #include "primitives/pool.h"
 #include "primitives/random.h"
 #include "primitives/reduction.h"

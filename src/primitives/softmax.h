@@ -2,7 +2,10 @@
 // softmax / log_softmax along one dim: outputs[0] = f(inputs[0]), same shape and dtype (floating).
 // The op builder (src/nn/functional/activation.cpp) casts the input to the requested dtype and
 // makes it contiguous; the kernel (src/backend/cpu/softmax.cpp) fuses max, exp-sum and the
-// normalisation in one pass per row, computing 16-bit floats in float32.
+// normalisation in one pass over memory per row, computing 16-bit floats in float32.
+// SoftmaxBackward (PyTorch's _softmax_backward_data / _log_softmax_backward_data):
+//   inputs: grad_output, output (both contiguous, same shape and dtype); outputs: grad_input;
+//   softmax: y * (g - sum(g * y)), log_softmax: g - exp(y) * sum(g), sums along dim.
 #include <cstdint>
 #include <string>
 
@@ -28,6 +31,20 @@ class Softmax : public PrimitiveOf<Softmax, SoftmaxParams, PrimitiveKind::Softma
   void eval_cpu(const std::vector<Tensor>& inputs, std::vector<Tensor>& outputs) const override;
   int64_t dim() const { return p_.dim; }
   bool log() const { return p_.log; }
+};
+
+class SoftmaxBackward
+    : public PrimitiveOf<SoftmaxBackward, SoftmaxParams, PrimitiveKind::SoftmaxBackward> {
+ public:
+  using PrimitiveOf::PrimitiveOf;
+  SoftmaxBackward(int64_t dim, bool log) : PrimitiveOf({dim, log}) {}
+  EMBER_VJP
+  EMBER_INFER
+  EMBER_DECOMPOSE
+  const char* default_name() const override {
+    return p_.log ? "_log_softmax_backward_data" : "_softmax_backward_data";
+  }
+  void eval_cpu(const std::vector<Tensor>& inputs, std::vector<Tensor>& outputs) const override;
 };
 
 }  // namespace ember

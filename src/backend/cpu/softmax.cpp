@@ -1,54 +1,81 @@
-// Fused softmax / log_softmax rows. The input is contiguous and viewed as [outer, n, inner]:
-// inner == 1 (the last dim) runs vectorised along the row; otherwise a block of `inner` columns
-// is reduced together so that memory is read in order.
+// Fused softmax / log_softmax rows and their backward. The input is contiguous and viewed as
+// [outer, n, inner]: inner == 1 (the last dim) runs vectorised along the row, whose few KiB stay
+// in L1 between the passes, so memory is read once and written once; otherwise a block of
+// `inner` columns is reduced together so that memory is read in order.
 #include "primitives/softmax.h"
 
 #include <cmath>
 #include <limits>
 #include <vector>
 
-#include "backend/cpu/parallel.h"
-#include "backend/cpu/vec.h"
+#include "backend/cpu/norm_rows.h"
 
 namespace ember {
 namespace {
 
-// One contiguous row of n: out = softmax(in) or log_softmax(in), computed in Acc.
-template <typename T, typename Acc>
-void softmax_row(const T* in, T* out, int64_t n, bool log, Acc* buf) {
-  Acc mx = -std::numeric_limits<Acc>::infinity();
-  for (int64_t i = 0; i < n; ++i) {
-    Acc v = static_cast<Acc>(in[i]);
-    buf[i] = v;
-    mx = (v > mx || std::isnan(v)) ? v : mx;
-  }
-  // All -inf: exp(-inf - -inf) would be NaN, as PyTorch gives; keep that by not special-casing.
-  using V = cpu::Vec<Acc>;
-  const V vmx(mx);
-  Acc sum = 0;
+// The row's maximum, NaN if any element is NaN (as PyTorch: NaN propagates to the whole row).
+template <typename A>
+A row_max(const A* x, int64_t n) {
+  using V = cpu::Vec<A>;
+  A mx = -std::numeric_limits<A>::infinity();
   int64_t i = 0;
-  if constexpr (std::is_same_v<Acc, float> || std::is_same_v<Acc, double>) {
-    V vsum(Acc(0));
-    for (; i + V::size <= n; i += V::size) {
-      V e = cpu::vexp(V::load(buf + i) - vmx);
-      if (!log) e.store(buf + i);
-      vsum = vsum + e;
+  if (n >= 2 * V::size) {
+    V m0(mx), m1(mx);
+    for (; i + 2 * V::size <= n; i += 2 * V::size) {
+      m0 = cpu::vmax(V::load(x + i), m0);
+      m1 = cpu::vmax(V::load(x + i + V::size), m1);
     }
-    Acc lanes[V::size];
-    vsum.store(lanes);
-    for (int k = 0; k < V::size; ++k) sum += lanes[k];
+    A lanes[V::size];
+    cpu::vmax(m0, m1).store(lanes);
+    for (A v : lanes) mx = (v > mx || std::isnan(v)) ? v : mx;
   }
+  for (; i < n; ++i) mx = (x[i] > mx || std::isnan(x[i])) ? x[i] : mx;
+  return mx;
+}
+
+// sum(exp(x - mx)); stores the exponentials to `e` unless it is null.
+template <typename A>
+A exp_sum(const A* x, A* e, int64_t n, A mx) {
+  using V = cpu::Vec<A>;
+  const V vmx(mx);
+  V s0(A(0)), s1(A(0));
+  int64_t i = 0;
+  for (; i + 2 * V::size <= n; i += 2 * V::size) {
+    V a = cpu::vexp(V::load(x + i) - vmx), b = cpu::vexp(V::load(x + i + V::size) - vmx);
+    if (e) {
+      a.store(e + i);
+      b.store(e + i + V::size);
+    }
+    s0 = s0 + a;
+    s1 = s1 + b;
+  }
+  A sum = cpu::hsum(s0 + s1);
   for (; i < n; ++i) {
-    Acc e = std::exp(buf[i] - mx);
-    if (!log) buf[i] = e;
-    sum += e;
+    A v = std::exp(x[i] - mx);
+    if (e) e[i] = v;
+    sum += v;
   }
+  return sum;
+}
+
+// One row in the compute type A (x and y may be the same buffer).
+template <typename A>
+void softmax_row_acc(const A* x, A* y, int64_t n, bool log) {
+  using V = cpu::Vec<A>;
+  const A mx = row_max(x, n);
   if (log) {
-    const Acc lse = mx + std::log(sum);
-    for (int64_t j = 0; j < n; ++j) out[j] = static_cast<T>(buf[j] - lse);
+    // All -inf: exp(-inf - -inf) is NaN, as PyTorch gives; keep that by not special-casing.
+    const A lse = mx + std::log(exp_sum<A>(x, nullptr, n, mx));
+    const V vl(lse);
+    int64_t i = 0;
+    for (; i + V::size <= n; i += V::size) (V::load(x + i) - vl).store(y + i);
+    for (; i < n; ++i) y[i] = x[i] - lse;
   } else {
-    const Acc inv = Acc(1) / sum;
-    for (int64_t j = 0; j < n; ++j) out[j] = static_cast<T>(buf[j] * inv);
+    const A inv = A(1) / exp_sum<A>(x, y, n, mx);
+    const V vi(inv);
+    int64_t i = 0;
+    for (; i + V::size <= n; i += V::size) (V::load(y + i) * vi).store(y + i);
+    for (; i < n; ++i) y[i] *= inv;
   }
 }
 
@@ -78,23 +105,36 @@ void softmax_slab(const T* in, T* out, int64_t n, int64_t inner, bool log, Acc* 
   }
 }
 
+struct RowShape {
+  int64_t outer = 1, n = 1, inner = 1;
+  RowShape(const std::vector<int64_t>& sz, int64_t dim) {
+    n = sz.empty() ? 1 : sz[dim];
+    for (int64_t d = 0; d < dim; ++d) outer *= sz[d];
+    for (int64_t d = dim + 1; d < static_cast<int64_t>(sz.size()); ++d) inner *= sz[d];
+  }
+  bool empty() const { return outer * n * inner == 0; }
+};
+
 template <typename T>
 void softmax_kernel(const Tensor& x, Tensor& y, int64_t dim, bool log) {
-  using Acc = std::conditional_t<std::is_same_v<T, double>, double, float>;
-  const auto& sz = x.sizes();
-  int64_t outer = 1, inner = 1;
-  const int64_t n = sz.empty() ? 1 : sz[dim];
-  for (int64_t d = 0; d < dim; ++d) outer *= sz[d];
-  for (int64_t d = dim + 1; d < static_cast<int64_t>(sz.size()); ++d) inner *= sz[d];
-  if (outer * inner * n == 0) return;
+  using Acc = cpu::RowAcc<T>;
+  const RowShape s(x.sizes(), dim);
+  if (s.empty()) return;
   const T* in = x.data_ptr<T>();
   T* out = y.data_ptr<T>();
-  const int64_t grain = std::max<int64_t>(1, cpu::kGrainSize / std::max<int64_t>(1, n * inner));
-  cpu::parallel_for(0, outer, grain, [&](int64_t b, int64_t e) {
+  const int64_t n = s.n, inner = s.inner;
+  cpu::parallel_for(0, s.outer, cpu::row_grain(n * inner), [&](int64_t b, int64_t e) {
     if (inner == 1) {
-      std::vector<Acc> buf(n);
-      for (int64_t o = b; o < e; ++o)
-        softmax_row<T, Acc>(in + o * n, out + o * n, n, log, buf.data());
+      if constexpr (std::is_same_v<T, Acc>) {
+        for (int64_t o = b; o < e; ++o) softmax_row_acc<Acc>(in + o * n, out + o * n, n, log);
+      } else {  // 16-bit: the row in float, rounded once
+        std::vector<Acc> buf(n);
+        for (int64_t o = b; o < e; ++o) {
+          for (int64_t i = 0; i < n; ++i) buf[i] = static_cast<Acc>(in[o * n + i]);
+          softmax_row_acc<Acc>(buf.data(), buf.data(), n, log);
+          for (int64_t i = 0; i < n; ++i) out[o * n + i] = static_cast<T>(buf[i]);
+        }
+      }
     } else {
       std::vector<Acc> mx(inner), sum(inner);
       for (int64_t o = b; o < e; ++o) {
@@ -105,24 +145,109 @@ void softmax_kernel(const Tensor& x, Tensor& y, int64_t dim, bool log) {
   });
 }
 
+// Backward of one row in A: softmax gx = y * (g - sum(g * y)); log_softmax gx = g - exp(y) *
+// sum(g). gx may alias g.
+template <typename A>
+void softmax_backward_row(const A* g, const A* y, A* gx, int64_t n, bool log) {
+  using V = cpu::Vec<A>;
+  V s0(A(0)), s1(A(0));
+  int64_t i = 0;
+  for (; i + 2 * V::size <= n; i += 2 * V::size) {
+    V a = V::load(g + i), b = V::load(g + i + V::size);
+    if (!log) {
+      a = a * V::load(y + i);
+      b = b * V::load(y + i + V::size);
+    }
+    s0 = s0 + a;
+    s1 = s1 + b;
+  }
+  A sum = cpu::hsum(s0 + s1);
+  for (; i < n; ++i) sum += log ? g[i] : g[i] * y[i];
+  const V vs(sum);
+  i = 0;
+  if (log) {
+    for (; i + V::size <= n; i += V::size) {
+      (V::load(g + i) - cpu::vexp(V::load(y + i)) * vs).store(gx + i);
+    }
+    for (; i < n; ++i) gx[i] = g[i] - std::exp(y[i]) * sum;
+  } else {
+    for (; i + V::size <= n; i += V::size) {
+      const V yv = V::load(y + i);
+      (yv * (V::load(g + i) - vs)).store(gx + i);
+    }
+    for (; i < n; ++i) gx[i] = y[i] * (g[i] - sum);
+  }
+}
+
+// A [n, inner] slab of the backward: the sums run along n for each inner column.
+template <typename T, typename Acc>
+void softmax_backward_slab(const T* g, const T* y, T* gx, int64_t n, int64_t inner, bool log,
+                           Acc* sum) {
+  for (int64_t c = 0; c < inner; ++c) sum[c] = 0;
+  for (int64_t r = 0; r < n; ++r) {
+    for (int64_t c = 0; c < inner; ++c) {
+      const Acc gv = static_cast<Acc>(g[r * inner + c]);
+      sum[c] += log ? gv : gv * static_cast<Acc>(y[r * inner + c]);
+    }
+  }
+  for (int64_t r = 0; r < n; ++r) {
+    for (int64_t c = 0; c < inner; ++c) {
+      const int64_t k = r * inner + c;
+      const Acc gv = static_cast<Acc>(g[k]), yv = static_cast<Acc>(y[k]);
+      gx[k] = static_cast<T>(log ? gv - std::exp(yv) * sum[c] : yv * (gv - sum[c]));
+    }
+  }
+}
+
+template <typename T>
+void softmax_backward_kernel(const Tensor& g, const Tensor& y, Tensor& gx, int64_t dim, bool log) {
+  using Acc = cpu::RowAcc<T>;
+  const RowShape s(y.sizes(), dim);
+  if (s.empty()) return;
+  const T *gp = g.data_ptr<T>(), *yp = y.data_ptr<T>();
+  T* out = gx.data_ptr<T>();
+  const int64_t n = s.n, inner = s.inner;
+  cpu::parallel_for(0, s.outer, cpu::row_grain(n * inner), [&](int64_t b, int64_t e) {
+    if (inner == 1) {
+      if constexpr (std::is_same_v<T, Acc>) {
+        for (int64_t o = b; o < e; ++o) {
+          softmax_backward_row<Acc>(gp + o * n, yp + o * n, out + o * n, n, log);
+        }
+      } else {
+        std::vector<Acc> gb(n), yb(n);
+        for (int64_t o = b; o < e; ++o) {
+          for (int64_t i = 0; i < n; ++i) {
+            gb[i] = static_cast<Acc>(gp[o * n + i]);
+            yb[i] = static_cast<Acc>(yp[o * n + i]);
+          }
+          softmax_backward_row<Acc>(gb.data(), yb.data(), gb.data(), n, log);
+          for (int64_t i = 0; i < n; ++i) out[o * n + i] = static_cast<T>(gb[i]);
+        }
+      }
+    } else {
+      std::vector<Acc> sum(inner);
+      for (int64_t o = b; o < e; ++o) {
+        const int64_t off = o * n * inner;
+        softmax_backward_slab<T, Acc>(gp + off, yp + off, out + off, n, inner, log, sum.data());
+      }
+    }
+  });
+}
+
 }  // namespace
 
 void Softmax::eval_cpu(const std::vector<Tensor>& inputs, std::vector<Tensor>& outputs) const {
-  const Tensor& x = inputs[0];
-  Tensor& y = outputs[0];
-  switch (x.dtype()) {
-    case kFloat32:
-      return softmax_kernel<float>(x, y, p_.dim, p_.log);
-    case kFloat64:
-      return softmax_kernel<double>(x, y, p_.dim, p_.log);
-    case kFloat16:
-      return softmax_kernel<Half>(x, y, p_.dim, p_.log);
-    case kBFloat16:
-      return softmax_kernel<BFloat16>(x, y, p_.dim, p_.log);
-    default:
-      EMBER_THROW(TypeError, "[", name(), "] \"", name(),
-                  "_lastdim_kernel_impl\" not implemented for '", dtype_name(x.dtype()), "'");
-  }
+  cpu::by_float_dtype(
+      inputs[0].dtype(), name(), std::string(name()) + "_lastdim_kernel_impl",
+      [&](auto tag) { softmax_kernel<decltype(tag)>(inputs[0], outputs[0], p_.dim, p_.log); });
+}
+
+void SoftmaxBackward::eval_cpu(const std::vector<Tensor>& inputs,
+                               std::vector<Tensor>& outputs) const {
+  cpu::by_float_dtype(
+      inputs[1].dtype(), name(), std::string(name()) + "_lastdim_kernel_impl", [&](auto tag) {
+        softmax_backward_kernel<decltype(tag)>(inputs[0], inputs[1], outputs[0], p_.dim, p_.log);
+      });
 }
 
 }  // namespace ember

@@ -81,7 +81,7 @@ Tensor nll_impl(const Tensor& logp, const Tensor& target, const Tensor& weight,
   Tensor x2 = logp.dim() == 1 ? logp.reshape({1, c}) : logp.movedim({1}, {-1}).reshape({m, c});
   Tensor valid = t != ignore_index;
   Tensor safe = t.masked_fill(valid.logical_not(), 0);
-  Tensor picked = x2.index({ops::sym_arange(m, on_device.dtype(kInt64)), safe});  // [M]
+  Tensor picked = x2.gather(1, safe.unsqueeze(1)).squeeze(1);  // [M]
   Tensor w = weight.defined() ? weight.to(logp.dtype()).index({safe})
                               : ember::ones({m}, on_device.dtype(logp.dtype()));
   w = w.masked_fill(valid.logical_not(), 0);

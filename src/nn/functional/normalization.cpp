@@ -1,4 +1,5 @@
-// Normalization functions as composites computed in float32 for 16-bit inputs (one rounding).
+// Normalization functions: layer_norm and rms_norm through fused primitives, the others as
+// composites; 16-bit inputs compute in float32 and round once.
 // Note [Batch norm running stats]: in training, running_mean and running_var are updated in
 // place: running = (1 - momentum) * running + momentum * stat, where the variance statistic is
 // the unbiased one (n / (n - 1) times the biased variance used to normalise), as PyTorch.
@@ -7,11 +8,13 @@
 #include <cmath>
 #include <limits>
 
+#include "dispatch/dispatch.h"
 #include "ember/autograd.h"
 #include "ember/ops/elementwise.h"
 #include "ember/ops/reduction.h"
 #include "ember/ops/shape.h"
 #include "nn/functional/common.h"
+#include "primitives/norm.h"
 
 namespace ember::nn::functional {
 namespace {
@@ -19,12 +22,6 @@ namespace {
 using nn::detail::check_floating;
 using nn::detail::from_opmath;
 using nn::detail::to_opmath;
-
-std::vector<int64_t> trailing_dims(int64_t ndim, size_t k) {
-  std::vector<int64_t> dims;
-  for (int64_t d = ndim - static_cast<int64_t>(k); d < ndim; ++d) dims.push_back(d);
-  return dims;
-}
 
 void check_normalized_shape(const Tensor& input, const std::vector<int64_t>& ns, const char* op) {
   EMBER_CHECK(!ns.empty(), "[", op,
@@ -62,6 +59,20 @@ void check_channels(const Tensor& t, int64_t c, const char* what, const char* op
               ops::shape_str(t.sizes()));
 }
 
+// layer_norm / rms_norm through their fused primitives (primitives/norm.h): x contiguous, the
+// affine parameters in the compute dtype (float32 for 16-bit inputs, as PyTorch computes them).
+template <typename Norm>
+Tensor fused_norm(const Tensor& input, const std::vector<int64_t>& normalized_shape,
+                  const Tensor& weight, const Tensor& bias, double eps) {
+  const ScalarType acc = norm_acc_dtype(input.dtype());
+  NormParams p{static_cast<int64_t>(normalized_shape.size()), eps, weight.defined(),
+               bias.defined()};
+  std::vector<Tensor> in{input.contiguous()};
+  if (weight.defined()) in.push_back(weight.to(acc).contiguous());
+  if (bias.defined()) in.push_back(bias.to(acc).contiguous());
+  return dispatch(Norm(p), in)[0];
+}
+
 }  // namespace
 
 Tensor layer_norm(const Tensor& input, const LayerNormFuncOptions& o) {
@@ -74,13 +85,7 @@ Tensor layer_norm(const Tensor& input, const std::vector<int64_t>& normalized_sh
   check_normalized_shape(input, normalized_shape, "layer_norm");
   check_affine(weight, normalized_shape, "weight", "layer_norm");
   check_affine(bias, normalized_shape, "bias", "layer_norm");
-  Tensor x = to_opmath(input);
-  const auto dims = trailing_dims(x.dim(), normalized_shape.size());
-  auto [var, mean] = ember::var_mean(x, dims, /*correction=*/0, /*keepdim=*/true);
-  Tensor y = (x - mean) * (var + eps).rsqrt();
-  if (weight.defined()) y = y * to_opmath(weight);
-  if (bias.defined()) y = y + to_opmath(bias);
-  return from_opmath(y, input.dtype());
+  return fused_norm<ember::LayerNorm>(input, normalized_shape, weight, bias, eps);
 }
 
 Tensor rms_norm(const Tensor& input, const RMSNormFuncOptions& o) {
@@ -109,11 +114,7 @@ Tensor rms_norm(const Tensor& input, const std::vector<int64_t>& normalized_shap
         break;
     }
   }
-  Tensor x = to_opmath(input);
-  const auto dims = trailing_dims(x.dim(), normalized_shape.size());
-  Tensor y = x * ((x * x).mean(dims, /*keepdim=*/true) + e).rsqrt();
-  if (weight.defined()) y = y * to_opmath(weight);
-  return from_opmath(y, input.dtype());
+  return fused_norm<ember::RmsNorm>(input, normalized_shape, weight, Tensor(), e);
 }
 
 Tensor group_norm(const Tensor& input, const GroupNormFuncOptions& o) {
