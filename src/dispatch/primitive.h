@@ -31,7 +31,7 @@ namespace ember {
   X(SearchSorted) X(Convolution) X(SlidingWindow) X(Pooling) X(Upsample) X(Pad)                   \
   X(ScaledDotProductAttention) X(ScaledDotProductAttentionBackward) X(LinalgCholesky)             \
   X(LinalgLuFactor) X(LinalgLuSolve) X(LinalgSolve) X(LinalgSolveTriangular) X(LinalgEigh)        \
-  X(LinalgSvd) X(LinalgQr) X(LinalgHouseholderProduct) X(LinalgDet)
+  X(LinalgSvd) X(LinalgQr) X(LinalgHouseholderProduct) X(LinalgDet) X(UnaryBackward)
 // clang-format on
 
 enum class PrimitiveKind : uint8_t {
