@@ -27,6 +27,10 @@ std::string backward_name(const char* op);
 /// The name of a primitive's node with libtorch's overload number (Note [Overload suffix]):
 /// "MulBackward1" for mul with a wrapped scalar operand.
 std::string backward_name(const Primitive& prim, const std::vector<Tensor>& inputs);
+/// Its parts: the overload number, and the name from the op's name and that number (recording
+/// keeps the two and makes the string only when asked).
+int backward_overload(const Primitive& prim, const std::vector<Tensor>& inputs);
+std::string backward_name(const char* op, int overload);
 
 /// A tensor's saved value, checked against in-place modification when unpacked.
 class SavedVariable {
@@ -63,7 +67,7 @@ void set_history(const Tensor& t, std::shared_ptr<Node> fn, uint32_t output_nr);
 
 /// Records one dispatched op into the graph: called by dispatch around the backend when an input
 /// has autograd state or the op is a view. `run` executes the op.
-void record(OpCall& call, const std::function<void(OpCall&)>& run);
+void record(OpCall& call, void (*run)(OpCall&));
 
 /// Runs the backward graph from `roots` (engine.cpp). With `capture` non-empty, returns the
 /// gradients that flow into those edges instead of running the leaves' accumulators for them.

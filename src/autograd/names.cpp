@@ -66,11 +66,24 @@ int reduce_overload(const Reduce& reduce, const std::string& op, const Tensor& i
 
 std::string backward_name(const char* op) { return camel_case(op) + "Backward0"; }
 
-std::string backward_name(const Primitive& prim, const std::vector<Tensor>& inputs) {
-  // The op's own name without the in-place underscore: a display name (floor_divide,
-  // scatter_add) is another op of libtorch's, with its own numbering.
-  std::string op = prim.name();
+// The op's own name without the in-place underscore: a display name (floor_divide, scatter_add)
+// is another op of libtorch's, with its own numbering.
+std::string without_inplace_suffix(const char* name) {
+  std::string op = name;
   if (!op.empty() && op.back() == '_') op.pop_back();
+  return op;
+}
+
+std::string backward_name(const char* op, int overload) {
+  return camel_case(without_inplace_suffix(op).c_str()) + "Backward" + std::to_string(overload);
+}
+
+std::string backward_name(const Primitive& prim, const std::vector<Tensor>& inputs) {
+  return backward_name(prim.name(), backward_overload(prim, inputs));
+}
+
+int backward_overload(const Primitive& prim, const std::vector<Tensor>& inputs) {
+  const std::string op = without_inplace_suffix(prim.name());
   int overload = 0;
   const PrimitiveKind kind = prim.kind();
   if (kind == PrimitiveKind::Binary && inputs.size() == 2) {
@@ -92,7 +105,7 @@ std::string backward_name(const Primitive& prim, const std::vector<Tensor>& inpu
     // scatter.src, scatter.value (with a reduction libtorch has no derivative to name)
     overload = static_cast<const Scatter&>(prim).value() ? 1 : 0;
   }
-  return camel_case(prim.name()) + "Backward" + std::to_string(overload);
+  return overload;
 }
 
 }  // namespace ember::autograd

@@ -8,6 +8,7 @@
 
 #include "autograd/functions.h"
 #include "ember/autograd.h"
+#include "ember/core/small_vector.h"
 #include "ember/ops/factory.h"
 #include "ops/util.h"
 
@@ -39,16 +40,20 @@ bool differentiable_dtype(ScalarType t) { return is_floating_point(t); }
 // One recorded primitive: keeps a copy of the primitive and the values its vjp reads.
 class PrimitiveNode : public Node {
  public:
+  // The name is made only when asked (Node::name): the op's name is a static string, as the
+  // primitive's display name must be.
   PrimitiveNode(const Primitive& prim, const std::vector<Tensor>& inputs)
       : prim_(prim.has_vjp() ? prim.clone() : nullptr),
-        name_(backward_name(prim, inputs)),
-        op_(prim.name()) {
+        op_(prim.name()),
+        overload_(backward_overload(prim, inputs)) {
     for (const auto& t : inputs) {
-      input_sizes_.push_back(t.defined() ? t.sizes() : std::vector<int64_t>{});
-      input_dtypes_.push_back(t.defined() ? t.dtype() : kFloat32);
+      const bool defined = t.defined();
+      if (defined) sizes_flat_.append(t.sizes().begin(), t.sizes().end());
+      input_ranks_.push_back(defined ? static_cast<int>(t.dim()) : 0);
+      input_dtypes_.push_back(defined ? t.dtype() : kFloat32);
     }
   }
-  std::string name() const override { return name_; }
+  std::string name() const override { return backward_name(op_, overload_); }
 
   void save(std::vector<SavedVariable> inputs, std::vector<SavedVariable> outputs) {
     saved_inputs_ = std::move(inputs);
@@ -88,9 +93,20 @@ class PrimitiveNode : public Node {
                 "graph a second time or if you need to access saved tensors after calling "
                 "backward.");
     auto self = shared_from_this();
-    std::vector<Tensor> in, out;
-    for (const auto& v : saved_inputs_) in.push_back(v.unpack(self, name_));
-    for (const auto& v : saved_outputs_) out.push_back(v.unpack(self, name_));
+    // The inputs' sizes and dtypes, kept inline while recording, as VjpContext reads them.
+    std::vector<std::vector<int64_t>> input_sizes(input_ranks_.size());
+    const int64_t* dims = sizes_flat_.begin();
+    for (size_t i = 0; i < input_sizes.size(); ++i) {
+      input_sizes[i].assign(dims, dims + input_ranks_[i]);
+      dims += input_ranks_[i];
+    }
+    const std::vector<ScalarType> input_dtypes(input_dtypes_.begin(), input_dtypes_.end());
+    // Nothing saved: none recorded (one vector less per op), one undefined tensor per value.
+    std::vector<Tensor> in(saved_inputs_.empty() ? input_sizes.size() : 0);
+    std::vector<Tensor> out(saved_outputs_.empty() ? output_meta().size() : 0);
+    const std::string node_name = name();
+    for (const auto& v : saved_inputs_) in.push_back(v.unpack(self, node_name));
+    for (const auto& v : saved_outputs_) out.push_back(v.unpack(self, node_name));
     std::vector<bool> has_grad(grads.size());
     for (size_t i = 0; i < grads.size(); ++i) {
       const auto& m = output_meta()[i];
@@ -99,7 +115,7 @@ class PrimitiveNode : public Node {
         grads[i] = zeros(m.sizes, TensorOptions().dtype(m.dtype));
       }
     }
-    VjpContext ctx{in, out, input_sizes_, input_dtypes_, grads, has_grad, needs};
+    VjpContext ctx{in, out, input_sizes, input_dtypes, grads, has_grad, needs};
     std::vector<Tensor> res = prim_->vjp(ctx);
     res.resize(edges.size());
     for (size_t i = 0; i < res.size(); ++i) {
@@ -107,17 +123,20 @@ class PrimitiveNode : public Node {
         res[i] = Tensor();
         continue;
       }
-      res[i] = sum_to(res[i], input_sizes_[i]);
-      if (res[i].dtype() != input_dtypes_[i]) res[i] = res[i].to(input_dtypes_[i]);
+      res[i] = sum_to(res[i], input_sizes[i]);
+      if (res[i].dtype() != input_dtypes[i]) res[i] = res[i].to(input_dtypes[i]);
     }
     return res;
   }
 
  private:
   std::shared_ptr<const Primitive> prim_;
-  std::string name_, op_;
-  std::vector<std::vector<int64_t>> input_sizes_;
-  std::vector<ScalarType> input_dtypes_;
+  const char* op_;
+  int overload_;
+  // The inputs' sizes one after another, each input's rank, and dtypes: no allocation per op.
+  SmallVector<int64_t, 8> sizes_flat_;
+  SmallVector<int, 4> input_ranks_;
+  SmallVector<ScalarType, 4> input_dtypes_;
   std::vector<SavedVariable> saved_inputs_, saved_outputs_;
   bool has_saved_ = false, released_ = false, unknown_target_grad_ = false;
 };
@@ -205,10 +224,10 @@ std::shared_ptr<Node> make_view_node(const Primitive& prim, const std::vector<Te
 void set_history(const Tensor& t, std::shared_ptr<Node> fn, uint32_t output_nr) {
   auto& m = meta(t);
   m.output_nr = output_nr;
-  OutputMeta om{t.sizes(), t.dtype()};
   auto& metas = fn->mutable_output_meta();
   if (metas.size() <= output_nr) metas.resize(output_nr + 1);
-  metas[output_nr] = std::move(om);
+  OutputMeta& om = metas[output_nr];
+  if (om.dtype != t.dtype() || om.sizes != t.sizes()) om = OutputMeta{t.sizes(), t.dtype()};
   m.grad_fn = std::move(fn);
   m.attr_version = t._version();
 }
@@ -365,7 +384,7 @@ const std::shared_ptr<Node>& grad_fn_of(const Tensor& t) {
   return m.grad_fn;
 }
 
-void record(OpCall& call, const std::function<void(OpCall&)>& run) {
+void record(OpCall& call, void (*run)(OpCall&)) {
   const Primitive& prim = call.prim;
   const bool grad_mode = is_grad_enabled();
   if (call.inplace) check_inplace(call.outputs[0], prim.name());
@@ -399,12 +418,15 @@ void record(OpCall& call, const std::function<void(OpCall&)>& run) {
 
   auto node = std::make_shared<PrimitiveNode>(prim, call.inputs);
   int target_input = -1;
-  std::vector<SavedVariable> saved_in(call.inputs.size());
+  // Saved values: vectors only where something is saved (PrimitiveNode::apply).
+  std::vector<SavedVariable> saved_in;
+  node->mutable_next_edges().reserve(call.inputs.size() + (target.defined() ? 1 : 0));
   for (size_t i = 0; i < call.inputs.size(); ++i) {
     const Tensor& t = call.inputs[i];
     if (target.defined() && t.defined() && t.is_same(target)) target_input = static_cast<int>(i);
     node->mutable_next_edges().push_back(requires_grad_now(t) ? gradient_edge(t) : Edge{});
     if (!t.defined() || !prim.saves_input(i)) continue;
+    if (saved_in.empty()) saved_in.resize(call.inputs.size());
     // A value the op overwrites is saved as it was before.
     saved_in[i] =
         SavedVariable(target.defined() && t.is_alias_of(target) ? t.clone() : t, std::nullopt);
@@ -415,12 +437,14 @@ void record(OpCall& call, const std::function<void(OpCall&)>& run) {
     node->set_unknown_target_grad();
   }
   run(call);
-  std::vector<SavedVariable> saved_out(call.outputs.size());
+  std::vector<SavedVariable> saved_out;
   for (size_t i = 0; i < call.outputs.size(); ++i) {
-    if (prim.saves_output(i))
-      saved_out[i] = SavedVariable(call.outputs[i], static_cast<uint32_t>(i));
+    if (!prim.saves_output(i)) continue;
+    if (saved_out.empty()) saved_out.resize(call.outputs.size());
+    saved_out[i] = SavedVariable(call.outputs[i], static_cast<uint32_t>(i));
   }
   node->save(std::move(saved_in), std::move(saved_out));
+  node->mutable_output_meta().reserve(call.outputs.size());
   for (size_t i = 0; i < call.outputs.size(); ++i) {
     const Tensor& out = call.outputs[i];
     node->mutable_output_meta().push_back({out.sizes(), out.dtype()});

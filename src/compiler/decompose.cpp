@@ -44,6 +44,8 @@ RoleOf role_of(PrimitiveKind kind) {
       return {Role::Decomposed, "self + value * tensor1 * tensor2 (or / tensor2)"};
     case PrimitiveKind::IsClose:
       return {Role::Decomposed, "|a - b| <= atol + |rtol * b|, or a == b, as torch.isclose"};
+    case PrimitiveKind::UnaryBackward:
+      return {Role::Decomposed, "the derivative's formula times the gradient (silu, gelu, ...)"};
     case PrimitiveKind::SoftmaxBackward:
       return {Role::Decomposed, "y * (g - sum(g * y)), or g - exp(y) * sum(g) after log_softmax"};
     case PrimitiveKind::LayerNorm:

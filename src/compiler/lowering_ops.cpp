@@ -69,9 +69,7 @@ std::optional<std::string> unary_functor(const Unary& u, const std::string& T) {
     case UnaryOp::Sign:
       return "SignF<" + T + ">{}";
     case UnaryOp::Gelu:
-      return std::string(a.derivative ? (a.tanh_approx ? "GeluTanhGradF" : "GeluGradF")
-                                      : (a.tanh_approx ? "GeluTanhF" : "GeluF")) +
-             "<" + T + ">{}";
+      return std::string(a.tanh_approx ? "GeluTanhF" : "GeluF") + "<" + T + ">{}";
     case UnaryOp::LeakyRelu:
       if (!a.a) return std::nullopt;
       return "LeakyReluF<" + T + ">{" + T + "(" + double_literal(a.a->toDouble()) + ")}";

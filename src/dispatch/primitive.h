@@ -32,7 +32,8 @@ namespace ember {
   X(ScaledDotProductAttention) X(ScaledDotProductAttentionBackward) X(LinalgCholesky)             \
   X(LinalgLuFactor) X(LinalgLuSolve) X(LinalgSolve) X(LinalgSolveTriangular) X(LinalgEigh)        \
   X(LinalgSvd) X(LinalgQr) X(LinalgHouseholderProduct) X(LinalgDet)                             \
-  X(SoftmaxBackward) X(LayerNorm) X(LayerNormBackward) X(RmsNorm) X(RmsNormBackward)
+  X(SoftmaxBackward) X(LayerNorm) X(LayerNormBackward) X(RmsNorm) X(RmsNormBackward)     \
+  X(UnaryBackward)
 // clang-format on
 
 enum class PrimitiveKind : uint8_t {

@@ -26,6 +26,10 @@ const char* unary_op_name(UnaryOp op) {
   return i < kCount ? kOpNames[i] : "unary";
 }
 
+MetaList UnaryBackward::infer(std::span<const TensorMeta> in) const {
+  return {TensorMeta::contiguous(in[1].sizes, in[1].dtype, in[1].device)};
+}
+
 std::string Unary::describe() const {
   std::ostringstream ss;
   auto opt = [&](const char* key, const std::optional<Scalar>& v) {

@@ -16,7 +16,8 @@ namespace ember {
 // name, the functor of src/backend/cpu/unary_functors.h that the kernel (and the code generator)
 // runs on every floating dtype, what the vjp reads (the Input x, the Output y, or Nothing), and
 // the vjp itself: an expression of the gradient g and of x or y, written with Ember ops (so it is
-// differentiable again). Each consumer expands the table with its own X; switches over UnaryOp
+// differentiable again; `fused(v)` is the op's one-kernel backward, Note [Fused unary backward]).
+// Each consumer expands the table with its own X; switches over UnaryOp
 // have no `default:`, so an op missing from one is a compile error (-Wswitch). The three groups
 // only split the kernels over three files (compile time). Ops with parameters or other dtype
 // rules are listed in EMBER_UNARY_OTHER_OPS and written out by hand where they are used.
@@ -44,14 +45,14 @@ namespace ember {
   X(Atan, atan, AtanF, Input, g / (x * x + 1))                                            \
   X(Sinh, sinh, SinhF, Input, g * x.cosh())                                               \
   X(Cosh, cosh, CoshF, Input, g * x.sinh())                                               \
-  X(Tanh, tanh, TanhF, Output, g * (1 - y * y))                                           \
+  X(Tanh, tanh, TanhF, Output, fused(y))                                                  \
   X(Floor, floor, FloorF, Nothing, zeros_like(g))                                         \
   X(Ceil, ceil, CeilF, Nothing, zeros_like(g))                                            \
   X(Trunc, trunc, TruncF, Nothing, zeros_like(g))                                         \
   X(Frac, frac, FracF, Nothing, g)
 #define EMBER_UNARY_ACTIVATION_OPS(X)                                                     \
-  X(Sigmoid, sigmoid, SigmoidF, Output, g * y * (1 - y))                                  \
-  X(Silu, silu, SiluF, Input, g * silu_slope(x))                                          \
+  X(Sigmoid, sigmoid, SigmoidF, Output, fused(y))                                         \
+  X(Silu, silu, SiluF, Input, fused(x))                                                   \
   X(Mish, mish, MishF, Input, g * mish_slope(x))                                          \
   X(Hardsigmoid, hardsigmoid, HardsigmoidF, Input,                                        \
     (g / 6).masked_fill((x <= -3) | (x >= 3), 0))                                         \
@@ -68,7 +69,7 @@ namespace ember {
   X(Logit, logit)            /* a: eps (absent: no clamping) */                          \
   X(Round, round)            /* decimals */                                               \
   X(Relu, relu)                                                                           \
-  X(Gelu, gelu)              /* tanh_approx, derivative */                                \
+  X(Gelu, gelu)              /* tanh_approx */                                            \
   X(Softplus, softplus)      /* a: beta, b: threshold */                                  \
   X(Elu, elu)                /* a: alpha, b: scale, c: input_scale */                     \
   X(LeakyRelu, leaky_relu)   /* a: negative_slope */                                      \
@@ -97,10 +98,7 @@ struct UnaryArgs {
   std::optional<Scalar> a, b, c;
   int64_t decimals = 0;
   bool tanh_approx = false;
-  /// Gelu only: compute the derivative gelu'(x) instead (what its vjp multiplies the gradient
-  /// by; one fused kernel instead of a chain of ops).
-  bool derivative = false;
-  EMBER_FIELDS(a, b, c, decimals, tanh_approx, derivative)
+  EMBER_FIELDS(a, b, c, decimals, tanh_approx)
 };
 
 struct UnaryParams {
@@ -120,13 +118,37 @@ class Unary : public PrimitiveOf<Unary, UnaryParams, PrimitiveKind::Unary> {
   EMBER_INFER
   bool saves_input(size_t) const override;
   bool saves_output(size_t) const override;
-  const char* default_name() const override {
-    return p_.args.derivative ? "gelu_backward" : unary_op_name(p_.op);
-  }
+  const char* default_name() const override { return unary_op_name(p_.op); }
   void eval_cpu(const std::vector<Tensor>& inputs, std::vector<Tensor>& outputs) const override;
   std::string describe() const override;
   UnaryOp op() const { return p_.op; }
   const UnaryArgs& args() const { return p_.args; }
 };
+
+/// Note [Fused unary backward] (src/backend/cpu/unary_functors.h): grad_input = g * f'(x) in one
+/// kernel, as PyTorch's sigmoid_backward and tanh_backward (inputs g and the output y) and
+/// silu_backward and gelu_backward (g and the input x), for the ops has_fused_backward names. The
+/// op's vjp (`fused` in the unary table) runs it; its own vjp gives double backward, and it
+/// decomposes into the same formula written with Ember ops for the compiler.
+bool has_fused_backward(UnaryOp op);
+
+class UnaryBackward : public PrimitiveOf<UnaryBackward, UnaryParams, PrimitiveKind::UnaryBackward> {
+ public:
+  using PrimitiveOf::PrimitiveOf;
+  explicit UnaryBackward(UnaryOp op, UnaryArgs args = {}) : PrimitiveOf({op, std::move(args)}) {}
+  EMBER_VJP
+  EMBER_INFER
+  EMBER_DECOMPOSE
+  const char* default_name() const override;  // "silu_backward", ...
+  void eval_cpu(const std::vector<Tensor>& inputs, std::vector<Tensor>& outputs) const override;
+  std::string describe() const override { return Unary(p_.op, p_.args).describe(); }
+  UnaryOp op() const { return p_.op; }
+  const UnaryArgs& args() const { return p_.args; }
+};
+
+/// g * f'(v) for the unary op `op` (v: its input x, or its output y where the op's vjp reads y):
+/// UnaryBackward where it applies (has_fused_backward, g and v of one shape and dtype), else the
+/// same formula with Ember ops.
+Tensor unary_backward(UnaryOp op, const UnaryArgs& args, const Tensor& g, const Tensor& v);
 
 }  // namespace ember

@@ -42,7 +42,7 @@ UnaryReads reads(UnaryOp op) {
   return UnaryReads::Input;
 }
 
-// silu'(x) and mish'(x), for the table's vjps.
+// silu'(x) and mish'(x), with Ember ops.
 Tensor silu_slope(const Tensor& x) {
   Tensor s = x.sigmoid();
   return s * (x * (1 - s) + 1);
@@ -51,7 +51,85 @@ Tensor mish_slope(const Tensor& x) {
   Tensor t = softplus(x).tanh();
   return t + x * x.sigmoid() * (1 - t * t);
 }
+
+constexpr double kBeta = 0.7978845608028654;  // sqrt(2 / pi), gelu's tanh approximation
+constexpr double kKappa = 0.044715;
+
+// Note [Fused unary backward]: what UnaryBackward computes, g * f'(v), with Ember ops (its
+// decomposition, and the vjp where the fused kernel does not apply).
+Tensor composite_backward(UnaryOp op, const UnaryArgs& args, const Tensor& g, const Tensor& v) {
+  if (op == UnaryOp::Sigmoid) return g * (1 - v) * v;
+  if (op == UnaryOp::Tanh) return g * (1 - v * v);
+  if (op == UnaryOp::Silu) return g * silu_slope(v);
+  if (op == UnaryOp::Gelu && args.tanh_approx) {
+    Tensor x2 = v * v;
+    Tensor t = ((v + x2 * v * kKappa) * kBeta).tanh();
+    return g * ((1 + t) * 0.5 + v * 0.5 * (1 - t * t) * kBeta * (x2 * (3 * kKappa) + 1));
+  }
+  if (op == UnaryOp::Gelu) {
+    Tensor cdf = ((v * M_SQRT1_2).erf() + 1) * 0.5;
+    return g * (cdf + v * (v * v * -0.5).exp() * (1 / std::sqrt(2 * std::numbers::pi)));
+  }
+  EMBER_INTERNAL_ASSERT(false, "unary_backward: no fused backward for ", unary_op_name(op));
+  return {};
+}
+
+// d(f'(v)) / dv, for double backward: with respect to the output y for sigmoid and tanh.
+Tensor second_derivative(UnaryOp op, const UnaryArgs& args, const Tensor& v) {
+  if (op == UnaryOp::Sigmoid) return 1 - 2 * v;
+  if (op == UnaryOp::Tanh) return -2 * v;
+  if (op == UnaryOp::Silu) {
+    Tensor s = v.sigmoid();
+    return s * (1 - s) * (2 + v * (1 - 2 * s));
+  }
+  if (op == UnaryOp::Gelu && args.tanh_approx) {
+    Tensor x2 = v * v;
+    Tensor t = ((v + x2 * v * kKappa) * kBeta).tanh();
+    Tensor du = (x2 * (3 * kKappa) + 1) * kBeta;  // d inner / dx
+    Tensor dt = (1 - t * t) * du;                 // d tanh(inner) / dx
+    Tensor d2t = -2 * t * dt * du + (1 - t * t) * (v * (6 * kKappa * kBeta));
+    return dt + v * 0.5 * d2t;
+  }
+  EMBER_INTERNAL_ASSERT(op == UnaryOp::Gelu, "unary_backward: no fused backward for ",
+                        unary_op_name(op));
+  Tensor pdf = (v * v * -0.5).exp() * (1 / std::sqrt(2 * std::numbers::pi));
+  return pdf * (2 - v * v);
+}
 }  // namespace
+
+bool has_fused_backward(UnaryOp op) {
+  return op == UnaryOp::Sigmoid || op == UnaryOp::Tanh || op == UnaryOp::Silu ||
+         op == UnaryOp::Gelu;
+}
+
+Tensor unary_backward(UnaryOp op, const UnaryArgs& args, const Tensor& g, const Tensor& v) {
+  if (has_fused_backward(op) && g.dtype() == v.dtype() && g.sizes() == v.sizes()) {
+    return dispatch(UnaryBackward(op, args), {g, v})[0];
+  }
+  return composite_backward(op, args, g, v);
+}
+
+const char* UnaryBackward::default_name() const {
+  if (p_.op == UnaryOp::Sigmoid) return "sigmoid_backward";
+  if (p_.op == UnaryOp::Tanh) return "tanh_backward";
+  if (p_.op == UnaryOp::Silu) return "silu_backward";
+  if (p_.op == UnaryOp::Gelu) return "gelu_backward";
+  return "unary_backward";  // a default-made or deserialised one, which the kernel refuses
+}
+
+std::vector<Tensor> UnaryBackward::vjp(const VjpContext& ctx) const {
+  const Tensor& gg = ctx.grads[0];
+  const Tensor& g = ctx.inputs[0];
+  const Tensor& v = ctx.inputs[1];
+  std::vector<Tensor> out(2);
+  if (ctx.needs_grad[0]) out[0] = unary_backward(p_.op, p_.args, gg, v);  // linear in g
+  if (ctx.needs_grad[1]) out[1] = gg * g * second_derivative(p_.op, p_.args, v);
+  return out;
+}
+
+std::vector<Tensor> UnaryBackward::decompose(const std::vector<Tensor>& inputs) const {
+  return {composite_backward(p_.op, p_.args, inputs[0], inputs[1])};
+}
 
 bool Unary::saves_input(size_t) const { return reads(p_.op) == UnaryReads::Input; }
 bool Unary::saves_output(size_t) const { return reads(p_.op) == UnaryReads::Output; }
@@ -61,6 +139,7 @@ std::vector<Tensor> Unary::vjp(const VjpContext& ctx) const {
   const Tensor& x = ctx.inputs[0];
   const Tensor& y = ctx.outputs[0];
   auto arg = [](const std::optional<Scalar>& s, double dflt) { return s ? s->to<double>() : dflt; };
+  auto fused = [&](const Tensor& v) { return unary_backward(p_.op, p_.args, g, v); };
   switch (p_.op) {
 #define EMBER_UNARY_VJP(Op, name, F, Reads, vjp) \
   case UnaryOp::Op:                              \
@@ -84,27 +163,8 @@ std::vector<Tensor> Unary::vjp(const VjpContext& ctx) const {
     }
     case UnaryOp::Relu:
       return {g.masked_fill(y <= 0, 0)};
-    case UnaryOp::Gelu: {
-      if (!p_.args.derivative) {  // g * gelu'(x), one fused kernel
-        UnaryArgs d = p_.args;
-        d.derivative = true;
-        Tensor slope = ops::empty_tensor(x.sizes(), x.dtype(), "gelu_backward");
-        dispatch(Unary(UnaryOp::Gelu, d), {x}, {slope});
-        return {g * slope};
-      }
-      // gelu''(x), for double backward.
-      if (p_.args.tanh_approx) {
-        const double beta = std::sqrt(2.0 / std::numbers::pi), kappa = 0.044715;
-        Tensor x2 = x * x;
-        Tensor t = ((x + x2 * x * kappa) * beta).tanh();
-        Tensor du = (x2 * (3 * kappa) + 1) * beta;  // d inner / dx
-        Tensor dt = (1 - t * t) * du;               // d tanh(inner) / dx
-        Tensor d2t = -2 * t * dt * du + (1 - t * t) * (x * (6 * kappa * beta));
-        return {g * (dt + x * 0.5 * d2t)};
-      }
-      Tensor pdf = (x * x * -0.5).exp() * (1 / std::sqrt(2 * std::numbers::pi));
-      return {g * pdf * (2 - x * x)};
-    }
+    case UnaryOp::Gelu:
+      return {fused(x)};
     case UnaryOp::Softplus: {
       const double beta = arg(p_.args.a, 1), threshold = arg(p_.args.b, 20);
       Tensor bx = x * beta;

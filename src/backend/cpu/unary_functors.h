@@ -11,6 +11,15 @@
 
 namespace ember::cpu {
 
+/// sigmoid on lanes as PyTorch writes it, 1 / (1 + exp(-x)): exp(-x) overflows to inf below
+/// x = -88.7, giving 0 (and silu(-inf) = -inf / inf = NaN, as PyTorch's). The inlined exp keeps
+/// the loop at memory speed.
+template <typename T>
+Vec<T> vsigmoid(const Vec<T>& x) {
+  const Vec<T> one(T(1));
+  return one / (one + vexp_fast(vneg(x)));
+}
+
 #define EMBER_SIMPLE_FUNCTOR(Name, scalar_expr, vec_expr)           \
   template <typename T>                                             \
   struct Name {                                                     \
@@ -46,9 +55,8 @@ EMBER_SIMPLE_FUNCTOR(RoundF, std::nearbyint(x), vround(x))
 EMBER_SIMPLE_FUNCTOR(TruncF, std::trunc(x), vtrunc(x))
 EMBER_SIMPLE_FUNCTOR(FracF, x - std::trunc(x), x - vtrunc(x))
 // 1 / (1 + exp(-x)) as PyTorch's sigmoid kernel.
-EMBER_SIMPLE_FUNCTOR(SigmoidF, T(1) / (T(1) + std::exp(-x)),
-                     vreciprocal(Vec<T>(T(1)) + vexp(vneg(x))))
-EMBER_SIMPLE_FUNCTOR(SiluF, x / (T(1) + std::exp(-x)), x / (Vec<T>(T(1)) + vexp(vneg(x))))
+EMBER_SIMPLE_FUNCTOR(SigmoidF, T(1) / (T(1) + std::exp(-x)), vsigmoid(x))
+EMBER_SIMPLE_FUNCTOR(SiluF, x / (T(1) + std::exp(-x)), x / (Vec<T>(T(1)) + vexp_fast(vneg(x))))
 EMBER_SIMPLE_FUNCTOR(MishF, x* std::tanh(std::log1p(std::exp(x))), x* vtanh(vlog1p(vexp(x))))
 // relu(x) = x < 0 ? 0 : x keeps NaN and -0.0, as clamp_min(x, 0).
 EMBER_SIMPLE_FUNCTOR(ReluF, x < T(0) ? T(0) : x, vselect_lt(x, Vec<T>(T(0)), Vec<T>(T(0)), x))
@@ -75,42 +83,71 @@ template <typename T>
 struct GeluTanhF {
   static constexpr T kBeta = T(M_SQRT2 * M_2_SQRTPI * 0.5);  // sqrt(2 / pi)
   static constexpr T kKappa = T(0.044715);
+  // (1 + tanh(u)) / 2 = sigmoid(2u), which keeps tiny results where 1 + tanh(u) cancels to 0.
   T operator()(T x) const {
-    T inner = kBeta * (x + kKappa * x * x * x);
-    return T(0.5) * x * (T(1) + std::tanh(inner));
+    const T inner = kBeta * (x + kKappa * x * x * x);
+    return x / (T(1) + std::exp(T(-2) * inner));
   }
   Vec<T> vec(const Vec<T>& x) const {
-    Vec<T> inner = Vec<T>(kBeta) * (x + Vec<T>(kKappa) * x * x * x);
-    return Vec<T>(T(0.5)) * x * (Vec<T>(T(1)) + vtanh(inner));
+    const Vec<T> x2 = x * x;
+    return x * vsigmoid(Vec<T>(T(2) * kBeta) * vfma(Vec<T>(kKappa) * x2, x, x));
+  }
+};
+// Note [Fused unary backward]: the backward of an activation in one pass over (g, x), or (g, y)
+// for the ops whose vjp reads the output, as PyTorch's sigmoid_backward, tanh_backward,
+// silu_backward and gelu_backward: a functor with `T operator()(T g, T v)` and `Vec<T> vec(g, v)`
+// (the UnaryBackward primitive, src/primitives/unary.h).
+template <typename T>
+struct SigmoidBackwardF {  // v = y = sigmoid(x)
+  T operator()(T g, T y) const { return g * (T(1) - y) * y; }
+  Vec<T> vec(const Vec<T>& g, const Vec<T>& y) const { return g * (Vec<T>(T(1)) - y) * y; }
+};
+template <typename T>
+struct TanhBackwardF {  // v = y = tanh(x)
+  T operator()(T g, T y) const { return g * (T(1) - y * y); }
+  Vec<T> vec(const Vec<T>& g, const Vec<T>& y) const { return g * (Vec<T>(T(1)) - y * y); }
+};
+/// silu'(x) = s (1 + x (1 - s)), s = sigmoid(x).
+template <typename T>
+struct SiluBackwardF {
+  T operator()(T g, T x) const {
+    const T s = T(1) / (T(1) + std::exp(-x));
+    return g * s * (T(1) + x * (T(1) - s));
+  }
+  Vec<T> vec(const Vec<T>& g, const Vec<T>& x) const {
+    const Vec<T> one(T(1)), s = vsigmoid(x);
+    return g * s * vfma(x, one - s, one);
   }
 };
 /// gelu'(x) = Phi(x) + x phi(x), with the erf of GeluF.
 template <typename T>
-struct GeluGradF {
+struct GeluBackwardF {
   static constexpr T kInvSqrt2Pi = T(0.3989422804014327);
-  T operator()(T x) const {
-    return T(0.5) * (T(1) + std::erf(x * T(M_SQRT1_2))) +
-           x * kInvSqrt2Pi * std::exp(T(-0.5) * x * x);
+  T operator()(T g, T x) const {
+    return g * (T(0.5) * (T(1) + std::erf(x * T(M_SQRT1_2))) +
+                x * kInvSqrt2Pi * std::exp(T(-0.5) * x * x));
   }
-  Vec<T> vec(const Vec<T>& x) const {
-    const Vec<T> cdf = Vec<T>(T(0.5)) * (Vec<T>(T(1)) + verf_fast(x * Vec<T>(T(M_SQRT1_2))));
-    return cdf + x * Vec<T>(kInvSqrt2Pi) * vexp(Vec<T>(T(-0.5)) * x * x);
+  Vec<T> vec(const Vec<T>& g, const Vec<T>& x) const {
+    const Vec<T> half(T(0.5));
+    const Vec<T> cdf = vfma(half, verf_fast(x * Vec<T>(T(M_SQRT1_2))), half);
+    const Vec<T> pdf = Vec<T>(kInvSqrt2Pi) * vexp_fast(Vec<T>(T(-0.5)) * x * x);
+    return g * vfma(x, pdf, cdf);
   }
 };
-/// The derivative of GeluTanhF.
+/// The derivative of GeluTanhF: s + 2 x s (1 - s) u', s = sigmoid(2u) = (1 + tanh(u)) / 2.
 template <typename T>
-struct GeluTanhGradF {
+struct GeluTanhBackwardF {
   static constexpr T kBeta = GeluTanhF<T>::kBeta, kKappa = GeluTanhF<T>::kKappa;
-  T operator()(T x) const {
+  T operator()(T g, T x) const {
     const T t = std::tanh(kBeta * (x + kKappa * x * x * x));
-    return T(0.5) * (T(1) + t) +
-           T(0.5) * x * (T(1) - t * t) * kBeta * (T(1) + T(3) * kKappa * x * x);
+    return g * (T(0.5) * (T(1) + t) +
+                T(0.5) * x * (T(1) - t * t) * kBeta * (T(1) + T(3) * kKappa * x * x));
   }
-  Vec<T> vec(const Vec<T>& x) const {
-    const Vec<T> half(T(0.5)), one(T(1)), x2 = x * x;
-    const Vec<T> t = vtanh(Vec<T>(kBeta) * (x + Vec<T>(kKappa) * x2 * x));
-    return half * (one + t) +
-           half * x * (one - t * t) * Vec<T>(kBeta) * (one + Vec<T>(T(3) * kKappa) * x2);
+  Vec<T> vec(const Vec<T>& g, const Vec<T>& x) const {
+    const Vec<T> one(T(1)), x2 = x * x;
+    const Vec<T> s = vsigmoid(Vec<T>(T(2) * kBeta) * vfma(Vec<T>(kKappa) * x2, x, x));
+    const Vec<T> du = Vec<T>(T(2) * kBeta) * vfma(Vec<T>(T(3) * kKappa), x2, one);  // 2u'
+    return g * vfma(x * s * (one - s), du, s);
   }
 };
 

@@ -15,29 +15,65 @@ void float_loop(const StridedLoop& loop, const F& f) {
       loop, [&](T x) { return static_cast<T>(f(x)); }, [&](const Vec<T>& v) { return f.vec(v); });
 }
 
-/// out = R(f(float(a))) for the 16-bit floats: each element is computed in float and rounded once.
-/// Contiguous runs go through a float buffer so that f.vec applies.
-template <typename R, typename F>
+/// out = f(g, v) for T = float or double (Note [Fused unary backward]); operands are out, g, v.
+template <typename T, typename F>
+void float_loop2(const StridedLoop& loop, const F& f) {
+  binary_kernel_vec<T>(
+      loop, [&](T g, T v) { return static_cast<T>(f(g, v)); },
+      [&](const Vec<T>& g, const Vec<T>& v) { return f.vec(g, v); });
+}
+
+/// out = R(f(float(in)...)) for the 16-bit floats with N = 1 or 2 inputs: each element is computed
+/// in float and rounded once. Contiguous runs go through float buffers so that f.vec applies.
+template <typename R, int N, typename F>
 void reduced_loop(const StridedLoop& loop, const F& f) {
   using V = Vec<float>;
+  static_assert(N == 1 || N == 2);
+  auto call = [&](const float* in) {
+    if constexpr (N == 1)
+      return f(in[0]);
+    else
+      return f(in[0], in[1]);
+  };
+  auto call_vec = [&](const V* in) {
+    if constexpr (N == 1)
+      return f.vec(in[0]);
+    else
+      return f.vec(in[0], in[1]);
+  };
   for_each(loop, [&](char** p, const int64_t* s, int64_t n) {
-    if (s[0] == sizeof(R) && s[1] == sizeof(R)) {
+    bool contiguous = s[0] == sizeof(R);
+    for (int k = 1; k <= N; ++k) contiguous = contiguous && s[k] == sizeof(R);
+    if (contiguous) {
       R* out = reinterpret_cast<R*>(p[0]);
-      const R* a = reinterpret_cast<const R*>(p[1]);
       constexpr int64_t kBlock = 256;
-      alignas(64) float buf[kBlock];
+      alignas(64) float buf[N][kBlock];
       for (int64_t i = 0; i < n; i += kBlock) {
         const int64_t m = std::min(kBlock, n - i);
-        for (int64_t j = 0; j < m; ++j) buf[j] = static_cast<float>(a[i + j]);
+        for (int k = 0; k < N; ++k) {
+          const R* in = reinterpret_cast<const R*>(p[k + 1]) + i;
+          for (int64_t j = 0; j < m; ++j) buf[k][j] = static_cast<float>(in[j]);
+        }
         int64_t j = 0;
-        for (; j + V::size <= m; j += V::size) f.vec(V::load(buf + j)).store(buf + j);
-        for (; j < m; ++j) buf[j] = f(buf[j]);
-        for (j = 0; j < m; ++j) out[i + j] = R(buf[j]);
+        for (; j + V::size <= m; j += V::size) {
+          V v[N];
+          for (int k = 0; k < N; ++k) v[k] = V::load(buf[k] + j);
+          call_vec(v).store(buf[0] + j);
+        }
+        for (; j < m; ++j) {
+          float v[N];
+          for (int k = 0; k < N; ++k) v[k] = buf[k][j];
+          buf[0][j] = call(v);
+        }
+        for (j = 0; j < m; ++j) out[i + j] = R(buf[0][j]);
       }
     } else {
       for (int64_t i = 0; i < n; ++i) {
-        const float x = static_cast<float>(*reinterpret_cast<const R*>(p[1] + i * s[1]));
-        *reinterpret_cast<R*>(p[0] + i * s[0]) = R(f(x));
+        float v[N];
+        for (int k = 0; k < N; ++k) {
+          v[k] = static_cast<float>(*reinterpret_cast<const R*>(p[k + 1] + i * s[k + 1]));
+        }
+        *reinterpret_cast<R*>(p[0] + i * s[0]) = R(call(v));
       }
     }
   });
@@ -55,11 +91,30 @@ void float_unary(const StridedLoop& loop, ScalarType dt, const char* op, Args...
       float_loop<double>(loop, F<double>{static_cast<double>(args)...});
       return;
     case kFloat16:
-      reduced_loop<Half>(loop, F<float>{static_cast<float>(args)...});
+      reduced_loop<Half, 1>(loop, F<float>{static_cast<float>(args)...});
       return;
     case kBFloat16:
-      reduced_loop<BFloat16>(loop, F<float>{static_cast<float>(args)...});
+      reduced_loop<BFloat16, 1>(loop, F<float>{static_cast<float>(args)...});
       return;
+    default:
+      break;
+  }
+  EMBER_THROW(TypeError, "[", op, "] \"", op, "_cpu\" not implemented for '", dtype_name(dt), "'");
+}
+
+/// Runs the backward functor F<T> (Note [Fused unary backward]) over a loop of (out, g, v), all of
+/// the floating dtype `dt`.
+template <template <typename> class F>
+void float_unary_backward(const StridedLoop& loop, ScalarType dt, const char* op) {
+  switch (dt) {
+    case kFloat32:
+      return float_loop2<float>(loop, F<float>{});
+    case kFloat64:
+      return float_loop2<double>(loop, F<double>{});
+    case kFloat16:
+      return reduced_loop<Half, 2>(loop, F<float>{});
+    case kBFloat16:
+      return reduced_loop<BFloat16, 2>(loop, F<float>{});
     default:
       break;
   }
