@@ -9,6 +9,7 @@
 #include "compiler/interpret.h"
 #include "compiler/kernel_ir.h"
 #include "compiler/meta.h"
+#include "ember/fx/passes.h"
 #include "ember/profiler.h"
 
 namespace ember::compiler {
@@ -141,7 +142,18 @@ std::vector<std::shared_ptr<const CompiledGraph>> lower(
   std::map<std::string, std::string> symbol_of_body;  // identical kernels are emitted once
   std::map<std::string, int> used;
   std::map<std::string, std::string> text_of;  // by symbol
+  // Calls of non-core primitives (the fused eager normalisations, ...) become their core
+  // decompositions first, so that their pieces fuse with their neighbours (Note [Decompositions]).
+  std::vector<fx::GraphModule> decomposed;
+  decomposed.reserve(gms.size());
   for (const fx::GraphModule* gm : gms) {
+    fx::Graph g = gm->graph();
+    fx::Attrs attrs = gm->attrs();
+    fx::decompose(g, attrs);
+    decomposed.emplace_back(std::move(g), std::move(attrs));
+  }
+  for (const fx::GraphModule& graph_module : decomposed) {
+    const fx::GraphModule* gm = &graph_module;
     auto l = std::make_shared<Lowered>(*gm, schedule(gm->graph()));
     std::vector<std::string> shown;  // the kernels this graph's source() lists
     for (const Kernel& k : l->schedule_.kernels) {

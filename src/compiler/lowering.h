@@ -6,7 +6,9 @@
 // primitives through dispatch. The kernels are emitted as C++ that uses the eager kernels' Vec<T>
 // and functors (backend/cpu/vec.h, unary_functors.h, binary_functors.h), so results agree,
 // compiled and loaded through the code cache (Note [Code cache]), and run by a wrapper that
-// allocates buffers and calls kernels and primitives in order.
+// allocates buffers and calls kernels and primitives in order. Calls of non-core primitives
+// (fused eager kernels such as layer_norm's) are first replaced by their decompositions (Note
+// [Decompositions]), so their pieces fuse with their neighbours.
 //
 // The rules that keep this correct (src/compiler/scheduler.cpp): a value stays in a kernel's
 // registers until something outside the kernel reads it (a call, another kernel, the output);
