@@ -156,10 +156,7 @@ T exp_row(T* row, int64_t n, T sub) {
     e.store(row + j);
     vsum = vsum + e;
   }
-  T lanes[V::size];
-  vsum.store(lanes);
-  T sum = 0;
-  for (int k = 0; k < V::size; ++k) sum += lanes[k];
+  T sum = cpu::hsum(vsum);
   for (; j < n; ++j) {
     row[j] = std::exp(row[j] - sub);
     sum += row[j];

@@ -6,7 +6,7 @@
 #include <mutex>
 #include <sstream>
 
-#include "backend/cpu/conv_util.h"
+#include "backend/cpu/compute.h"
 #include "backend/cpu/gemm.h"
 #include "backend/cpu/parallel.h"
 
@@ -108,7 +108,7 @@ int64_t sample_grain(const Geom& g) {
 
 template <typename T>
 void forward(const Tensor& x, const Tensor& w, const Tensor* bias, Tensor& y, const Geom& g) {
-  using C = conv_compute_t<T>;
+  using C = compute_t<T>;
   constexpr bool same = std::is_same_v<T, C>;
   const T* xp = x.data_ptr<T>();
   T* yp = y.data_ptr<T>();
@@ -152,7 +152,7 @@ void forward(const Tensor& x, const Tensor& w, const Tensor* bias, Tensor& y, co
 template <typename T>
 void backward_input(const Tensor& gy, const Tensor& w, const Tensor* bias, Tensor& gx,
                     const Geom& g) {
-  using C = conv_compute_t<T>;
+  using C = compute_t<T>;
   constexpr bool same = std::is_same_v<T, C>;
   const T* gyp = gy.data_ptr<T>();
   T* gxp = gx.data_ptr<T>();
@@ -190,7 +190,7 @@ void backward_input(const Tensor& gy, const Tensor& w, const Tensor* bias, Tenso
 
 template <typename T>
 void backward_weight(const Tensor& gy, const Tensor& x, Tensor& gw, const Geom& g) {
-  using C = conv_compute_t<T>;
+  using C = compute_t<T>;
   constexpr bool same = std::is_same_v<T, C>;
   const T* gyp = gy.data_ptr<T>();
   const T* xp = x.data_ptr<T>();
@@ -282,7 +282,7 @@ void SlidingWindow::eval_cpu(const std::vector<Tensor>& inputs,
   const int64_t xs = g.C * g.H * g.W, cs = g.C * p_.kernel_h * p_.kernel_w * g.L();
   cpu::visit_floating(out.dtype(), name(), p_.to_columns ? "im2col" : "col2im", [&](auto* tag) {
     using T = std::remove_pointer_t<decltype(tag)>;
-    using C = cpu::conv_compute_t<T>;
+    using C = cpu::compute_t<T>;
     const T* ip = in.data_ptr<T>();
     T* op = out.data_ptr<T>();
     const int64_t grain = std::max<int64_t>(1, cpu::kGrainSize / std::max<int64_t>(1, cs));

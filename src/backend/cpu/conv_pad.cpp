@@ -3,7 +3,7 @@
 // every output element into the position it was read from.
 #include <sstream>
 
-#include "backend/cpu/conv_util.h"
+#include "backend/cpu/compute.h"
 #include "backend/cpu/parallel.h"
 #include "primitives/pool.h"
 
@@ -118,7 +118,7 @@ void Pad::eval_cpu(const std::vector<Tensor>& inputs, std::vector<Tensor>& outpu
   }
   cpu::visit_floating(out.dtype(), name(), name(), [&](auto* tag) {
     using T = std::remove_pointer_t<decltype(tag)>;
-    using C = cpu::conv_compute_t<T>;
+    using C = cpu::compute_t<T>;
     const T* gyp = in.data_ptr<T>();
     T* gxp = out.data_ptr<T>();
     cpu::parallel_for(0, g.outer, grain, [&](int64_t b, int64_t e) {

@@ -6,7 +6,9 @@
 #include <cmath>
 #include <vector>
 
-#include "backend/cpu/norm_rows.h"
+#include "backend/cpu/compute.h"
+#include "backend/cpu/parallel.h"
+#include "backend/cpu/vec.h"
 
 namespace ember {
 namespace {
@@ -26,52 +28,10 @@ A row_sum(int64_t n, const F& f, const F1& f1) {
   return s;
 }
 
-// [M, N] of T; `row(o)` yields row o in A (a pointer into x, or into `buf` after widening).
-template <typename T, typename A>
-struct Rows {
-  const T* x;
-  int64_t n;
-  std::vector<A> buf;
-  Rows(const T* x_, int64_t n_) : x(x_), n(n_) {
-    if constexpr (!std::is_same_v<T, A>) buf.resize(n);
-  }
-  const A* row(int64_t o) {
-    if constexpr (std::is_same_v<T, A>) {
-      return x + o * n;
-    } else {
-      for (int64_t i = 0; i < n; ++i) buf[i] = static_cast<A>(x[o * n + i]);
-      return buf.data();
-    }
-  }
-};
-
-// Writes a row computed in A to T (in place when T is A).
-template <typename T, typename A>
-struct RowOut {
-  T* y;
-  int64_t n;
-  std::vector<A> buf;
-  RowOut(T* y_, int64_t n_) : y(y_), n(n_) {
-    if constexpr (!std::is_same_v<T, A>) buf.resize(n);
-  }
-  A* row(int64_t o) {
-    if constexpr (std::is_same_v<T, A>) {
-      return y + o * n;
-    } else {
-      return buf.data();
-    }
-  }
-  void done(int64_t o) {
-    if constexpr (!std::is_same_v<T, A>) {
-      for (int64_t i = 0; i < n; ++i) y[o * n + i] = static_cast<T>(buf[i]);
-    }
-  }
-};
-
 template <typename T>
 void norm_forward(const std::vector<Tensor>& in, std::vector<Tensor>& out, const NormParams& p,
                   bool rms) {
-  using A = cpu::RowAcc<T>;
+  using A = cpu::compute_t<T>;
   using V = cpu::Vec<A>;
   const Tensor& x = in[0];
   const int64_t m = out[1].numel(), n = m == 0 ? 0 : x.numel() / m;
@@ -85,10 +45,9 @@ void norm_forward(const std::vector<Tensor>& in, std::vector<Tensor>& out, const
   T* yp = x.numel() == 0 ? nullptr : out[0].data_ptr<T>();
   const A inv_n = A(1) / static_cast<A>(n);
   cpu::parallel_for(0, m, cpu::row_grain(n), [&](int64_t begin, int64_t end) {
-    Rows<T, A> rows(xp, n);
-    RowOut<T, A> ys(yp, n);
+    std::vector<A> xbuf, ybuf;  // 16-bit rows, widened
     for (int64_t o = begin; o < end; ++o) {
-      const A* r = n ? rows.row(o) : nullptr;
+      const A* r = n ? cpu::as_compute<A>(xp + o * n, n, xbuf) : nullptr;
       A mean = 0, var;
       if (rms) {
         var = row_sum<A>(
@@ -117,7 +76,7 @@ void norm_forward(const std::vector<Tensor>& in, std::vector<Tensor>& out, const
       const A rstd = A(1) / std::sqrt(var + static_cast<A>(p.eps));
       rstd_out[o] = rstd;
       if (n == 0) continue;
-      A* y = ys.row(o);
+      A* y = cpu::compute_dst<A>(yp + o * n, n, ybuf);
       const V vm(mean), vr(rstd);
       int64_t j = 0;
       for (; j + V::size <= n; j += V::size) {
@@ -132,7 +91,7 @@ void norm_forward(const std::vector<Tensor>& in, std::vector<Tensor>& out, const
         if (b) v += b[j];
         y[j] = v;
       }
-      ys.done(o);
+      cpu::store_rounded(y, n, yp + o * n);
     }
   });
 }
@@ -148,7 +107,7 @@ int64_t param_chunks(int64_t m, int64_t n) {
 template <typename T>
 void norm_backward(const std::vector<Tensor>& in, std::vector<Tensor>& out, const NormParams& p,
                    bool rms) {
-  using A = cpu::RowAcc<T>;
+  using A = cpu::compute_t<T>;
   using V = cpu::Vec<A>;
   const Tensor &g = in[0], &x = in[1];
   const size_t nstats = rms ? 1 : 2;
@@ -171,14 +130,13 @@ void norm_backward(const std::vector<Tensor>& in, std::vector<Tensor>& out, cons
   const A inv_n = A(1) / static_cast<A>(n);
   const int64_t grain = std::max<int64_t>(1, cpu::row_grain(n) / rows_per);
   cpu::parallel_for(0, chunks, grain, [&](int64_t cb, int64_t ce) {
-    Rows<T, A> xs(xp, n), gs(gp, n);
-    RowOut<T, A> gxs(gxp, n);
-    std::vector<A> dy(n);
+    std::vector<A> xbuf, gbuf, gxbuf, dy(n);
     for (int64_t c = cb; c < ce; ++c) {
       A* pw = gw ? partial.data() + 2 * c * n : nullptr;
       A* pb = gb ? partial.data() + (2 * c + 1) * n : nullptr;
       for (int64_t o = c * rows_per; o < std::min(m, (c + 1) * rows_per); ++o) {
-        const A *xr = xs.row(o), *gr = gs.row(o);
+        const A* xr = cpu::as_compute<A>(xp + o * n, n, xbuf);
+        const A* gr = cpu::as_compute<A>(gp + o * n, n, gbuf);
         const A mu = rms ? A(0) : mean[o], r = rstd[o];
         const V vm(mu), vr(r);
         // dxhat = g * w; sums of dxhat and dxhat * xhat; the parameters' partials.
@@ -204,14 +162,14 @@ void norm_backward(const std::vector<Tensor>& in, std::vector<Tensor>& out, cons
         }
         const A ma = rms ? A(0) : a * inv_n, mb = bsum * inv_n;
         const V vma(ma), vmb(mb);
-        A* gx = gxs.row(o);
+        A* gx = cpu::compute_dst<A>(gxp + o * n, n, gxbuf);
         j = 0;
         for (; j + V::size <= n; j += V::size) {
           const V xh = (V::load(xr + j) - vm) * vr;
           (vr * (V::load(dy.data() + j) - vma - xh * vmb)).store(gx + j);
         }
         for (; j < n; ++j) gx[j] = r * (dy[j] - ma - (xr[j] - mu) * r * mb);
-        gxs.done(o);
+        cpu::store_rounded(gx, n, gxp + o * n);
       }
     }
   });
@@ -227,22 +185,26 @@ void norm_backward(const std::vector<Tensor>& in, std::vector<Tensor>& out, cons
 }  // namespace
 
 void LayerNorm::eval_cpu(const std::vector<Tensor>& inputs, std::vector<Tensor>& outputs) const {
-  cpu::by_float_dtype(inputs[0].dtype(), name(), "LayerNormKernelImpl",
-                      [&](auto tag) { norm_forward<decltype(tag)>(inputs, outputs, p_, false); });
+  cpu::visit_floating(inputs[0].dtype(), name(), "LayerNormKernelImpl", [&](auto* tag) {
+    norm_forward<std::remove_pointer_t<decltype(tag)>>(inputs, outputs, p_, false);
+  });
 }
 void RmsNorm::eval_cpu(const std::vector<Tensor>& inputs, std::vector<Tensor>& outputs) const {
-  cpu::by_float_dtype(inputs[0].dtype(), name(), "LayerNormKernelImpl",
-                      [&](auto tag) { norm_forward<decltype(tag)>(inputs, outputs, p_, true); });
+  cpu::visit_floating(inputs[0].dtype(), name(), "LayerNormKernelImpl", [&](auto* tag) {
+    norm_forward<std::remove_pointer_t<decltype(tag)>>(inputs, outputs, p_, true);
+  });
 }
 void LayerNormBackward::eval_cpu(const std::vector<Tensor>& inputs,
                                  std::vector<Tensor>& outputs) const {
-  cpu::by_float_dtype(inputs[1].dtype(), name(), "LayerNormKernelImpl",
-                      [&](auto tag) { norm_backward<decltype(tag)>(inputs, outputs, p_, false); });
+  cpu::visit_floating(inputs[1].dtype(), name(), "LayerNormKernelImpl", [&](auto* tag) {
+    norm_backward<std::remove_pointer_t<decltype(tag)>>(inputs, outputs, p_, false);
+  });
 }
 void RmsNormBackward::eval_cpu(const std::vector<Tensor>& inputs,
                                std::vector<Tensor>& outputs) const {
-  cpu::by_float_dtype(inputs[1].dtype(), name(), "LayerNormKernelImpl",
-                      [&](auto tag) { norm_backward<decltype(tag)>(inputs, outputs, p_, true); });
+  cpu::visit_floating(inputs[1].dtype(), name(), "LayerNormKernelImpl", [&](auto* tag) {
+    norm_backward<std::remove_pointer_t<decltype(tag)>>(inputs, outputs, p_, true);
+  });
 }
 
 }  // namespace ember

@@ -11,6 +11,12 @@ namespace ember::cpu {
 
 constexpr int64_t kGrainSize = 32768;
 
+/// Items per parallel chunk for items of `item_elems` elements each: about kGrainSize
+/// elements, at least one item.
+inline int64_t row_grain(int64_t item_elems) {
+  return std::max<int64_t>(1, kGrainSize / std::max<int64_t>(1, item_elems));
+}
+
 /// f(begin, end) is called on disjoint sub-ranges covering [begin, end). Exceptions thrown by f
 /// are rethrown on the calling thread.
 template <typename F>
@@ -24,7 +30,7 @@ void parallel_for(int64_t begin, int64_t end, int64_t grain, const F& f) {
   }
   int64_t nthreads = std::min<int64_t>(max_threads, (n + grain - 1) / grain);
   std::exception_ptr error;
-#pragma omp parallel num_threads(static_cast<int>(nthreads))
+#pragma omp parallel num_threads(static_cast <int>(nthreads))
   {
     int64_t tid = omp_get_thread_num(), nt = omp_get_num_threads();
     int64_t chunk = (n + nt - 1) / nt;

@@ -9,7 +9,7 @@
 #include <sstream>
 
 #include "backend/cpu/binary_functors.h"
-#include "backend/cpu/conv_util.h"
+#include "backend/cpu/compute.h"
 #include "backend/cpu/parallel.h"
 
 namespace ember {
@@ -40,7 +40,7 @@ inline int64_t adaptive_end(int64_t o, int64_t out, int64_t in) {
 
 // Max pooling compares in the type itself (integers too), 16-bit floats in float.
 template <typename T>
-using max_value_t = std::conditional_t<std::is_integral_v<T>, T, conv_compute_t<T>>;
+using max_value_t = std::conditional_t<std::is_integral_v<T>, T, compute_t<T>>;
 template <typename C>
 C lowest() {
   if constexpr (std::is_integral_v<C>) {
@@ -114,7 +114,7 @@ inline AvgWindow avg_window(int64_t oh, int64_t ow, const Planes& s, const Pool2
 // int64 averages in int64 and truncates, as PyTorch's CPU kernel.
 template <typename T>
 void avg_forward(const T* x, T* y, const Planes& s, const Pool2dParams& p) {
-  using C = std::conditional_t<std::is_integral_v<T>, T, conv_compute_t<T>>;
+  using C = std::conditional_t<std::is_integral_v<T>, T, compute_t<T>>;
   parallel_for(0, s.planes, plane_grain(s.Ho * s.Wo * p.kernel_h * p.kernel_w),
                [&](int64_t b, int64_t e) {
                  for (int64_t pl = b; pl < e; ++pl) {
@@ -149,7 +149,7 @@ void avg_forward(const T* x, T* y, const Planes& s, const Pool2dParams& p) {
 
 template <typename T>
 void avg_backward(const T* gy, T* gx, const Planes& s, const Pool2dParams& p) {
-  using C = conv_compute_t<T>;
+  using C = compute_t<T>;
   parallel_for(
       0, s.planes, plane_grain(s.Ho * s.Wo * p.kernel_h * p.kernel_w), [&](int64_t b, int64_t e) {
         std::vector<C> acc(s.H * s.W);
@@ -173,7 +173,7 @@ void avg_backward(const T* gy, T* gx, const Planes& s, const Pool2dParams& p) {
 
 template <typename T>
 void adaptive_avg(const T* x, T* y, const Planes& s, bool backward) {
-  using C = conv_compute_t<T>;
+  using C = compute_t<T>;
   const int64_t work = s.H * s.W + s.Ho * s.Wo;
   parallel_for(0, s.planes, plane_grain(work), [&](int64_t b, int64_t e) {
     std::vector<C> acc(backward ? s.H * s.W : 0);
@@ -238,7 +238,7 @@ void adaptive_max(const T* x, T* y, int64_t* idx, const Planes& s) {
 
 template <typename T>
 void max_backward(const T* gy, const int64_t* idx, T* gx, const Planes& s, const char* name) {
-  using C = conv_compute_t<T>;
+  using C = compute_t<T>;
   const int64_t HW = s.H * s.W, L = s.Ho * s.Wo;
   parallel_for(0, s.planes, plane_grain(HW + L), [&](int64_t b, int64_t e) {
     std::vector<C> acc(HW);

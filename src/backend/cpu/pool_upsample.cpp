@@ -6,7 +6,7 @@
 #include <cstring>
 #include <sstream>
 
-#include "backend/cpu/conv_util.h"
+#include "backend/cpu/compute.h"
 #include "backend/cpu/parallel.h"
 #include "primitives/pool.h"
 
@@ -80,7 +80,7 @@ void nearest_forward(const T* x, T* y, int64_t planes, int64_t H, int64_t W, int
 template <typename T>
 void nearest_backward(const T* gy, T* gx, int64_t planes, int64_t H, int64_t W, int64_t Ho,
                       int64_t Wo, const std::vector<int64_t>& ih, const std::vector<int64_t>& iw) {
-  using C = conv_compute_t<T>;
+  using C = compute_t<T>;
   parallel_for(0, planes, std::max<int64_t>(1, kGrainSize / std::max<int64_t>(1, Ho * Wo)),
                [&](int64_t b, int64_t e) {
                  std::vector<C> acc(H * W);
@@ -99,7 +99,7 @@ void nearest_backward(const T* gy, T* gx, int64_t planes, int64_t H, int64_t W, 
 template <typename T>
 void bilinear(const T* in, T* out, int64_t planes, int64_t H, int64_t W, int64_t Ho, int64_t Wo,
               bool align, std::optional<double> sh, std::optional<double> sw, bool backward) {
-  using C = conv_compute_t<T>;
+  using C = compute_t<T>;
   const Linear1d<C> lh = linear_weights<C>(H, Ho, align, sh);
   const Linear1d<C> lw = linear_weights<C>(W, Wo, align, sw);
   parallel_for(

@@ -8,7 +8,9 @@
 #include <limits>
 #include <vector>
 
-#include "backend/cpu/norm_rows.h"
+#include "backend/cpu/compute.h"
+#include "backend/cpu/parallel.h"
+#include "backend/cpu/vec.h"
 
 namespace ember {
 namespace {
@@ -117,7 +119,7 @@ struct RowShape {
 
 template <typename T>
 void softmax_kernel(const Tensor& x, Tensor& y, int64_t dim, bool log) {
-  using Acc = cpu::RowAcc<T>;
+  using Acc = cpu::compute_t<T>;
   const RowShape s(x.sizes(), dim);
   if (s.empty()) return;
   const T* in = x.data_ptr<T>();
@@ -125,15 +127,11 @@ void softmax_kernel(const Tensor& x, Tensor& y, int64_t dim, bool log) {
   const int64_t n = s.n, inner = s.inner;
   cpu::parallel_for(0, s.outer, cpu::row_grain(n * inner), [&](int64_t b, int64_t e) {
     if (inner == 1) {
-      if constexpr (std::is_same_v<T, Acc>) {
-        for (int64_t o = b; o < e; ++o) softmax_row_acc<Acc>(in + o * n, out + o * n, n, log);
-      } else {  // 16-bit: the row in float, rounded once
-        std::vector<Acc> buf(n);
-        for (int64_t o = b; o < e; ++o) {
-          for (int64_t i = 0; i < n; ++i) buf[i] = static_cast<Acc>(in[o * n + i]);
-          softmax_row_acc<Acc>(buf.data(), buf.data(), n, log);
-          for (int64_t i = 0; i < n; ++i) out[o * n + i] = static_cast<T>(buf[i]);
-        }
+      std::vector<Acc> xbuf, ybuf;  // 16-bit: the row in float, rounded once
+      for (int64_t o = b; o < e; ++o) {
+        Acc* y = cpu::compute_dst<Acc>(out + o * n, n, ybuf);
+        softmax_row_acc<Acc>(cpu::as_compute<Acc>(in + o * n, n, xbuf), y, n, log);
+        cpu::store_rounded(y, n, out + o * n);
       }
     } else {
       std::vector<Acc> mx(inner), sum(inner);
@@ -201,7 +199,7 @@ void softmax_backward_slab(const T* g, const T* y, T* gx, int64_t n, int64_t inn
 
 template <typename T>
 void softmax_backward_kernel(const Tensor& g, const Tensor& y, Tensor& gx, int64_t dim, bool log) {
-  using Acc = cpu::RowAcc<T>;
+  using Acc = cpu::compute_t<T>;
   const RowShape s(y.sizes(), dim);
   if (s.empty()) return;
   const T *gp = g.data_ptr<T>(), *yp = y.data_ptr<T>();
@@ -209,20 +207,12 @@ void softmax_backward_kernel(const Tensor& g, const Tensor& y, Tensor& gx, int64
   const int64_t n = s.n, inner = s.inner;
   cpu::parallel_for(0, s.outer, cpu::row_grain(n * inner), [&](int64_t b, int64_t e) {
     if (inner == 1) {
-      if constexpr (std::is_same_v<T, Acc>) {
-        for (int64_t o = b; o < e; ++o) {
-          softmax_backward_row<Acc>(gp + o * n, yp + o * n, out + o * n, n, log);
-        }
-      } else {
-        std::vector<Acc> gb(n), yb(n);
-        for (int64_t o = b; o < e; ++o) {
-          for (int64_t i = 0; i < n; ++i) {
-            gb[i] = static_cast<Acc>(gp[o * n + i]);
-            yb[i] = static_cast<Acc>(yp[o * n + i]);
-          }
-          softmax_backward_row<Acc>(gb.data(), yb.data(), gb.data(), n, log);
-          for (int64_t i = 0; i < n; ++i) out[o * n + i] = static_cast<T>(gb[i]);
-        }
+      std::vector<Acc> gbuf, ybuf, gxbuf;  // 16-bit: the row in float, rounded once
+      for (int64_t o = b; o < e; ++o) {
+        Acc* gx = cpu::compute_dst<Acc>(out + o * n, n, gxbuf);
+        softmax_backward_row<Acc>(cpu::as_compute<Acc>(gp + o * n, n, gbuf),
+                                  cpu::as_compute<Acc>(yp + o * n, n, ybuf), gx, n, log);
+        cpu::store_rounded(gx, n, out + o * n);
       }
     } else {
       std::vector<Acc> sum(inner);
@@ -237,17 +227,19 @@ void softmax_backward_kernel(const Tensor& g, const Tensor& y, Tensor& gx, int64
 }  // namespace
 
 void Softmax::eval_cpu(const std::vector<Tensor>& inputs, std::vector<Tensor>& outputs) const {
-  cpu::by_float_dtype(
-      inputs[0].dtype(), name(), std::string(name()) + "_lastdim_kernel_impl",
-      [&](auto tag) { softmax_kernel<decltype(tag)>(inputs[0], outputs[0], p_.dim, p_.log); });
+  const std::string kernel = std::string(name()) + "_lastdim_kernel_impl";
+  cpu::visit_floating(inputs[0].dtype(), name(), kernel.c_str(), [&](auto* tag) {
+    softmax_kernel<std::remove_pointer_t<decltype(tag)>>(inputs[0], outputs[0], p_.dim, p_.log);
+  });
 }
 
 void SoftmaxBackward::eval_cpu(const std::vector<Tensor>& inputs,
                                std::vector<Tensor>& outputs) const {
-  cpu::by_float_dtype(
-      inputs[1].dtype(), name(), std::string(name()) + "_lastdim_kernel_impl", [&](auto tag) {
-        softmax_backward_kernel<decltype(tag)>(inputs[0], inputs[1], outputs[0], p_.dim, p_.log);
-      });
+  const std::string kernel = std::string(name()) + "_lastdim_kernel_impl";
+  cpu::visit_floating(inputs[1].dtype(), name(), kernel.c_str(), [&](auto* tag) {
+    softmax_backward_kernel<std::remove_pointer_t<decltype(tag)>>(inputs[0], inputs[1], outputs[0],
+                                                                  p_.dim, p_.log);
+  });
 }
 
 }  // namespace ember

@@ -178,6 +178,16 @@ Vec<T> verf_fast(const Vec<T>& a) {
   return verf(a);
 }
 
+/// The sum of a Vec's lanes, in lane order.
+template <typename T>
+T hsum(const Vec<T>& v) {
+  T lanes[Vec<T>::size];
+  v.store(lanes);
+  T s = 0;
+  for (int k = 0; k < Vec<T>::size; ++k) s += lanes[k];
+  return s;
+}
+
 /// exp where activations need it: vexp, except for AVX2 float (below), where it is an inlined
 /// polynomial (within 2 ulp; results below 2^-125 flush to 0), so that a loop interleaves it.
 template <typename T>

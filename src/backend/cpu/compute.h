@@ -1,5 +1,6 @@
 #pragma once
-// Helpers shared by the convolution, pooling, resampling and padding kernels.
+// The compute type of a floating kernel and moving values into and out of it: shared by the
+// convolution, pooling, resampling, padding, softmax and normalisation kernels.
 #include <type_traits>
 #include <vector>
 
@@ -11,7 +12,7 @@ namespace ember::cpu {
 
 /// The type a kernel computes in: double for double, float for float and the 16-bit floats.
 template <typename T>
-using conv_compute_t = std::conditional_t<std::is_same_v<T, double>, double, float>;
+using compute_t = std::conditional_t<std::is_same_v<T, double>, double, float>;
 
 /// Calls f(T*) for the floating dtypes; TypeError with c10's wording for the others.
 template <typename F>
@@ -44,9 +45,23 @@ const C* as_compute(const S* p, int64_t n, std::vector<C>& buf) {
   }
 }
 
+/// Where n computed values for dst go: dst itself when T is C, else buf (then store_rounded).
+template <typename C, typename T>
+C* compute_dst(T* dst, int64_t n, std::vector<C>& buf) {
+  if constexpr (std::is_same_v<T, C>) {
+    return dst;
+  } else {
+    buf.resize(static_cast<size_t>(n));
+    return buf.data();
+  }
+}
+
 /// Rounds n computed values into dst.
 template <typename T, typename C>
 void store_rounded(const C* src, int64_t n, T* dst) {
+  if constexpr (std::is_same_v<T, C>) {
+    if (src == dst) return;  // computed in place (compute_dst)
+  }
   for (int64_t i = 0; i < n; ++i) dst[i] = static_cast<T>(src[i]);  // C is float for 16-bit T
 }
 
