@@ -5,7 +5,6 @@
 #include "compiler/passes/rewrite.h"
 #include "dispatch/primitive.h"
 #include "ember/fx/passes.h"
-#include "primitives/ternary.h"
 
 namespace ember::fx {
 
@@ -237,11 +236,9 @@ bool is_core(const Node& call) {
     case Role::Decomposed:
       return false;
     case Role::CoreExcept:
-      // The families with some ops decomposed (role_of says which).
-      if (call.prim->kind() == PrimitiveKind::Clamp) {
-        return !static_cast<const Clamp&>(*call.prim).params().tensor_bounds;
-      }
-      return true;
+      // A family with some ops decomposed: those whose primitive has a decomposition (clamp's
+      // has one for tensor bounds only).
+      return !call.prim->has_decomposition();
   }
   return true;
 }

@@ -25,7 +25,7 @@ struct LoweredKernel {
 
 class Lowered final : public CompiledGraph {
  public:
-  Lowered(const fx::GraphModule& gm, Schedule s) : gm_(gm), schedule_(std::move(s)) {
+  Lowered(fx::GraphModule gm, Schedule s) : gm_(std::move(gm)), schedule_(std::move(s)) {
     plan_releases();
   }
 
@@ -142,19 +142,17 @@ std::vector<std::shared_ptr<const CompiledGraph>> lower(
   std::map<std::string, std::string> symbol_of_body;  // identical kernels are emitted once
   std::map<std::string, int> used;
   std::map<std::string, std::string> text_of;  // by symbol
-  // Calls of non-core primitives (the fused eager normalisations, ...) become their core
-  // decompositions first, so that their pieces fuse with their neighbours (Note [Decompositions]).
-  std::vector<fx::GraphModule> decomposed;
-  decomposed.reserve(gms.size());
-  for (const fx::GraphModule* gm : gms) {
-    fx::Graph g = gm->graph();
-    fx::Attrs attrs = gm->attrs();
+  for (const fx::GraphModule* source : gms) {
+    // Calls of non-core primitives (the fused eager normalisations, ...) become their core
+    // decompositions first, so that their pieces fuse with their neighbours (Note
+    // [Decompositions]); the lowered graph keeps this copy.
+    fx::Graph g = source->graph();
+    fx::Attrs attrs = source->attrs();
     fx::decompose(g, attrs);
-    decomposed.emplace_back(std::move(g), std::move(attrs));
-  }
-  for (const fx::GraphModule& graph_module : decomposed) {
-    const fx::GraphModule* gm = &graph_module;
-    auto l = std::make_shared<Lowered>(*gm, schedule(gm->graph()));
+    Schedule sched = schedule(g);
+    auto l = std::make_shared<Lowered>(fx::GraphModule(std::move(g), std::move(attrs)),
+                                       std::move(sched));
+    const fx::GraphModule* gm = &l->gm_;
     std::vector<std::string> shown;  // the kernels this graph's source() lists
     for (const Kernel& k : l->schedule_.kernels) {
       LoweredKernel lk;

@@ -137,15 +137,8 @@ class Tracer final : public DispatchMode {
     recorded.requires_grad = false;
     const fx::ValueRef v = graph.placeholder("arg" + std::to_string(i) + "_1", recorded);
     if (!m.defined()) return Tensor();
-    std::vector<int64_t> sizes, strides;
-    for (const SymInt& s : m.sizes) sizes.push_back(s.hint());
-    for (const SymInt& s : m.strides) strides.push_back(s.hint());
-    const size_t nbytes = strided_nbytes(sizes, strides, m.dtype, "decompose") +
-                          static_cast<size_t>(m.storage_offset) * element_size(m.dtype);
-    Tensor t(std::make_shared<TensorImpl>(
-        std::make_shared<StorageImpl>(nbytes, Device(kMeta)), m.dtype,
-        std::span<const SymInt>(m.sizes.data(), m.sizes.size()),
-        std::span<const SymInt>(m.strides.data(), m.strides.size()), SymInt(m.storage_offset)));
+    Tensor t = detail::allocate_meta({m.sizes, m.strides, m.dtype, Device(kMeta)}, "decompose",
+                                     m.storage_offset);
     bind(t, v);
     return t;
   }
@@ -254,11 +247,19 @@ class Tracer final : public DispatchMode {
     return detail::allocate_meta(m, "nonzero");
   }
 
-  // Autograd marks outputs after the modes below it ran: read requires_grad at the end.
-  void finish() {
+  // The function returned `outputs`: the graph's output node. Autograd marks outputs after the
+  // modes below it ran, so requires_grad is read now.
+  void close(const std::vector<Tensor>& outputs, const char* op) {
+    std::vector<fx::ValueRef> results;
+    for (size_t i = 0; i < outputs.size(); ++i) {
+      EMBER_CHECK_VALUE(outputs[i].defined(), "[", op, "] output ", i,
+                        " of the function is undefined");
+      results.push_back(value_of(outputs[i]));
+    }
     for (const auto& [ref, t] : produced_) {
       graph.mutable_nodes()[ref.node].outputs[ref.output].requires_grad = t.requires_grad();
     }
+    graph.output(std::move(results));
   }
 
  private:
@@ -364,14 +365,7 @@ fx::GraphModule trace(const TracedFn& fn, const std::vector<Tensor>& inputs,
     DispatchModeGuard guard(tracer);
     outputs = fn(traced_inputs);
   }
-  std::vector<fx::ValueRef> results;
-  for (size_t i = 0; i < outputs.size(); ++i) {
-    EMBER_CHECK_VALUE(outputs[i].defined(), "[make_fx] output ", i,
-                      " of the function is undefined");
-    results.push_back(tracer.value_of(outputs[i]));
-  }
-  tracer.finish();
-  tracer.graph.output(std::move(results));
+  tracer.close(outputs, "make_fx");
   if (options.functionalize) fx::functionalize(tracer.graph, tracer.aliased);
   fx::GraphModule gm(std::move(tracer.graph), std::move(tracer.attrs));
   if (options.passes) return fx::run_passes(gm);
@@ -406,13 +400,7 @@ GraphModule trace_on_meta(const TracedFn& fn, const std::vector<ValueMeta>& inpu
     DispatchModeGuard guard(tracer);
     outputs = fn(traced_inputs);
   }
-  std::vector<ValueRef> results;
-  for (size_t i = 0; i < outputs.size(); ++i) {
-    EMBER_CHECK_VALUE(outputs[i].defined(), "[decompose] output ", i, " is undefined");
-    results.push_back(tracer.value_of(outputs[i]));
-  }
-  tracer.finish();
-  tracer.graph.output(std::move(results));
+  tracer.close(outputs, "decompose");
   functionalize(tracer.graph, tracer.aliased);
   return GraphModule(std::move(tracer.graph), std::move(tracer.attrs));
 }

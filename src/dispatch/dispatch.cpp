@@ -58,15 +58,16 @@ void DispatchNext::operator()(OpCall& call) const {
 
 namespace detail {
 
-Tensor allocate_meta(const TensorMeta& m, const char* op) {
+Tensor allocate_meta(const TensorMeta& m, const char* op, int64_t storage_offset) {
   std::vector<int64_t> hints(m.sizes.size()), hint_strides(m.strides.size());
   for (size_t d = 0; d < hints.size(); ++d) hints[d] = m.sizes[d].hint();
   for (size_t d = 0; d < hint_strides.size(); ++d) hint_strides[d] = m.strides[d].hint();
-  auto storage =
-      std::make_shared<StorageImpl>(strided_nbytes(hints, hint_strides, m.dtype, op), m.device);
+  const size_t nbytes = strided_nbytes(hints, hint_strides, m.dtype, op) +
+                        static_cast<size_t>(storage_offset) * element_size(m.dtype);
   return Tensor(std::make_shared<TensorImpl>(
-      std::move(storage), m.dtype, std::span<const SymInt>(m.sizes.data(), m.sizes.size()),
-      std::span<const SymInt>(m.strides.data(), m.strides.size()), SymInt(0)));
+      std::make_shared<StorageImpl>(nbytes, m.device), m.dtype,
+      std::span<const SymInt>(m.sizes.data(), m.sizes.size()),
+      std::span<const SymInt>(m.strides.data(), m.strides.size()), SymInt(storage_offset)));
 }
 
 std::vector<Tensor> allocate_outputs(const Primitive& prim, const std::vector<Tensor>& inputs) {

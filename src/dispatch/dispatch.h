@@ -71,8 +71,9 @@ void remove_dispatch_observer(DispatchMode* observer);
 namespace detail {
 /// The outputs of prim.infer(), allocated on the inputs' device (Note [Inference]).
 std::vector<Tensor> allocate_outputs(const Primitive& prim, const std::vector<Tensor>& inputs);
-/// A meta tensor with `m`'s geometry, symbolic or not (Note [Symbolic tensors]).
-Tensor allocate_meta(const TensorMeta& m, const char* op);
+/// A meta tensor with `m`'s geometry, symbolic or not (Note [Symbolic tensors]), starting
+/// `storage_offset` elements into its storage.
+Tensor allocate_meta(const TensorMeta& m, const char* op, int64_t storage_offset = 0);
 /// Threads with an active mode, plus registered observers: zero means dispatch goes straight to
 /// autograd or the backend.
 extern std::atomic<int> g_mode_users;

@@ -76,6 +76,15 @@ inline bool same_as(const SymShape& a, const SymShape& b) {
   return true;
 }
 
+/// The broadcast of two sizes when it is settled without comparing a symbol with 1: equal
+/// expressions, or a literal 1 on one side (the other size, whatever it is); nullopt otherwise.
+/// An unbacked size (Note [Unbacked symbols]) could not say whether it is 1.
+inline std::optional<SymInt> broadcast_settled(const SymInt& a, const SymInt& b) {
+  if (a.same_as(b) || (!b.is_symbolic() && b.hint() == 1)) return a;
+  if (!a.is_symbolic() && a.hint() == 1) return b;
+  return std::nullopt;
+}
+
 struct TensorMeta {
   SymShape sizes, strides;
   ScalarType dtype = kFloat32;

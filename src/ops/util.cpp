@@ -81,14 +81,8 @@ void for_each_broadcast_dim(const std::vector<T>& a, const std::vector<T>& b, co
     const T da = i < n - a.size() ? T(1) : a[i - (n - a.size())];
     const T db = i < n - b.size() ? T(1) : b[i - (n - b.size())];
     if constexpr (std::is_same_v<T, SymInt>) {
-      // Equal expressions, or a literal 1 on one side, broadcast without asking whether a
-      // symbolic size is 1 (which an unbacked size, Note [Unbacked symbols], cannot answer).
-      if (da.same_as(db) || (!db.is_symbolic() && db.hint() == 1)) {
-        f(i, da);
-        continue;
-      }
-      if (!da.is_symbolic() && da.hint() == 1) {
-        f(i, db);
+      if (const auto settled = broadcast_settled(da, db)) {
+        f(i, *settled);
         continue;
       }
     }

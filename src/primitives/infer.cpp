@@ -23,11 +23,12 @@ SymShape broadcast_sizes(std::span<const TensorMeta> in) {
   for (const TensorMeta& m : in) {
     const size_t lead = rank - m.sizes.size();
     for (size_t i = 0; i < m.sizes.size(); ++i) {
-      // Equal expressions and a literal 1 change nothing, and are settled without asking
-      // whether a symbolic size is 1 (an unbacked one, Note [Unbacked symbols], cannot say).
-      const SymInt& s = m.sizes[i];
-      if (s.same_as(out[lead + i]) || (!s.is_symbolic() && s.hint() == 1)) continue;
-      if (out[lead + i] == 1) out[lead + i] = s;
+      SymInt& o = out[lead + i];
+      if (auto settled = broadcast_settled(o, m.sizes[i])) {
+        o = std::move(*settled);
+      } else if (o == 1) {
+        o = m.sizes[i];
+      }
     }
   }
   return out;
@@ -76,7 +77,6 @@ MetaList MaskedFill::infer(std::span<const TensorMeta> in) const {
 }
 
 MetaList IsClose::infer(std::span<const TensorMeta> in) const { return elementwise(in, kBool); }
-
 
 MetaList Reduce::infer(std::span<const TensorMeta> in) const {
   const auto& x = in[0].sizes;

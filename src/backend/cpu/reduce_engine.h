@@ -316,7 +316,7 @@ void reduce_kernel(const ReduceGeom& g, const Op& op) {
   };
 
   const int64_t items = nblocks * nchunks;
-  const int64_t grain = std::max<int64_t>(1, kGrainSize / std::max<int64_t>(1, bsize * chunk_len));
+  const int64_t grain = row_grain(bsize * chunk_len);
   parallel_for(0, items, grain, [&](int64_t i0, int64_t i1) {
     auto acc = std::make_unique<acc_t[]>(static_cast<size_t>(bsize));  // not vector<bool>
     for (int64_t i = i0; i < i1; ++i) do_block(acc.get(), i % nblocks, i / nblocks);
@@ -370,7 +370,7 @@ void scan_kernel(const ScanGeom& g, const Op& op) {
       }
     }
   };
-  const int64_t grain = std::max<int64_t>(1, kGrainSize / std::max<int64_t>(1, bsize * g.len));
+  const int64_t grain = row_grain(bsize * g.len);
   parallel_for(0, nblocks, grain, [&](int64_t b0, int64_t b1) {
     auto acc = std::make_unique<acc_t[]>(static_cast<size_t>(bsize));
     for (int64_t b = b0; b < b1; ++b) do_block(acc.get(), b);

@@ -79,46 +79,44 @@ void reduced_loop(const StridedLoop& loop, const F& f) {
   });
 }
 
-/// Runs F<T> over a loop whose operands have the floating dtype `dt` (the 16-bit floats through
-/// F<float>); the functor is built from `args` converted to the compute type.
-template <template <typename> class F, typename... Args>
-void float_unary(const StridedLoop& loop, ScalarType dt, const char* op, Args... args) {
+/// The dtype switch of both: F<T> over N = 1 (out, a) or 2 (out, g, v) operands of floating
+/// dtype `dt`, float and double directly, the 16-bit floats computed in float.
+template <int N, template <typename> class F, typename... Args>
+void float_map(const StridedLoop& loop, ScalarType dt, const char* op, Args... args) {
+  auto run = [&]<typename T>(const F<T>& f) {
+    if constexpr (N == 1) {
+      float_loop<T>(loop, f);
+    } else {
+      float_loop2<T>(loop, f);
+    }
+  };
   switch (dt) {
     case kFloat32:
-      float_loop<float>(loop, F<float>{static_cast<float>(args)...});
-      return;
+      return run(F<float>{static_cast<float>(args)...});
     case kFloat64:
-      float_loop<double>(loop, F<double>{static_cast<double>(args)...});
-      return;
+      return run(F<double>{static_cast<double>(args)...});
     case kFloat16:
-      reduced_loop<Half, 1>(loop, F<float>{static_cast<float>(args)...});
-      return;
+      return reduced_loop<Half, N>(loop, F<float>{static_cast<float>(args)...});
     case kBFloat16:
-      reduced_loop<BFloat16, 1>(loop, F<float>{static_cast<float>(args)...});
-      return;
+      return reduced_loop<BFloat16, N>(loop, F<float>{static_cast<float>(args)...});
     default:
       break;
   }
   EMBER_THROW(TypeError, "[", op, "] \"", op, "_cpu\" not implemented for '", dtype_name(dt), "'");
 }
 
+/// Runs F<T> over a loop whose operands have the floating dtype `dt` (the 16-bit floats through
+/// F<float>); the functor is built from `args` converted to the compute type.
+template <template <typename> class F, typename... Args>
+void float_unary(const StridedLoop& loop, ScalarType dt, const char* op, Args... args) {
+  float_map<1, F>(loop, dt, op, args...);
+}
+
 /// Runs the backward functor F<T> (Note [Fused unary backward]) over a loop of (out, g, v), all of
 /// the floating dtype `dt`.
 template <template <typename> class F>
 void float_unary_backward(const StridedLoop& loop, ScalarType dt, const char* op) {
-  switch (dt) {
-    case kFloat32:
-      return float_loop2<float>(loop, F<float>{});
-    case kFloat64:
-      return float_loop2<double>(loop, F<double>{});
-    case kFloat16:
-      return reduced_loop<Half, 2>(loop, F<float>{});
-    case kBFloat16:
-      return reduced_loop<BFloat16, 2>(loop, F<float>{});
-    default:
-      break;
-  }
-  EMBER_THROW(TypeError, "[", op, "] \"", op, "_cpu\" not implemented for '", dtype_name(dt), "'");
+  float_map<2, F>(loop, dt, op);
 }
 
 }  // namespace ember::cpu
