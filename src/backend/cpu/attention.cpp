@@ -6,6 +6,7 @@
 // the same output rows. Memory per task is a few tiles, independent of L and S.
 #include "primitives/attention.h"
 
+#include <algorithm>
 #include <array>
 #include <cmath>
 #include <limits>
@@ -14,6 +15,7 @@
 
 #include "backend/cpu/gemm.h"
 #include "backend/cpu/parallel.h"
+#include "backend/cpu/row_math.h"
 #include "backend/cpu/vec.h"
 #include "ember/core/generator.h"
 #include "primitives/random.h"
@@ -144,24 +146,11 @@ void dropout_tile(T* s, int64_t nq, int64_t nj, int64_t i0, int64_t j0, int64_t 
   }
 }
 
-/// row[j] = exp(row[j] - sub) for j < n; returns the sum.
+/// Columns of row i (global) in the key tile starting at j0 that are not masked by causality:
+/// keys j <= i. Without a causal mask, the whole tile.
 template <typename T>
-T exp_row(T* row, int64_t n, T sub) {
-  using V = cpu::Vec<T>;
-  const V vs(sub);
-  V vsum(T(0));
-  int64_t j = 0;
-  for (; j + V::size <= n; j += V::size) {
-    V e = cpu::vexp(V::load(row + j) - vs);
-    e.store(row + j);
-    vsum = vsum + e;
-  }
-  T sum = cpu::hsum(vsum);
-  for (; j < n; ++j) {
-    row[j] = std::exp(row[j] - sub);
-    sum += row[j];
-  }
-  return sum;
+int64_t causal_limit(int64_t i, int64_t j0, int64_t nj, const Ctx<T>& c) {
+  return c.p.is_causal ? std::clamp<int64_t>(i + 1 - j0, 0, nj) : nj;
 }
 
 // Rows [i0, i0 + nq) of head bh: the online-softmax forward.
@@ -178,24 +167,25 @@ void forward_block(const T* q, const T* k, const T* v, T* out, T* lse, int64_t b
   std::fill(acc.begin(), acc.begin() + nq * d.Ev, T(0));
   std::fill(m.begin(), m.begin() + nq, kNegInf);
   std::fill(l.begin(), l.begin() + nq, T(0));
-  const bool masked = c.p.is_causal || c.mask != nullptr;
   for (int64_t j0 = 0; j0 < d.S; j0 += kBlockK) {
     if (c.p.is_causal && j0 > i0 + nq - 1) break;
     const int64_t nj = std::min(kBlockK, d.S - j0);
     gemm(false, true, nq, nj, d.E, static_cast<T>(c.p.scale), Q, d.E, K + j0 * d.E, d.E, T(0),
          s.data(), nj);
-    if (masked) mask_tile(s.data(), nq, nj, i0, j0, bh, c);
+    // Causal limits are handled per row below; only an explicit mask is written into the tile.
+    if (c.mask != nullptr) mask_tile(s.data(), nq, nj, i0, j0, bh, c);
     for (int64_t r = 0; r < nq; ++r) {
       T* row = s.data() + r * nj;
-      T mx = kNegInf;
-      for (int64_t j = 0; j < nj; ++j) mx = row[j] > mx ? row[j] : mx;
-      const T mnew = std::max(m[r], mx);
+      const int64_t lim = causal_limit(i0 + r, j0, nj, c);
+      std::fill(row + lim, row + nj, T(0));
+      const T mx = cpu::row_max(row, lim);  // NaN scores keep the row NaN, as the math does
+      const T mnew = std::isnan(mx) ? mx : std::max(m[r], mx);
       if (mnew == kNegInf) {  // every key so far is masked out
-        std::fill(row, row + nj, T(0));
+        std::fill(row, row + lim, T(0));
         continue;
       }
       const T alpha = std::exp(m[r] - mnew);
-      const T sum = exp_row(row, nj, mnew);
+      const T sum = cpu::exp_sum(row, row, lim, mnew);
       l[r] = l[r] * alpha + sum;
       if (alpha != T(1)) {
         T* a = acc.data() + r * d.Ev;
@@ -259,16 +249,14 @@ void backward_tile(const T* Q, const T* K, const T* V, const T* dO, const T* lse
   const Dims& d = c.d;
   gemm(false, true, nq, nj, d.E, static_cast<T>(c.p.scale), Q, d.E, K + j0 * d.E, d.E, T(0), ds,
        nj);
-  if (c.p.is_causal || c.mask != nullptr) mask_tile(ds, nq, nj, i0, j0, bh, c);
+  if (c.mask != nullptr) mask_tile(ds, nq, nj, i0, j0, bh, c);
   for (int64_t r = 0; r < nq; ++r) {
     const T lr = lse[r];
-    T* row = ds + r * nj;
     T* prow = pr + r * nj;
-    if (lr == -std::numeric_limits<T>::infinity()) {
-      std::fill(prow, prow + nj, T(0));
-    } else {
-      for (int64_t j = 0; j < nj; ++j) prow[j] = std::exp(row[j] - lr);
-    }
+    const int64_t lim =
+        lr == -std::numeric_limits<T>::infinity() ? 0 : causal_limit(i0 + r, j0, nj, c);
+    cpu::exp_sum(ds + r * nj, prow, lim, lr);
+    std::fill(prow + lim, prow + nj, T(0));
   }
   // dP = dO V^T (into ds), with the dropout mask; dS = P * (dP - D).
   gemm(false, true, nq, nj, d.Ev, T(1), dO, d.Ev, V + j0 * d.Ev, d.Ev, T(0), ds, nj);

@@ -10,70 +10,26 @@
 
 #include "backend/cpu/compute.h"
 #include "backend/cpu/parallel.h"
+#include "backend/cpu/row_math.h"
 #include "backend/cpu/vec.h"
 
 namespace ember {
 namespace {
 
-// The row's maximum, NaN if any element is NaN (as PyTorch: NaN propagates to the whole row).
-template <typename A>
-A row_max(const A* x, int64_t n) {
-  using V = cpu::Vec<A>;
-  A mx = -std::numeric_limits<A>::infinity();
-  int64_t i = 0;
-  if (n >= 2 * V::size) {
-    V m0(mx), m1(mx);
-    for (; i + 2 * V::size <= n; i += 2 * V::size) {
-      m0 = cpu::vmax(V::load(x + i), m0);
-      m1 = cpu::vmax(V::load(x + i + V::size), m1);
-    }
-    A lanes[V::size];
-    cpu::vmax(m0, m1).store(lanes);
-    for (A v : lanes) mx = (v > mx || std::isnan(v)) ? v : mx;
-  }
-  for (; i < n; ++i) mx = (x[i] > mx || std::isnan(x[i])) ? x[i] : mx;
-  return mx;
-}
-
-// sum(exp(x - mx)); stores the exponentials to `e` unless it is null.
-template <typename A>
-A exp_sum(const A* x, A* e, int64_t n, A mx) {
-  using V = cpu::Vec<A>;
-  const V vmx(mx);
-  V s0(A(0)), s1(A(0));
-  int64_t i = 0;
-  for (; i + 2 * V::size <= n; i += 2 * V::size) {
-    V a = cpu::vexp(V::load(x + i) - vmx), b = cpu::vexp(V::load(x + i + V::size) - vmx);
-    if (e) {
-      a.store(e + i);
-      b.store(e + i + V::size);
-    }
-    s0 = s0 + a;
-    s1 = s1 + b;
-  }
-  A sum = cpu::hsum(s0 + s1);
-  for (; i < n; ++i) {
-    A v = std::exp(x[i] - mx);
-    if (e) e[i] = v;
-    sum += v;
-  }
-  return sum;
-}
-
 // One row in the compute type A (x and y may be the same buffer).
 template <typename A>
 void softmax_row_acc(const A* x, A* y, int64_t n, bool log) {
   using V = cpu::Vec<A>;
-  const A mx = row_max(x, n);
+  const A mx = cpu::row_max(x, n);
   if (log) {
     // All -inf: exp(-inf - -inf) is NaN, as PyTorch gives; keep that by not special-casing.
-    const A lse = mx + std::log(exp_sum<A>(x, nullptr, n, mx));
+    const A lse = mx + std::log(cpu::exp_sum<A>(x, nullptr, n, mx));
     const V vl(lse);
     int64_t i = 0;
     for (; i + V::size <= n; i += V::size) (V::load(x + i) - vl).store(y + i);
     for (; i < n; ++i) y[i] = x[i] - lse;
   } else {
-    const A inv = A(1) / exp_sum<A>(x, y, n, mx);
+    const A inv = A(1) / cpu::exp_sum<A>(x, y, n, mx);
     const V vi(inv);
     int64_t i = 0;
     for (; i + V::size <= n; i += V::size) (V::load(y + i) * vi).store(y + i);
