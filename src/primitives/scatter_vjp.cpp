@@ -31,7 +31,10 @@ Tensor embed_corner(const Tensor& t, const std::vector<int64_t>& sizes) {
 // zeros(self_sizes) with `values` (index-shaped) added where index sends them.
 Tensor scatter_sum(const std::vector<int64_t>& self_sizes, int64_t dim, const Tensor& index,
                    const Tensor& values) {
-  return zeros(self_sizes, like(values)).scatter_add(dim, index, values);
+  // In place into the fresh zeros: the out-of-place form would copy them first.
+  Tensor out = zeros(self_sizes, like(values));
+  out.scatter_add_(dim, index, values);
+  return out;
 }
 
 // How many src elements each element of self receives.
