@@ -56,7 +56,7 @@ void visit_adam(Options& o, OptionsVisitor& v) {
   v.field("maximize", o.maximize());
 }
 
-// torch.optim.adam._single_tensor_adam for one parameter.
+// torch.optim.adam._single_tensor_adam (PyTorch 2.x) for one parameter.
 template <typename State>
 void adam_update(Tensor& p, Tensor g, State& st, const AdamHyper& h) {
   if (!st.exp_avg().defined()) st.exp_avg(ember::zeros_like(p));
@@ -73,7 +73,7 @@ void adam_update(Tensor& p, Tensor g, State& st, const AdamHyper& h) {
   }
   Tensor& m = st.exp_avg();
   Tensor& v = st.exp_avg_sq();
-  m.mul_(h.beta1).add_(g, 1 - h.beta1);
+  m.lerp_(g, 1 - h.beta1);  // PyTorch 2's form: one pass instead of mul_ then add_
   v.mul_(h.beta2).addcmul_(g, g, 1 - h.beta2);
   const auto t = static_cast<double>(st.step());
   const double bias_correction1 = 1 - std::pow(h.beta1, t);
