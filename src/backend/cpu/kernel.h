@@ -8,7 +8,8 @@
 
 namespace ember::cpu {
 
-/// out = op(in...) elementwise; operand 0 is Out, the rest In... in order.
+/// out = op(in...) elementwise; operand 0 is Out, the rest In... in order. Runs where every
+/// operand is contiguous take a loop over typed pointers, which the compiler vectorises.
 template <typename Out, typename... In, typename Op>
 void basic_kernel(const StridedLoop& loop, const Op& op, int64_t grain = kGrainSize) {
   for_each(
@@ -17,11 +18,19 @@ void basic_kernel(const StridedLoop& loop, const Op& op, int64_t grain = kGrainS
         char* out = p[0];
         [&]<size_t... I>(std::index_sequence<I...>) {
           [[maybe_unused]] char* in[sizeof...(In) + 1] = {p[I + 1]..., nullptr};
+          if (s[0] == sizeof(Out) && ((s[I + 1] == sizeof(In)) && ...)) {
+            Out* o = reinterpret_cast<Out*>(out);
+            for (int64_t i = 0; i < n; ++i) {
+              o[i] = static_cast<Out>(op(reinterpret_cast<const In*>(in[I])[i]...));
+            }
+            return;
+          }
           for (int64_t i = 0; i < n; ++i) {
             *reinterpret_cast<Out*>(out + i * s[0]) =
                 static_cast<Out>(op(*reinterpret_cast<const In*>(in[I] + i * s[I + 1])...));
           }
-        }(std::index_sequence_for<In...>{});
+        }
+        (std::index_sequence_for<In...>{});
       },
       grain);
 }
