@@ -104,8 +104,8 @@ class Emitter {
       if (tp.kind == TempKind::Reduce && tp.red == RedKind::MeanAcc) continue;
       if (tp.dtype == kBool && tp.kind != TempKind::Reduce) continue;  // lanes of 1 or 0
       if (!is_float(tp.dtype)) return false;
-      if (t == ScalarType::Undefined) t = tp.dtype;
-      if (tp.dtype != t) return false;
+      if (t == ScalarType::Undefined) t = compute_dtype(tp.dtype);
+      if (compute_dtype(tp.dtype) != t) return false;
       if (tp.kind == TempKind::Op) {
         std::vector<std::string> args(tp.args.size(), "x");
         if (!pointwise_expr(*g_.nodes()[tp.node].prim, args, arg_dtypes(tp), tp.dtype, true)) {
@@ -144,15 +144,23 @@ class Emitter {
     Scope* saved_inner = inner_;
     vec_ = vec;
     if (&sc == outer_) inner_ = nullptr;
-    const std::string e = expr(t);
+    const Temp& tp = k_.temps[t];
+    // A 16-bit value is rounded as eager's kernels round each result (loads and literals are).
+    const bool exact = tp.kind == TempKind::Load || tp.kind == TempKind::Const;
+    const std::string e = exact ? expr(t) : rounded(tp.dtype, expr(t));
     vec_ = saved;
     inner_ = saved_inner;
-    const Temp& tp = k_.temps[t];
     const std::string name = (vec ? "v" : "t") + std::to_string(t);
-    const std::string type = vec ? "V" : ctype(tp.dtype);
+    const std::string type = vec ? "V" : vtype(tp.dtype);
     line(sc, "const " + type + " " + name + " = " + e + ";");
     sc.names[t] = name;
     return name;
+  }
+
+  // `e`, a value of dtype `dt` computed in float, rounded to dt when it is a 16-bit float.
+  std::string rounded(ScalarType dt, const std::string& e) const {
+    if (!is_reduced_float(dt)) return e;
+    return "ember_16<" + std::string(ctype(dt)) + ">::round(" + e + ")";
   }
 
   std::string expr(int t) {
@@ -161,18 +169,25 @@ class Emitter {
       case TempKind::Load: {
         const std::string p = var("p", tp.access.buffer);
         const std::string off = offset(tp.access);
-        if (!vec_) return p + "[" + off + "]";
+        const bool r16 = is_reduced_float(tp.dtype);
+        if (!vec_) return r16 ? "static_cast<float>(" + p + "[" + off + "])" : p + "[" + off + "]";
         const SymInt& s = tp.access.strides[vdim_];
+        const bool unit = !s.is_symbolic() && s.hint() == 1;
         if (tp.dtype == kBool) {
           return "ember_load_bool<" + T_ + ">(" + p + " + " + off + ", " + size(s) + ")";
         }
-        if (!s.is_symbolic() && s.hint() == 1) return "V::load(" + p + " + " + off + ")";
+        if (r16) {
+          const std::string f = "ember_16<" + std::string(ctype(tp.dtype)) + ">::";
+          return unit ? f + "load(" + p + " + " + off + ")"
+                      : f + "gather(" + p + " + " + off + ", " + size(s) + ")";
+        }
+        if (unit) return "V::load(" + p + " + " + off + ")";
         return "ember_gather<" + T_ + ">(" + p + " + " + off + ", " + size(s) + ")";
       }
       case TempKind::Const:
         return tp.literal;
       case TempKind::Cast:
-        return "static_cast<" + std::string(ctype(tp.dtype)) + ">(" + value(tp.args[0]) + ")";
+        return "static_cast<" + std::string(vtype(tp.dtype)) + ">(" + value(tp.args[0]) + ")";
       case TempKind::SoftmaxOut:
         return softmax_out(tp);
       case TempKind::Reduce:
@@ -270,9 +285,15 @@ class Emitter {
       return;
     }
     const SymInt& s = st.access.strides[vdim_];
-    if (k_.temps[st.temp].dtype == kBool) {
+    const ScalarType dt = k_.temps[st.temp].dtype;
+    if (dt == kBool) {
       line(sc,
            "ember_store_bool<" + T_ + ">(" + v + ", " + p + " + " + off + ", " + size(s) + ");");
+    } else if (is_reduced_float(dt)) {
+      const std::string f = "ember_16<" + std::string(ctype(dt)) + ">::";
+      line(sc, !s.is_symbolic() && s.hint() == 1
+                   ? f + "store(" + v + ", " + p + " + " + off + ");"
+                   : f + "scatter(" + v + ", " + p + " + " + off + ", " + size(s) + ");");
     } else if (!s.is_symbolic() && s.hint() == 1) {
       line(sc, v + ".store(" + p + " + " + off + ");");
     } else {
@@ -420,7 +441,7 @@ class Emitter {
       const Temp& tp = k_.temps[t];
       reds.push_back(static_cast<int>(t));
       const bool sum = tp.red == RedKind::Sum || tp.red == RedKind::Mean;
-      const std::string T = ctype(tp.dtype), A = sum ? "double" : T, acc = var("a", t);
+      const std::string T = vtype(tp.dtype), A = sum ? "double" : T, acc = var("a", t);
       const std::string init = sum ? "0"
                                    : std::string(tp.red == RedKind::Max ? "-" : "") +
                                          "std::numeric_limits<" + T + ">::infinity()";
@@ -443,7 +464,7 @@ class Emitter {
       for (int t : reds) {
         const Temp& tp = k_.temps[t];
         const std::string v = value(tp.args[0]), acc = var("a", t);
-        const std::string E = ctype(k_.temps[tp.args[0]].dtype);
+        const std::string E = vtype(k_.temps[tp.args[0]].dtype);
         const bool sum = tp.red == RedKind::Sum || tp.red == RedKind::Mean;
         const std::string step = tp.red == RedKind::Max ? "ember_max_step" : "ember_min_step";
         auto update = [&](const std::string& at, const std::string& x) {
@@ -476,8 +497,8 @@ class Emitter {
     for (int t : reds) {
       const Temp& tp = k_.temps[t];
       const std::string acc = var("a", t) + "[" + xl + " - j0]";
-      line(fin, "const " + std::string(ctype(tp.dtype)) + " " + var("t", t) + " = " +
-                    finalize(tp, acc, "") + ";");
+      line(fin, "const " + std::string(vtype(tp.dtype)) + " " + var("t", t) + " = " +
+                    rounded(tp.dtype, finalize(tp, acc, "")) + ";");
       fin.names[t] = var("t", t);
     }
     for (const Store& st : k_.stores) store(st);
@@ -520,9 +541,9 @@ class Emitter {
   // One pass over the reduced dims computing reduction temp t into the outer scope.
   void pass(int t) {
     const Temp& tp = k_.temps[t];
-    const std::string id = std::to_string(t), acc = "a" + id, T = ctype(tp.dtype);
+    const std::string id = std::to_string(t), acc = "a" + id, T = vtype(tp.dtype);
     const std::string E =
-        is_float(k_.temps[tp.args[0]].dtype) ? ctype(k_.temps[tp.args[0]].dtype) : "double";
+        is_float(k_.temps[tp.args[0]].dtype) ? vtype(k_.temps[tp.args[0]].dtype) : "double";
     const std::string aux = tp.aux >= 0 ? outer_->names.at(tp.aux) : "";
     const std::string VS = vector_ ? "V::size" : "1";
     auto x = [&] { return value(tp.args[0]); };
@@ -604,14 +625,14 @@ class Emitter {
         break;
     }
     loop_nest(k_.reduced, body, pre, mid, post);
-    const std::string fin = finalize(tp, acc, aux);
+    const std::string fin = rounded(tp.dtype, finalize(tp, acc, aux));
     line(*outer_, "const " + T + " t" + id + " = " + fin + ";");
     outer_->names[t] = "t" + id;
   }
 
   // The value of reduction `tp` from its accumulator (and `aux`, its max or mean).
   static std::string finalize(const Temp& tp, const std::string& acc, const std::string& aux) {
-    const std::string T = ctype(tp.dtype);
+    const std::string T = vtype(tp.dtype);
     switch (tp.red) {
       case RedKind::Sum:
       case RedKind::Prod:
@@ -664,6 +685,7 @@ std::string emit_preamble() {
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <cstring>
 #include <limits>
 
 #include "backend/cpu/binary_functors.h"
@@ -720,6 +742,95 @@ EMBER_CMP(ge, >=)
 EMBER_CMP(eq, ==)
 EMBER_CMP(ne, !=)
 #undef EMBER_CMP
+
+// 16-bit floats (Note [16-bit kernels]): R (ember::BFloat16 or ember::Half) values are float
+// lanes; round() gives a float result the value eager's kernels store. The AVX2 forms convert 8
+// lanes at a time through memory, whatever Vec<float>'s width, and equal the scalar conversions
+// (NaN aside: any NaN stays a NaN).
+template <typename R>
+struct ember_16 {
+  using V = Vec<float>;
+  static float round(float x) { return static_cast<float>(R(x)); }
+  static void round8(float* x) {
+    for (int q = 0; q < 8; ++q) x[q] = static_cast<float>(R(x[q]));
+  }
+  static void load8(const R* p, float* x) {
+    for (int q = 0; q < 8; ++q) x[q] = static_cast<float>(p[q]);
+  }
+  static void store8(const float* x, R* p) {
+    for (int q = 0; q < 8; ++q) p[q] = R(x[q]);
+  }
+  static V round(const V& v) {
+    alignas(64) float t[V::size];
+    v.store(t);
+    for (int q = 0; q < V::size; q += 8) round8(t + q);
+    return V::load(t);
+  }
+  static V load(const R* p) {
+    alignas(64) float t[V::size];
+    for (int q = 0; q < V::size; q += 8) load8(p + q, t + q);
+    return V::load(t);
+  }
+  static void store(const V& v, R* p) {
+    alignas(64) float t[V::size];
+    v.store(t);
+    for (int q = 0; q < V::size; q += 8) store8(t + q, p + q);
+  }
+  static V gather(const R* p, int64_t stride) {
+    alignas(64) float t[V::size];
+    for (int q = 0; q < V::size; ++q) t[q] = static_cast<float>(p[q * stride]);
+    return V::load(t);
+  }
+  static void scatter(const V& v, R* p, int64_t stride) {
+    alignas(64) float t[V::size];
+    v.store(t);
+    for (int q = 0; q < V::size; ++q) p[q * stride] = R(t[q]);
+  }
+};
+static_assert(Vec<float>::size % 8 == 0 || Vec<float>::size < 8);
+#if defined(__AVX2__)
+// bfloat16: the top half of a float, rounded to nearest even; a NaN keeps its top half, quiet.
+template <>
+inline void ember_16<ember::BFloat16>::round8(float* x) {
+  const __m256 v = _mm256_loadu_ps(x);
+  const __m256i u = _mm256_castps_si256(v), top = _mm256_set1_epi32(int(0xffff0000u));
+  const __m256i lsb = _mm256_and_si256(_mm256_srli_epi32(u, 16), _mm256_set1_epi32(1));
+  const __m256i r = _mm256_add_epi32(u, _mm256_add_epi32(lsb, _mm256_set1_epi32(0x7fff)));
+  const __m256i nan = _mm256_or_si256(_mm256_and_si256(u, top), _mm256_set1_epi32(0x400000));
+  _mm256_storeu_ps(x, _mm256_blendv_ps(_mm256_castsi256_ps(_mm256_and_si256(r, top)),
+                                       _mm256_castsi256_ps(nan), _mm256_cmp_ps(v, v, _CMP_UNORD_Q)));
+}
+template <>
+inline void ember_16<ember::BFloat16>::load8(const ember::BFloat16* p, float* x) {
+  const __m256i h = _mm256_cvtepu16_epi32(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p)));
+  _mm256_storeu_ps(x, _mm256_castsi256_ps(_mm256_slli_epi32(h, 16)));
+}
+template <>
+inline void ember_16<ember::BFloat16>::store8(const float* x, ember::BFloat16* p) {
+  alignas(32) float r[8];
+  std::memcpy(r, x, sizeof(r));
+  round8(r);
+  const __m256i h = _mm256_srli_epi32(_mm256_castps_si256(_mm256_load_ps(r)), 16);
+  const __m128i packed = _mm_packus_epi32(_mm256_castsi256_si128(h), _mm256_extracti128_si256(h, 1));
+  _mm_storeu_si128(reinterpret_cast<__m128i*>(p), packed);
+}
+#endif
+#if defined(__F16C__)
+template <>
+inline void ember_16<ember::Half>::round8(float* x) {
+  const __m128i h = _mm256_cvtps_ph(_mm256_loadu_ps(x), _MM_FROUND_TO_NEAREST_INT);
+  _mm256_storeu_ps(x, _mm256_cvtph_ps(h));
+}
+template <>
+inline void ember_16<ember::Half>::load8(const ember::Half* p, float* x) {
+  _mm256_storeu_ps(x, _mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p))));
+}
+template <>
+inline void ember_16<ember::Half>::store8(const float* x, ember::Half* p) {
+  const __m128i h = _mm256_cvtps_ph(_mm256_loadu_ps(x), _MM_FROUND_TO_NEAREST_INT);
+  _mm_storeu_si128(reinterpret_cast<__m128i*>(p), h);
+}
+#endif
 
 // The eager max/min reductions' step: a NaN stays; a NaN element wins; else strictly better.
 template <typename T>
