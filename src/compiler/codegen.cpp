@@ -815,7 +815,7 @@ inline void ember_16<ember::BFloat16>::store8(const float* x, ember::BFloat16* p
   _mm_storeu_si128(reinterpret_cast<__m128i*>(p), packed);
 }
 #endif
-#if defined(__F16C__)
+#if defined(__AVX2__) && defined(__F16C__)
 template <>
 inline void ember_16<ember::Half>::round8(float* x) {
   const __m128i h = _mm256_cvtps_ph(_mm256_loadu_ps(x), _MM_FROUND_TO_NEAREST_INT);

@@ -408,8 +408,13 @@ std::optional<std::string> pointwise_expr(const Primitive& prim,
             return "static_cast<bool>(std::isfinite(" + args[0] + "))";
         }
       }
-      const auto f = unary_functor(static_cast<const Unary&>(prim), T);
+      const auto& u = static_cast<const Unary&>(prim);
+      const auto f = unary_functor(u, T);
       if (!f) return std::nullopt;
+      // Note [Generated exp]: the eager library's inlined polynomial exp (vexp_fast, within 2 ulp,
+      // as eager's sigmoid/silu/gelu use it) instead of SLEEF's call, so a fused chain with an
+      // exp streams at memory speed; the scalar tail is std::exp, as eager's.
+      if (vector && u.op() == UnaryOp::Exp) return "vexp_fast(" + args[0] + ")";
       return vector ? *f + ".vec(" + args[0] + ")" : *f + "(" + args[0] + ")";
     }
     case PrimitiveKind::Binary:
