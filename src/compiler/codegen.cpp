@@ -545,7 +545,6 @@ class Emitter {
     const std::string E =
         is_float(k_.temps[tp.args[0]].dtype) ? vtype(k_.temps[tp.args[0]].dtype) : "double";
     const std::string aux = tp.aux >= 0 ? outer_->names.at(tp.aux) : "";
-    const std::string VS = vector_ ? "V::size" : "1";
     auto x = [&] { return value(tp.args[0]); };
     // Lanes of a vector `v` as the element type, for the widening accumulations.
     auto lanes = [&](const std::string& v, const std::string& each) {
@@ -565,19 +564,17 @@ class Emitter {
         const bool dev = tp.red == RedKind::Var || tp.red == RedKind::Std;
         const bool lse = tp.red == RedKind::LogSumExp;  // exp(x - max), in the element type
         line(*outer_, "double " + acc + " = 0;");
-        pre = "double l_[" + VS + "] = {}; double s_ = 0; (void)l_;";
-        mid = "for (int q = 0; q < V::size; ++q) s_ += l_[q];";
+        pre = vector_ ? "ember_dsum<" + T_ + "> l_; double s_ = 0;" : "double s_ = 0;";
+        mid = "s_ += l_.sum();";
         post = acc + " += s_;";
         body = [&, dev, lse](bool vec) {
           const std::string v = x();
           Scope& sc = *inner_;
           if (lse) {
-            line(sc, vec ? lanes("vexp(" + v + " - V(" + aux + "))", "l_[q] += double(e_[q]);")
+            line(sc, vec ? "l_.add(vexp(" + v + " - V(" + aux + ")));"
                          : "s_ += double(std::exp(" + v + " - " + aux + "));");
           } else if (vec) {
-            line(sc,
-                 lanes(v, dev ? "const double d_ = double(e_[q]) - " + aux + "; l_[q] += d_ * d_;"
-                              : "l_[q] += double(e_[q]);"));
+            line(sc, dev ? "l_.add_sq_dev(" + v + ", " + aux + ");" : "l_.add(" + v + ");");
           } else if (dev) {
             line(sc, "{ const double d_ = double(" + v + ") - " + aux + "; s_ += d_ * d_; }");
           } else {

@@ -158,6 +158,65 @@ inline void ember_16<ember::Half>::store8(const float* x, ember::Half* p) {
 }
 #endif
 
+// Per-lane double sums of a vectorised kernel (eager's sum_acc_t): add(v) adds lane q of v to
+// lane q (add_sq_dev its squared deviation from `mean`), sum() adds the lanes in order. The AVX2
+// float form keeps the lanes in registers.
+template <typename T>
+struct ember_dsum {
+  static constexpr int n = Vec<T>::size;
+  double l[n] = {};
+  void add(const Vec<T>& v) {
+    alignas(64) T e[n];
+    v.store(e);
+    for (int q = 0; q < n; ++q) l[q] += double(e[q]);
+  }
+  void add_sq_dev(const Vec<T>& v, double mean) {
+    alignas(64) T e[n];
+    v.store(e);
+    for (int q = 0; q < n; ++q) {
+      const double d = double(e[q]) - mean;
+      l[q] += d * d;
+    }
+  }
+  double sum() const {
+    double s = 0;
+    for (int q = 0; q < n; ++q) s += l[q];
+    return s;
+  }
+};
+#if defined(__AVX2__)
+template <>
+struct ember_dsum<float> {
+  static constexpr int n = Vec<float>::size;
+  static_assert(n % 4 == 0);
+  __m256d a[n / 4];
+  ember_dsum() {
+    for (__m256d& x : a) x = _mm256_setzero_pd();
+  }
+  void add(const Vec<float>& v) {
+    alignas(64) float e[n];
+    v.store(e);
+    for (int k = 0; k < n / 4; ++k) a[k] = _mm256_add_pd(a[k], _mm256_cvtps_pd(_mm_load_ps(e + 4 * k)));
+  }
+  void add_sq_dev(const Vec<float>& v, double mean) {
+    alignas(64) float e[n];
+    v.store(e);
+    const __m256d m = _mm256_set1_pd(mean);
+    for (int k = 0; k < n / 4; ++k) {
+      const __m256d d = _mm256_sub_pd(_mm256_cvtps_pd(_mm_load_ps(e + 4 * k)), m);
+      a[k] = _mm256_add_pd(a[k], _mm256_mul_pd(d, d));
+    }
+  }
+  double sum() const {
+    alignas(64) double l[n];
+    for (int k = 0; k < n / 4; ++k) _mm256_store_pd(l + 4 * k, a[k]);
+    double s = 0;
+    for (int q = 0; q < n; ++q) s += l[q];
+    return s;
+  }
+};
+#endif
+
 // The eager max/min reductions' step: a NaN stays; a NaN element wins; else strictly better.
 template <typename T>
 inline T ember_max_step(T a, T x) {
