@@ -104,8 +104,8 @@ class Emitter {
       if (tp.kind == TempKind::Reduce && tp.red == RedKind::MeanAcc) continue;
       if (tp.dtype == kBool && tp.kind != TempKind::Reduce) continue;  // lanes of 1 or 0
       if (!is_float(tp.dtype)) return false;
-      if (t == ScalarType::Undefined) t = tp.dtype;
-      if (tp.dtype != t) return false;
+      if (t == ScalarType::Undefined) t = compute_dtype(tp.dtype);
+      if (compute_dtype(tp.dtype) != t) return false;
       if (tp.kind == TempKind::Op) {
         std::vector<std::string> args(tp.args.size(), "x");
         if (!pointwise_expr(*g_.nodes()[tp.node].prim, args, arg_dtypes(tp), tp.dtype, true)) {
@@ -144,15 +144,23 @@ class Emitter {
     Scope* saved_inner = inner_;
     vec_ = vec;
     if (&sc == outer_) inner_ = nullptr;
-    const std::string e = expr(t);
+    const Temp& tp = k_.temps[t];
+    // A 16-bit value is rounded as eager's kernels round each result (loads and literals are).
+    const bool exact = tp.kind == TempKind::Load || tp.kind == TempKind::Const;
+    const std::string e = exact ? expr(t) : rounded(tp.dtype, expr(t));
     vec_ = saved;
     inner_ = saved_inner;
-    const Temp& tp = k_.temps[t];
     const std::string name = (vec ? "v" : "t") + std::to_string(t);
-    const std::string type = vec ? "V" : ctype(tp.dtype);
+    const std::string type = vec ? "V" : vtype(tp.dtype);
     line(sc, "const " + type + " " + name + " = " + e + ";");
     sc.names[t] = name;
     return name;
+  }
+
+  // `e`, a value of dtype `dt` computed in float, rounded to dt when it is a 16-bit float.
+  std::string rounded(ScalarType dt, const std::string& e) const {
+    if (!is_reduced_float(dt)) return e;
+    return "ember_16<" + std::string(ctype(dt)) + ">::round(" + e + ")";
   }
 
   std::string expr(int t) {
@@ -161,18 +169,25 @@ class Emitter {
       case TempKind::Load: {
         const std::string p = var("p", tp.access.buffer);
         const std::string off = offset(tp.access);
-        if (!vec_) return p + "[" + off + "]";
+        const bool r16 = is_reduced_float(tp.dtype);
+        if (!vec_) return r16 ? "static_cast<float>(" + p + "[" + off + "])" : p + "[" + off + "]";
         const SymInt& s = tp.access.strides[vdim_];
+        const bool unit = !s.is_symbolic() && s.hint() == 1;
         if (tp.dtype == kBool) {
           return "ember_load_bool<" + T_ + ">(" + p + " + " + off + ", " + size(s) + ")";
         }
-        if (!s.is_symbolic() && s.hint() == 1) return "V::load(" + p + " + " + off + ")";
+        if (r16) {
+          const std::string f = "ember_16<" + std::string(ctype(tp.dtype)) + ">::";
+          return unit ? f + "load(" + p + " + " + off + ")"
+                      : f + "gather(" + p + " + " + off + ", " + size(s) + ")";
+        }
+        if (unit) return "V::load(" + p + " + " + off + ")";
         return "ember_gather<" + T_ + ">(" + p + " + " + off + ", " + size(s) + ")";
       }
       case TempKind::Const:
         return tp.literal;
       case TempKind::Cast:
-        return "static_cast<" + std::string(ctype(tp.dtype)) + ">(" + value(tp.args[0]) + ")";
+        return "static_cast<" + std::string(vtype(tp.dtype)) + ">(" + value(tp.args[0]) + ")";
       case TempKind::SoftmaxOut:
         return softmax_out(tp);
       case TempKind::Reduce:
@@ -270,9 +285,15 @@ class Emitter {
       return;
     }
     const SymInt& s = st.access.strides[vdim_];
-    if (k_.temps[st.temp].dtype == kBool) {
+    const ScalarType dt = k_.temps[st.temp].dtype;
+    if (dt == kBool) {
       line(sc,
            "ember_store_bool<" + T_ + ">(" + v + ", " + p + " + " + off + ", " + size(s) + ");");
+    } else if (is_reduced_float(dt)) {
+      const std::string f = "ember_16<" + std::string(ctype(dt)) + ">::";
+      line(sc, !s.is_symbolic() && s.hint() == 1
+                   ? f + "store(" + v + ", " + p + " + " + off + ");"
+                   : f + "scatter(" + v + ", " + p + " + " + off + ", " + size(s) + ");");
     } else if (!s.is_symbolic() && s.hint() == 1) {
       line(sc, v + ".store(" + p + " + " + off + ");");
     } else {
@@ -420,7 +441,7 @@ class Emitter {
       const Temp& tp = k_.temps[t];
       reds.push_back(static_cast<int>(t));
       const bool sum = tp.red == RedKind::Sum || tp.red == RedKind::Mean;
-      const std::string T = ctype(tp.dtype), A = sum ? "double" : T, acc = var("a", t);
+      const std::string T = vtype(tp.dtype), A = sum ? "double" : T, acc = var("a", t);
       const std::string init = sum ? "0"
                                    : std::string(tp.red == RedKind::Max ? "-" : "") +
                                          "std::numeric_limits<" + T + ">::infinity()";
@@ -443,7 +464,7 @@ class Emitter {
       for (int t : reds) {
         const Temp& tp = k_.temps[t];
         const std::string v = value(tp.args[0]), acc = var("a", t);
-        const std::string E = ctype(k_.temps[tp.args[0]].dtype);
+        const std::string E = vtype(k_.temps[tp.args[0]].dtype);
         const bool sum = tp.red == RedKind::Sum || tp.red == RedKind::Mean;
         const std::string step = tp.red == RedKind::Max ? "ember_max_step" : "ember_min_step";
         auto update = [&](const std::string& at, const std::string& x) {
@@ -476,8 +497,8 @@ class Emitter {
     for (int t : reds) {
       const Temp& tp = k_.temps[t];
       const std::string acc = var("a", t) + "[" + xl + " - j0]";
-      line(fin, "const " + std::string(ctype(tp.dtype)) + " " + var("t", t) + " = " +
-                    finalize(tp, acc, "") + ";");
+      line(fin, "const " + std::string(vtype(tp.dtype)) + " " + var("t", t) + " = " +
+                    rounded(tp.dtype, finalize(tp, acc, "")) + ";");
       fin.names[t] = var("t", t);
     }
     for (const Store& st : k_.stores) store(st);
@@ -520,11 +541,10 @@ class Emitter {
   // One pass over the reduced dims computing reduction temp t into the outer scope.
   void pass(int t) {
     const Temp& tp = k_.temps[t];
-    const std::string id = std::to_string(t), acc = "a" + id, T = ctype(tp.dtype);
+    const std::string id = std::to_string(t), acc = "a" + id, T = vtype(tp.dtype);
     const std::string E =
-        is_float(k_.temps[tp.args[0]].dtype) ? ctype(k_.temps[tp.args[0]].dtype) : "double";
+        is_float(k_.temps[tp.args[0]].dtype) ? vtype(k_.temps[tp.args[0]].dtype) : "double";
     const std::string aux = tp.aux >= 0 ? outer_->names.at(tp.aux) : "";
-    const std::string VS = vector_ ? "V::size" : "1";
     auto x = [&] { return value(tp.args[0]); };
     // Lanes of a vector `v` as the element type, for the widening accumulations.
     auto lanes = [&](const std::string& v, const std::string& each) {
@@ -544,19 +564,17 @@ class Emitter {
         const bool dev = tp.red == RedKind::Var || tp.red == RedKind::Std;
         const bool lse = tp.red == RedKind::LogSumExp;  // exp(x - max), in the element type
         line(*outer_, "double " + acc + " = 0;");
-        pre = "double l_[" + VS + "] = {}; double s_ = 0; (void)l_;";
-        mid = "for (int q = 0; q < V::size; ++q) s_ += l_[q];";
+        pre = vector_ ? "ember_dsum<" + T_ + "> l_; double s_ = 0;" : "double s_ = 0;";
+        mid = "s_ += l_.sum();";
         post = acc + " += s_;";
         body = [&, dev, lse](bool vec) {
           const std::string v = x();
           Scope& sc = *inner_;
           if (lse) {
-            line(sc, vec ? lanes("vexp(" + v + " - V(" + aux + "))", "l_[q] += double(e_[q]);")
+            line(sc, vec ? "l_.add(vexp(" + v + " - V(" + aux + ")));"
                          : "s_ += double(std::exp(" + v + " - " + aux + "));");
           } else if (vec) {
-            line(sc,
-                 lanes(v, dev ? "const double d_ = double(e_[q]) - " + aux + "; l_[q] += d_ * d_;"
-                              : "l_[q] += double(e_[q]);"));
+            line(sc, dev ? "l_.add_sq_dev(" + v + ", " + aux + ");" : "l_.add(" + v + ");");
           } else if (dev) {
             line(sc, "{ const double d_ = double(" + v + ") - " + aux + "; s_ += d_ * d_; }");
           } else {
@@ -604,14 +622,14 @@ class Emitter {
         break;
     }
     loop_nest(k_.reduced, body, pre, mid, post);
-    const std::string fin = finalize(tp, acc, aux);
+    const std::string fin = rounded(tp.dtype, finalize(tp, acc, aux));
     line(*outer_, "const " + T + " t" + id + " = " + fin + ";");
     outer_->names[t] = "t" + id;
   }
 
   // The value of reduction `tp` from its accumulator (and `aux`, its max or mean).
   static std::string finalize(const Temp& tp, const std::string& acc, const std::string& aux) {
-    const std::string T = ctype(tp.dtype);
+    const std::string T = vtype(tp.dtype);
     switch (tp.red) {
       case RedKind::Sum:
       case RedKind::Prod:
@@ -656,83 +674,6 @@ class Emitter {
 std::string emit_kernel(const Kernel& kernel, const fx::Graph& graph, const std::string& symbol,
                         std::vector<SymInt>& size_args) {
   return Emitter(kernel, graph, size_args).run(symbol);
-}
-
-std::string emit_preamble() {
-  return R"(// Generated by Ember's compiler (Note [Lowering]): fused kernels over the eager kernels'
-// Vec<T> and functors, so that compiled and eager results agree.
-#include <algorithm>
-#include <cmath>
-#include <cstdint>
-#include <limits>
-
-#include "backend/cpu/binary_functors.h"
-#include "backend/cpu/parallel.h"
-#include "backend/cpu/unary_functors.h"
-#include "backend/cpu/vec.h"
-
-namespace {
-using namespace ember::cpu;
-
-template <typename T>
-inline Vec<T> ember_gather(const T* p, int64_t stride) {
-  alignas(64) T t[Vec<T>::size];
-  for (int q = 0; q < Vec<T>::size; ++q) t[q] = p[q * stride];
-  return Vec<T>::load(t);
-}
-template <typename T>
-inline void ember_scatter(const Vec<T>& v, T* p, int64_t stride) {
-  alignas(64) T t[Vec<T>::size];
-  v.store(t);
-  for (int q = 0; q < Vec<T>::size; ++q) p[q * stride] = t[q];
-}
-// Bool values in vectorised kernels are lanes of 1 or 0 of the kernel's float type.
-template <typename T>
-inline Vec<T> ember_load_bool(const bool* p, int64_t stride) {
-  alignas(64) T t[Vec<T>::size];
-  for (int q = 0; q < Vec<T>::size; ++q) t[q] = p[q * stride] ? T(1) : T(0);
-  return Vec<T>::load(t);
-}
-template <typename T>
-inline void ember_store_bool(const Vec<T>& v, bool* p, int64_t stride) {
-  alignas(64) T t[Vec<T>::size];
-  v.store(t);
-  for (int q = 0; q < Vec<T>::size; ++q) p[q * stride] = t[q] != T(0);
-}
-template <typename T>
-inline Vec<T> ember_select(const Vec<T>& m, const Vec<T>& a, const Vec<T>& b) {
-  return vselect_gt(m, Vec<T>(T(0)), a, b);
-}
-// Comparisons as C++'s (NaN compares false, except !=), giving 1 or 0 per lane.
-#define EMBER_CMP(name, op)                                                  \
-  template <typename T>                                                       \
-  inline Vec<T> ember_cmp_##name(const Vec<T>& a, const Vec<T>& b) {          \
-    alignas(64) T x[Vec<T>::size], y[Vec<T>::size];                           \
-    a.store(x);                                                               \
-    b.store(y);                                                               \
-    for (int q = 0; q < Vec<T>::size; ++q) x[q] = (x[q] op y[q]) ? T(1) : T(0); \
-    return Vec<T>::load(x);                                                   \
-  }
-EMBER_CMP(lt, <)
-EMBER_CMP(le, <=)
-EMBER_CMP(gt, >)
-EMBER_CMP(ge, >=)
-EMBER_CMP(eq, ==)
-EMBER_CMP(ne, !=)
-#undef EMBER_CMP
-
-// The eager max/min reductions' step: a NaN stays; a NaN element wins; else strictly better.
-template <typename T>
-inline T ember_max_step(T a, T x) {
-  return std::isnan(a) ? a : ((std::isnan(x) || x > a) ? x : a);
-}
-template <typename T>
-inline T ember_min_step(T a, T x) {
-  return std::isnan(a) ? a : ((std::isnan(x) || x < a) ? x : a);
-}
-}  // namespace
-
-)";
 }
 
 }  // namespace ember::compiler

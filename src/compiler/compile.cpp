@@ -15,11 +15,12 @@
 //    Sizes 0 and 1 specialise while tracing, so a declared dim whose size is 0 or 1 is traced at
 //    2 and still runs at 0 or 1.
 //  - Training: with grad mode on and anything requiring grad, a static capture is also traced
-//    with its backward (Note [Joint graph]), partitioned, and both graphs built by the backend:
-//    a call runs the forward and records one autograd node that runs the backward (aot_function).
-//    A dynamic capture, one whose joint graph cannot be traced (fake tensors meet a random op),
-//    or a call whose inputs require grad otherwise than traced runs the captured graph through
-//    the interpreter, so autograd records op by op.
+//    with its backward (Note [Joint graph]), partitioned, and both graphs built by the backend
+//    in one lower() call (one cold compile for both): a call runs the forward and records one
+//    autograd node that runs the backward (aot_function). A dynamic capture, one whose joint graph
+//    cannot be traced (fake tensors meet a random op), or a call whose inputs require grad
+//    otherwise than traced runs the captured graph through the interpreter, so autograd records op
+//    by op.
 #include <algorithm>
 #include <atomic>
 #include <map>
@@ -366,16 +367,8 @@ class CompileState {
   void build_train(CompiledEntry& entry, const std::vector<Tensor>& inputs) {
     AotOptions aot;
     if (options_.backend == "inductor") {
-      // Each graph through the backend; one it cannot build runs in the interpreter.
-      aot.fw_compiler = [](const fx::GraphModule& gm) -> JointFn {
-        std::shared_ptr<const compiler::CompiledGraph> lowered;
-        try {
-          lowered = compiler::lower(fx::run_passes(gm));
-        } catch (const compiler::CompileError&) {
-          return [gm](const std::vector<Tensor>& xs) { return gm(xs); };
-        }
-        update_stats([](compiler::Stats& s) { ++s.compiles; });
-        return [lowered](const std::vector<Tensor>& xs) { return (*lowered)(xs); };
+      aot.pair_compiler = [this](const fx::GraphModule& fw, const fx::GraphModule& bw) {
+        return lower_train(fw, bw);
       };
     }
     try {
@@ -404,6 +397,39 @@ class CompileState {
     }
   }
 
+  // The forward and backward graphs of a training entry, lowered in one call: one cold compile
+  // builds both (lower() compiles its units in parallel). When the system compiler fails, both
+  // run in the interpreter.
+  std::pair<JointFn, JointFn> lower_train(const fx::GraphModule& fw_graph,
+                                          const fx::GraphModule& bw_graph) {
+    const fx::GraphModule fw = fx::run_passes(fw_graph), bw = fx::run_passes(bw_graph);
+    std::vector<std::shared_ptr<const compiler::CompiledGraph>> lowered;
+    try {
+      lowered = compiler::lower(std::vector<const fx::GraphModule*>{&fw, &bw});
+    } catch (const compiler::CompileError& e) {
+      warn_once(warned_build_, "[compile] " + name_ +
+                                   " could not be built, so its training graphs run in the "
+                                   "interpreter: " +
+                                   e.what());
+      return {[fw](const std::vector<Tensor>& xs) { return fw(xs); },
+              [bw](const std::vector<Tensor>& xs) { return bw(xs); }};
+    }
+    update_stats([](compiler::Stats& s) { s.compiles += 2; });
+    const char* which[] = {"forward", "backward"};
+    for (size_t i = 0; i < 2; ++i)
+      log_output_code(*lowered[i], std::string(which[i]) + " graph of ");
+    auto run = [](std::shared_ptr<const compiler::CompiledGraph> l) -> JointFn {
+      return [l](const std::vector<Tensor>& xs) { return (*l)(xs); };
+    };
+    return {run(lowered[0]), run(lowered[1])};
+  }
+
+  void log_output_code(const compiler::CompiledGraph& g, const std::string& what) const {
+    if (!compiler::log_enabled("output_code") || g.source().empty()) return;
+    compiler::log("output_code",
+                  "Output code of " + what + name_ + " (" + g.source_path() + "):\n" + g.source());
+  }
+
   void build(CompiledEntry& entry, const std::vector<Tensor>& inputs) {
     try {
       entry.compiled = compiler::lower(*entry.gm);
@@ -416,11 +442,7 @@ class CompileState {
       return;
     }
     update_stats([](compiler::Stats& s) { ++s.compiles; });
-    if (compiler::log_enabled("output_code") && !entry.compiled->source().empty()) {
-      compiler::log("output_code", "Output code of " + name_ + " (" +
-                                       entry.compiled->source_path() + "):\n" +
-                                       entry.compiled->source());
-    }
+    log_output_code(*entry.compiled, "");
   }
 
   // Autograd must record this call (grad mode on, something requires grad).

@@ -8,6 +8,8 @@
 // turned into placeholders after the primals.
 #include "ember/fx/joint.h"
 
+#include <tuple>
+
 #include "ember/autograd/function.h"
 #include "ember/compiler.h"
 #include "ember/fx/passes.h"
@@ -269,9 +271,14 @@ JointFn aot_compile_joint(const fx::JointGraph& joint, const std::vector<Tensor>
     if (compiler) return compiler(gm);
     return [&gm](const std::vector<Tensor>& xs) { return gm(xs); };  // gm lives in `compiled`
   };
-  compiled->forward = compile(options.fw_compiler, compiled->graphs.forward);
-  compiled->backward = compile(options.bw_compiler ? options.bw_compiler : options.fw_compiler,
-                               compiled->graphs.backward);
+  if (options.pair_compiler) {
+    std::tie(compiled->forward, compiled->backward) =
+        options.pair_compiler(compiled->graphs.forward, compiled->graphs.backward);
+  } else {
+    compiled->forward = compile(options.fw_compiler, compiled->graphs.forward);
+    compiled->backward = compile(options.bw_compiler ? options.bw_compiler : options.fw_compiler,
+                                 compiled->graphs.backward);
+  }
   for (const Tensor& t : inputs) {
     compiled->requires_grad.push_back(t.defined() && t.requires_grad());
   }

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <map>
+#include <thread>
 
 #include "compiler/codecache.h"
 #include "compiler/interpret.h"
@@ -107,14 +108,18 @@ class Lowered final : public CompiledGraph {
     return r;
   }
   std::string source() const override { return source_; }
-  std::string source_path() const override { return library_ ? library_->source_path() : ""; }
+  std::string source_path() const override {
+    std::string paths;
+    for (const auto& lib : libraries_) paths += (paths.empty() ? "" : ", ") + lib->source_path();
+    return paths;
+  }
 
   const fx::GraphModule gm_;
   const Schedule schedule_;
   std::vector<std::vector<fx::ValueRef>> release_;  // by step: values no later step reads
   std::vector<LoweredKernel> kernels_;
   std::string source_;
-  std::shared_ptr<const KernelLibrary> library_;
+  std::vector<std::shared_ptr<const KernelLibrary>> libraries_;  // the units holding its kernels
 };
 
 // "fused_mul_add_relu": the ops a kernel computes, in order (at most eight).
@@ -133,15 +138,44 @@ std::string base_name(const Kernel& k, const fx::Graph& g) {
   return name;
 }
 
+// Note [Lowering units]: the kernels of one lower() call are split into up to one source unit
+// per hardware thread, each of at least kKernelsPerUnit kernels, in order and of about equal
+// source size, and the code cache compiles the units in parallel: a training step's forward and
+// backward graphs, lowered together, build in one cold compile that takes about half as long on
+// two cores as one unit would. The split depends only on the kernels and the thread count, so
+// a warm start finds the same units in the cache.
+constexpr size_t kKernelsPerUnit = 16;
+
+// The units' sources: `texts` (one kernel each) in order, cut into `n` runs of similar size.
+std::vector<SourceUnit> split_units(const std::vector<std::string>& texts, size_t n,
+                                    std::vector<size_t>& unit_of) {
+  size_t total = 0;
+  for (const std::string& t : texts) total += t.size();
+  std::vector<SourceUnit> units;
+  size_t done = 0;
+  for (size_t i = 0; i < texts.size(); ++i) {
+    // A new unit starts when the ones so far hold their share of the text.
+    if (units.empty() || (units.size() < n && done * n >= total * units.size())) {
+      const std::string name =
+          n == 1 ? "ember_kernels" : "ember_kernels_" + std::to_string(units.size());
+      units.push_back({name, emit_preamble()});
+    }
+    units.back().source += texts[i];
+    unit_of.push_back(units.size() - 1);
+    done += texts[i].size();
+  }
+  return units;
+}
+
 }  // namespace
 
 std::vector<std::shared_ptr<const CompiledGraph>> lower(
     const std::vector<const fx::GraphModule*>& gms) {
   std::vector<std::shared_ptr<Lowered>> lowered;
-  std::string unit = emit_preamble();
-  std::map<std::string, std::string> symbol_of_body;  // identical kernels are emitted once
+  std::map<std::string, size_t> kernel_of_body;  // identical kernels are emitted once
   std::map<std::string, int> used;
-  std::map<std::string, std::string> text_of;  // by symbol
+  std::vector<std::string> symbols, texts;  // by unique kernel
+  std::vector<std::vector<size_t>> uses;    // by graph: its kernels' indices in `symbols`
   for (const fx::GraphModule* source : gms) {
     // Calls of non-core primitives (the fused eager normalisations, ...) become their core
     // decompositions first, so that their pieces fuse with their neighbours (Note
@@ -153,43 +187,48 @@ std::vector<std::shared_ptr<const CompiledGraph>> lower(
     auto l = std::make_shared<Lowered>(fx::GraphModule(std::move(g), std::move(attrs)),
                                        std::move(sched));
     const fx::GraphModule* gm = &l->gm_;
-    std::vector<std::string> shown;  // the kernels this graph's source() lists
+    uses.emplace_back();
     for (const Kernel& k : l->schedule_.kernels) {
       LoweredKernel lk;
       const std::string body = emit_kernel(k, gm->graph(), "@", lk.size_args);
       const std::string base = base_name(k, gm->graph());
       auto key = base + "\n" + body;
-      if (auto it = symbol_of_body.find(key); it != symbol_of_body.end()) {
-        lk.symbol = it->second;
-      } else {
+      auto it = kernel_of_body.find(key);
+      if (it == kernel_of_body.end()) {
         const int n = used[base]++;
-        lk.symbol = n ? base + "_" + std::to_string(n) : base;
+        symbols.push_back(n ? base + "_" + std::to_string(n) : base);
         std::vector<SymInt> ignored;
-        text_of[lk.symbol] = emit_kernel(k, gm->graph(), lk.symbol, ignored) + "\n";
-        unit += text_of[lk.symbol];
-        symbol_of_body[key] = lk.symbol;
+        texts.push_back(emit_kernel(k, gm->graph(), symbols.back(), ignored) + "\n");
+        it = kernel_of_body.emplace(key, symbols.size() - 1).first;
       }
-      if (std::find(shown.begin(), shown.end(), lk.symbol) == shown.end()) {
-        shown.push_back(lk.symbol);
-        l->source_ += text_of[lk.symbol];
-      }
+      lk.symbol = symbols[it->second];
+      uses.back().push_back(it->second);
       l->kernels_.push_back(std::move(lk));
     }
     lowered.push_back(std::move(l));
   }
-  std::shared_ptr<const KernelLibrary> lib;
-  if (!text_of.empty()) {
-    lib = load_source({"ember_kernels", unit});
-  }
+  const size_t threads = std::max(1u, std::thread::hardware_concurrency());
+  const size_t n = std::max<size_t>(1, std::min(threads, texts.size() / kKernelsPerUnit));
+  std::vector<size_t> unit_of;
+  const std::vector<std::shared_ptr<const KernelLibrary>> libs =
+      load_sources(split_units(texts, n, unit_of));
   std::vector<std::shared_ptr<const CompiledGraph>> r;
-  for (auto& l : lowered) {
-    if (lib && !l->kernels_.empty()) {
-      l->library_ = lib;
-      l->source_ = emit_preamble() + l->source_;
-      for (LoweredKernel& lk : l->kernels_)
-        lk.fn = reinterpret_cast<KernelFn>(lib->symbol(lk.symbol));
+  for (size_t gi = 0; gi < lowered.size(); ++gi) {
+    Lowered& l = *lowered[gi];
+    std::vector<size_t> shown;  // the kernels this graph's source() lists, once each
+    for (size_t k = 0; k < l.kernels_.size(); ++k) {
+      const size_t u = uses[gi][k];
+      l.kernels_[k].fn = reinterpret_cast<KernelFn>(libs[unit_of[u]]->symbol(symbols[u]));
+      if (std::find(shown.begin(), shown.end(), u) != shown.end()) continue;
+      shown.push_back(u);
+      l.source_ += texts[u];
+      if (std::find(l.libraries_.begin(), l.libraries_.end(), libs[unit_of[u]]) ==
+          l.libraries_.end()) {
+        l.libraries_.push_back(libs[unit_of[u]]);
+      }
     }
-    r.push_back(std::move(l));
+    if (!l.kernels_.empty()) l.source_ = emit_preamble() + l.source_;
+    r.push_back(std::move(lowered[gi]));
   }
   return r;
 }

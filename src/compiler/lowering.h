@@ -45,8 +45,9 @@ class CompiledGraph {
 /// Schedules, generates, compiles (through the code cache) and loads `gm`'s kernels. Raises
 /// CompileError when the system compiler fails.
 std::shared_ptr<const CompiledGraph> lower(const fx::GraphModule& gm);
-/// Several graphs at once, their kernels in one translation unit (one compiler run instead of
-/// one per graph): a module's forward and backward, or a test sweeping many graphs.
+/// Several graphs at once, their kernels compiled in one go (a few units compiled in parallel,
+/// Note [Lowering units], instead of one compiler run per graph): a training step's forward and
+/// backward, or a test sweeping many graphs.
 std::vector<std::shared_ptr<const CompiledGraph>> lower(
     const std::vector<const fx::GraphModule*>& gms);
 

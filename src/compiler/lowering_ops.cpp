@@ -12,7 +12,13 @@
 
 namespace ember::compiler {
 
-bool is_float(ScalarType t) { return t == kFloat32 || t == kFloat64; }
+bool is_float(ScalarType t) { return t == kFloat32 || t == kFloat64 || is_reduced_float(t); }
+
+bool is_reduced_float(ScalarType t) { return t == kBFloat16 || t == kFloat16; }
+
+ScalarType compute_dtype(ScalarType t) { return is_reduced_float(t) ? kFloat32 : t; }
+
+const char* vtype(ScalarType t) { return ctype(compute_dtype(t)); }
 
 const char* ctype(ScalarType t) {
   switch (t) {
@@ -20,6 +26,10 @@ const char* ctype(ScalarType t) {
       return "float";
     case kFloat64:
       return "double";
+    case kBFloat16:
+      return "ember::BFloat16";
+    case kFloat16:
+      return "ember::Half";
     case kBool:
       return "bool";
     case kInt64:
@@ -48,7 +58,12 @@ std::string double_literal(double d) {
 }
 
 std::string typed(ScalarType t, double d) {
-  return std::string(ctype(t)) + "(" + double_literal(d) + ")";
+  return std::string(vtype(t)) + "(" + double_literal(d) + ")";
+}
+
+// A float converted to the 16-bit dtype `t` and back, as eager's conversions round it.
+double rounded(ScalarType t, float f) {
+  return t == kBFloat16 ? static_cast<float>(BFloat16(f)) : static_cast<float>(Half(f));
 }
 
 // The unary ops generated, with their functor (the table's for the table ops).
@@ -99,6 +114,11 @@ bool predicate(UnaryOp op, ScalarType in) {
   return is_float(in) && (op == UnaryOp::IsNan || op == UnaryOp::IsInf || op == UnaryOp::IsFinite);
 }
 
+bool integer_arith(BinaryOp op) {
+  return op == BinaryOp::Add || op == BinaryOp::Sub || op == BinaryOp::Mul ||
+         op == BinaryOp::Maximum || op == BinaryOp::Minimum;
+}
+
 bool arith(BinaryOp op) {
   return op == BinaryOp::Add || op == BinaryOp::Sub || op == BinaryOp::Mul || op == BinaryOp::Div ||
          op == BinaryOp::Maximum || op == BinaryOp::Minimum || op == BinaryOp::Pow;
@@ -129,9 +149,20 @@ const char* compare_op(BinaryOp op) {
   }
 }
 
+// Integer add, sub and mul as eager's: wrapping, and a + alpha * b for add and sub.
+std::string integer_expr(const Binary& b, const std::string& x, const std::string& y,
+                         const std::string& T) {
+  if (b.op() == BinaryOp::Mul) return "bin::wrap_mul<" + T + ">(" + x + ", " + y + ")";
+  const std::string op = b.op() == BinaryOp::Add ? "bin::wrap_add<" : "bin::wrap_sub<";
+  const int64_t alpha = b.alpha().to<int64_t>();
+  if (alpha == 1) return op + T + ">(" + x + ", " + y + ")";
+  const std::string a = T + "(INT64_C(" + std::to_string(alpha) + "))";
+  return op + T + ">(" + x + ", bin::wrap_mul<" + T + ">(" + a + ", " + y + "))";
+}
+
 std::optional<std::string> binary_expr(const Binary& b, const std::string& x, const std::string& y,
                                        ScalarType dt, bool vector) {
-  const std::string T = ctype(dt);
+  const std::string T = vtype(dt);
   const std::string V = "Vec<" + T + ">";
   if (const char* c = compare_op(b.op())) {
     if (vector) return std::nullopt;
@@ -144,8 +175,10 @@ std::optional<std::string> binary_expr(const Binary& b, const std::string& x, co
   switch (b.op()) {
     case BinaryOp::Add:
     case BinaryOp::Sub: {
-      // As eager's add/sub: a + b, a - b, or a + alpha * b (alpha negated for sub).
-      double alpha = dt == kFloat32 ? b.alpha().to<float>() : b.alpha().to<double>();
+      if (!is_float(dt)) return integer_expr(b, x, y, T);
+      // As eager's add/sub: a + b, a - b, or a + alpha * b (alpha negated for sub; float for
+      // the 16-bit floats, as their opmath).
+      double alpha = compute_dtype(dt) == kFloat32 ? b.alpha().to<float>() : b.alpha().to<double>();
       if (b.op() == BinaryOp::Sub) alpha = -alpha;
       if (alpha == 1) return "(" + x + " + " + y + ")";
       if (alpha == -1) return "(" + x + " - " + y + ")";
@@ -153,6 +186,7 @@ std::optional<std::string> binary_expr(const Binary& b, const std::string& x, co
       return "(" + x + " + " + (vector ? V + "(" + a + ")" : a) + " * " + y + ")";
     }
     case BinaryOp::Mul:
+      if (!is_float(dt)) return integer_expr(b, x, y, T);
       return "(" + x + " * " + y + ")";
     case BinaryOp::Div:
       return "(" + x + " / " + y + ")";
@@ -182,6 +216,12 @@ std::optional<ConstValue> fill_value(const Scalar& value, ScalarType dtype) {
     case kFloat64:
       c.f = value.to<double>();
       return c;
+    case kBFloat16:
+      c.f = static_cast<float>(value.to<BFloat16>());
+      return c;
+    case kFloat16:
+      c.f = static_cast<float>(value.to<Half>());
+      return c;
     case kInt64:
       c.i = value.to<int64_t>();
       return c;
@@ -202,14 +242,16 @@ std::optional<ConstValue> convert(const ConstValue& c, ScalarType dtype) {
   r.dtype = dtype;
   const bool from_float = is_float(c.dtype), from_bool = c.dtype == kBool;
   if (is_float(dtype)) {
+    // As the copy kernel: through float for float32 and the 16-bit floats (then rounded).
     if (from_float) {
-      r.f = dtype == kFloat32 ? static_cast<float>(c.f) : c.f;
+      r.f = dtype == kFloat64 ? c.f : static_cast<float>(c.f);
     } else if (from_bool) {
       r.f = c.b ? 1 : 0;
     } else {
-      r.f = dtype == kFloat32 ? static_cast<double>(static_cast<float>(c.i))
-                              : static_cast<double>(c.i);
+      r.f = dtype == kFloat64 ? static_cast<double>(c.i)
+                              : static_cast<double>(static_cast<float>(c.i));
     }
+    if (is_reduced_float(dtype)) r.f = rounded(dtype, static_cast<float>(r.f));
   } else if (dtype == kBool) {
     r.b = from_float ? c.f != 0 : (from_bool ? c.b : c.i != 0);
   } else {
@@ -223,6 +265,8 @@ std::string literal(const ConstValue& c) {
   switch (c.dtype) {
     case kFloat32:
     case kFloat64:
+    case kBFloat16:
+    case kFloat16:
       return typed(c.dtype, c.f);
     case kBool:
       return c.b ? "true" : "false";
@@ -241,13 +285,14 @@ bool pointwise_supported(const Primitive& prim, const std::vector<ScalarType>& i
       const auto& u = static_cast<const Unary&>(prim);
       if (in.size() == 1 && out == kBool && predicate(u.op(), in[0])) return true;
       return in.size() == 1 && in[0] == out && is_float(out) &&
-             unary_functor(u, ctype(out)).has_value();
+             unary_functor(u, vtype(out)).has_value();
     }
     case PrimitiveKind::Binary: {
       const auto& b = static_cast<const Binary&>(prim);
       if (in.size() != 2 || in[0] != in[1]) return false;
       if (compare_op(b.op())) return out == kBool;
-      return arith(b.op()) && is_float(in[0]) && out == in[0];
+      if (!is_float(in[0])) return integer_arith(b.op()) && in[0] != kBool && out == in[0];
+      return arith(b.op()) && out == in[0];
     }
     case PrimitiveKind::Where:
       return in.size() == 3 && in[0] == kBool && in[1] == out && in[2] == out;
@@ -346,7 +391,7 @@ std::optional<std::string> pointwise_expr(const Primitive& prim,
   bool bools = out == kBool;
   for (ScalarType t : in) bools = bools || t == kBool;
   if (vector && bools) return bool_vector_expr(prim, args, in, out);
-  const std::string T = ctype(out);
+  const std::string T = vtype(out);
   const std::string V = "Vec<" + T + ">";
   switch (prim.kind()) {
     case PrimitiveKind::Unary: {
@@ -363,8 +408,13 @@ std::optional<std::string> pointwise_expr(const Primitive& prim,
             return "static_cast<bool>(std::isfinite(" + args[0] + "))";
         }
       }
-      const auto f = unary_functor(static_cast<const Unary&>(prim), T);
+      const auto& u = static_cast<const Unary&>(prim);
+      const auto f = unary_functor(u, T);
       if (!f) return std::nullopt;
+      // Note [Generated exp]: the eager library's inlined polynomial exp (vexp_fast, within 2 ulp,
+      // as eager's sigmoid/silu/gelu use it) instead of SLEEF's call, so a fused chain with an
+      // exp streams at memory speed; the scalar tail is std::exp, as eager's.
+      if (vector && u.op() == UnaryOp::Exp) return "vexp_fast(" + args[0] + ")";
       return vector ? *f + ".vec(" + args[0] + ")" : *f + "(" + args[0] + ")";
     }
     case PrimitiveKind::Binary:
@@ -382,19 +432,21 @@ std::optional<std::string> pointwise_expr(const Primitive& prim,
       const ClampParams& p = static_cast<const Clamp&>(prim).params();
       std::string e = args[0];
       if (p.has_min) {
-        const std::string lo = typed(out, out == kFloat32 ? p.min->to<float>() : p.min->toDouble());
+        const std::string lo = typed(out, out == kFloat64 ? p.min->toDouble() : p.min->to<float>());
         e = vector ? "vmax(" + e + ", " + V + "(" + lo + "))"
                    : "bin::maximum<" + T + ">(" + e + ", " + lo + ")";
       }
       if (p.has_max) {
-        const std::string hi = typed(out, out == kFloat32 ? p.max->to<float>() : p.max->toDouble());
+        const std::string hi = typed(out, out == kFloat64 ? p.max->toDouble() : p.max->to<float>());
         e = vector ? "vmin(" + e + ", " + V + "(" + hi + "))"
                    : "bin::minimum<" + T + ">(" + e + ", " + hi + ")";
       }
       return e;
     }
     case PrimitiveKind::Copy:
-      if (in[0] == out) return args[0];
+      // Between dtypes computed alike (bfloat16 -> float32, ...) the value is the same; the
+      // emitter rounds a 16-bit result (Note [16-bit kernels]).
+      if (compute_dtype(in[0]) == compute_dtype(out)) return args[0];
       if (vector) return std::nullopt;
       if (out == kBool) return "(" + args[0] + " != 0)";
       return "static_cast<" + T + ">(" + args[0] + ")";

@@ -612,9 +612,12 @@ class Scheduler {
       return push(gi, std::move(t));
     };
     const ScalarType dt = xm.dtype;
+    // Values only the kernel reads stay in the compute type (a 16-bit softmax's sum is a float,
+    // as eager's); the results are rounded to dt (Note [16-bit kernels]).
+    const ScalarType inner = compute_dtype(dt);
     if (r == Role::Softmax) {
-      const int mx = reduce(RedKind::Max, dt, -1);
-      const int sum = reduce(RedKind::SumExp, dt, mx);
+      const int mx = reduce(RedKind::Max, inner, -1);
+      const int sum = reduce(RedKind::SumExp, inner, mx);
       Temp t;
       t.kind = TempKind::SoftmaxOut;
       t.dtype = dt;
@@ -652,7 +655,7 @@ class Scheduler {
         outs = {reduce(RedKind::Min, dt, -1)};
         break;
       case ReduceOp::LogSumExp:
-        outs = {reduce(RedKind::LogSumExp, dt, reduce(RedKind::Max, dt, -1))};
+        outs = {reduce(RedKind::LogSumExp, dt, reduce(RedKind::Max, inner, -1))};
         break;
       default: {  // the variance family
         const bool is_std = rp.op() == ReduceOp::Std || rp.op() == ReduceOp::StdMean;

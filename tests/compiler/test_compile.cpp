@@ -7,6 +7,7 @@
 #include <cmath>
 #include <thread>
 
+#include "compiler/codecache.h"
 #include "compiler/logs.h"
 #include "compiler/lowering.h"
 #include "ember/compiler.h"
@@ -383,6 +384,34 @@ TEST_F(Compile, GradientsMatchEager) {
     for (size_t i = 0; i < params.size(); ++i) testing::assert_close(got[i], params[i].grad());
   }
   EXPECT_EQ(model.function().num_entries(), 2);
+}
+
+// A training call's forward and backward graphs are lowered in one call: one unit loaded for
+// both (one cold compile), both logged under output_code, gradients as eager's.
+TEST_F(Compile, TrainingLowersForwardAndBackwardTogether) {
+  setenv("EMBER_LOGS", "output_code", 1);
+  compiler::reload_logs();
+  nn::Sequential mlp(nn::Linear(3, 8), nn::Tanh(), nn::Linear(8, 2));
+  auto model = compile(mlp);
+  Tensor x = randn({5, 3});
+  auto loads = [] {
+    const compiler::CodeCacheStats s = compiler::code_cache_stats();
+    return s.compiles + s.disk_hits + s.memory_hits;
+  };
+  ::testing::internal::CaptureStderr();
+  model(x).sin().sum().backward();
+  const std::string err = ::testing::internal::GetCapturedStderr();
+  EXPECT_EQ(compiler::stats().compiles, 2);  // two graphs
+  EXPECT_EQ(loads(), 1);                     // one unit
+  expect_has(err, "Output code of forward graph of module");
+  expect_has(err, "Output code of backward graph of module");
+  std::vector<Tensor> grads;
+  for (const Tensor& p : mlp->parameters()) grads.push_back(p.grad().clone());
+  mlp->zero_grad();
+  mlp->forward(x).sin().sum().backward();
+  for (size_t i = 0; i < grads.size(); ++i) {
+    testing::assert_close(grads[i], mlp->parameters()[i].grad());
+  }
 }
 
 TEST_F(Compile, CrossEntropyIsCaptured) {

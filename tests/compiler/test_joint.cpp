@@ -224,6 +224,39 @@ TEST(Joint, AotFunctionRunsTheGraphCompilers) {
   EXPECT_TRUE(in[3].grad().allclose(want, 1e-5, 1e-6));
 }
 
+// pair_compiler sees the forward and backward graphs in one call (fw_compiler is then unused),
+// and what it returns runs.
+TEST(Joint, AotFunctionRunsThePairCompiler) {
+  const std::vector<Tensor> in = mlp_inputs();
+  int pair_compiles = 0, fw_compiles = 0, bw_runs = 0;
+  size_t fw_outputs = 0, bw_inputs = 0;
+  AotOptions options;
+  options.fw_compiler = [&](const fx::GraphModule& gm) -> JointFn {
+    ++fw_compiles;
+    return [gm](const std::vector<Tensor>& xs) { return gm(xs); };
+  };
+  options.pair_compiler = [&](const fx::GraphModule& fw, const fx::GraphModule& bw) {
+    ++pair_compiles;
+    fw_outputs = fw.graph().nodes().back().args.size();
+    bw_inputs = bw.graph().num_placeholders();
+    JointFn f = [fw](const std::vector<Tensor>& xs) { return fw(xs); };
+    JointFn b = [&bw_runs, bw](const std::vector<Tensor>& xs) {
+      ++bw_runs;
+      return bw(xs);
+    };
+    return std::make_pair(f, b);
+  };
+  const JointFn compiled = aot_function(mlp, in, options);
+  EXPECT_EQ(pair_compiles, 1);
+  EXPECT_EQ(fw_compiles, 0);
+  EXPECT_GE(fw_outputs, 2u);  // the output and at least one saved value
+  EXPECT_GE(bw_inputs, 2u);   // at least one saved value and the tangent
+  compiled(in)[0].sum().backward();
+  EXPECT_EQ(bw_runs, 1);
+  const Tensor want = autograd::grad({mlp(in)[0].sum()}, {in[3]})[0];
+  EXPECT_TRUE(in[3].grad().allclose(want, 1e-5, 1e-6));
+}
+
 // ember::compile trains through the joint graph: one autograd node per call, eager's gradients.
 TEST(Joint, CompileTrainsThroughTheJointGraph) {
   auto f = compile([](const std::vector<Tensor>& xs) -> std::vector<Tensor> {

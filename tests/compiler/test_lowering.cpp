@@ -192,6 +192,58 @@ TEST(Lowering, MatchesEager) {
   EXPECT_EQ(out[0].strides(), (std::vector<int64_t>{1, 17}));
 }
 
+// Note [16-bit kernels]: bfloat16 and float16 graphs fuse as float32 ones do, in vectorised
+// kernels that round each op's result as eager's kernels do: with exactly rounded ops (mul, add,
+// relu, sub) compiled equals eager bit for bit. Integer chains fuse and wrap as eager's ops.
+TEST(Lowering, SixteenBitAndIntegerChainsFuse) {
+  const Tensor xb = rand({37, 129}, kBFloat16), xh = rand({37, 129}, kFloat16, 2);
+  const Tensor yb = rand({129}, kBFloat16, 3);
+  const Tensor ia = make_tensor({6, 50}, kInt64, -1000, 1000, 4);
+  const Tensor ib = make_tensor({50}, kInt64, -1000, 1000, 5);
+  auto one = [](std::function<Tensor(const std::vector<Tensor>&)> f) {
+    return [f](const std::vector<Tensor>& xs) { return std::vector<Tensor>{f(xs)}; };
+  };
+  auto exact = one([](auto& xs) {
+    const Tensor a = (xs[0] * 2.5 + 1.25).relu();
+    return a - xs[0] * 0.3;
+  });
+  const std::vector<Case> cases = {
+      {"bf16_exact", exact, {xb}},
+      {"f16_exact", exact, {xh}},
+      {"bf16_chain", one([](auto& xs) { return ((xs[0] * 2 + 1).relu() * 3).exp(); }), {xb}},
+      {"f16_chain", one([](auto& xs) { return ((xs[0] * 2 + 1).relu() * 3).exp(); }), {xh}},
+      {"bf16_softmax", one([](auto& xs) { return F::softmax(xs[0] * 0.5, -1); }), {xb}},
+      {"bf16_row_sum", one([](auto& xs) { return (xs[0] * xs[1]).sum(-1); }), {xb, yb}},
+      {"bf16_transposed",
+       one([](auto& xs) { return xs[0].t() * 2 + xs[1].unsqueeze(1); }),
+       {xb, yb}},
+      {"bf16_mixed",
+       one([](auto& xs) { return (xs[0].to(kFloat32) * 3).sigmoid().to(kBFloat16) + xs[0]; }),
+       {xb}},
+      {"int_chain",
+       one([](auto& xs) {
+         const Tensor a = xs[0] * 3 + xs[1];
+         return a.maximum(xs[0] * xs[0]) - xs[1];
+       }),
+       {ia, ib}},
+  };
+  const Lowered l = lower_all(cases);
+  for (size_t i = 0; i < cases.size(); ++i) {
+    SCOPED_TRACE(cases[i].name);
+    EXPECT_EQ(l.compiled[i]->kernel_names().size(), 1u) << l.gms[i].graph().to_string();
+    expect_matches(cases[i], *l.compiled[i], cases[i].inputs);
+  }
+  for (size_t i : {0, 1, 8}) {  // bit for bit
+    std::vector<Tensor> in = exact_copies(cases[i].inputs);
+    EXPECT_TRUE((*l.compiled[i])(in)[0].equal(cases[i].fn(in)[0])) << cases[i].name;
+  }
+  EXPECT_EQ(l.compiled[0]->kernel_names()[0], "fused_mul_add_relu_mul_sub");
+  EXPECT_EQ(l.compiled[8]->kernel_names()[0], "fused_mul_add_mul_maximum_sub");
+  // Vectorised: 16-bit lanes are loaded into float vectors and stored rounded.
+  EXPECT_NE(l.compiled[0]->source().find("ember_16<ember::BFloat16>::load("), std::string::npos);
+  EXPECT_NE(l.compiled[1]->source().find("ember_16<ember::Half>::store("), std::string::npos);
+}
+
 TEST(Lowering, DynamicBatchOneCompile) {
   const Dim batch("batch", 2, 1024);
   TraceOptions dyn{.dynamic = {{{0, batch}}}};

@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <functional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "ember/fx/graph_module.h"
@@ -85,10 +86,17 @@ fx::JointGraph make_joint(const nn::Module& module, const JointFn& fn,
 /// default runs the graph interpreter (GraphModule::operator()).
 using GraphCompiler = std::function<JointFn(const fx::GraphModule&)>;
 
+/// Turns the forward and backward graphs into the functions that run them in one call, so that a
+/// backend can build both at once (ember::compile lowers them together: one cold compile).
+using PairCompiler = std::function<std::pair<JointFn, JointFn>(const fx::GraphModule& forward,
+                                                               const fx::GraphModule& backward)>;
+
 struct AotOptions {
   fx::PartitionPolicy partition = fx::PartitionPolicy::Recompute;
   GraphCompiler fw_compiler = {};  // the forward graph's
   GraphCompiler bw_compiler = {};  // the backward graph's (the forward's when empty)
+  PairCompiler pair_compiler =
+      {};  // both graphs'; when set, fw_compiler and bw_compiler are unused
 };
 
 /// functorch's aot_function: traces `fn` with its backward once on `example_inputs`, partitions
