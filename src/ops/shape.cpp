@@ -287,7 +287,7 @@ Tensor roll(const Tensor& x, SymIntList shifts_s, IntList dims) {
               ", dims:", dims.size());
   // Rolls compose; the same dim given twice rolls by the sum (of the shifts, for a dynamic dim).
   std::vector<int64_t> total(std::max<int64_t>(x.dim(), 1), 0);
-  std::vector<bool> symbolic(total.size(), false);
+  bool any_symbolic = false;  // a dynamic dim is rolled by index_select (Note [Symbolic roll])
   for (size_t i = 0; i < dims.size(); ++i) {
     const int64_t d = ops::wrap_dim(dims[i], x.dim(), "roll");
     check_has_dims(x, dims[i], "roll");
@@ -297,7 +297,7 @@ Tensor roll(const Tensor& x, SymIntList shifts_s, IntList dims) {
       EMBER_CHECK(shifts[i] > std::numeric_limits<int64_t>::min() / 2 &&
                       shifts[i] < std::numeric_limits<int64_t>::max() / 2,
                   "[roll] shift ", shifts[i], " is out of range");
-      symbolic[d] = true;
+      any_symbolic = true;
       total[d] += shifts[i];
       continue;
     }
@@ -308,15 +308,14 @@ Tensor roll(const Tensor& x, SymIntList shifts_s, IntList dims) {
   }
   std::vector<int64_t> rs, rd;
   for (int64_t d = 0; d < x.dim(); ++d) {
-    if (!symbolic[d] && total[d] != 0) {
+    if (total[d] != 0 && !(any_symbolic && x.sym_size(d).is_symbolic())) {
       rd.push_back(d);
       rs.push_back(total[d]);
     }
   }
-  const bool any_symbolic = std::find(symbolic.begin(), symbolic.end(), true) != symbolic.end();
   Tensor out = rd.empty() && any_symbolic ? x : dispatch(Roll(rs, rd), {x})[0];
-  for (int64_t d = 0; d < x.dim(); ++d) {
-    if (symbolic[d]) out = roll_symbolic(out, d, total[d]);
+  for (int64_t d = 0; any_symbolic && d < x.dim(); ++d) {
+    if (x.sym_size(d).is_symbolic()) out = roll_symbolic(out, d, total[d]);
   }
   return out;
 }
