@@ -13,6 +13,7 @@
 #include "ember/ops/reduction.h"
 #include "ember/ops/shape.h"
 #include "linalg/common.h"
+#include "ops/factory_internal.h"
 #include "ops/util.h"
 
 namespace ember::linalg {
@@ -24,15 +25,22 @@ using detail::eps_of;
 
 namespace {
 
+// S * (eps * max(m, n)) for A's m x n matrices: PyTorch's default relative tolerance. With a
+// dynamic m or n the factor is a tensor, so that a traced graph scales with each run's size.
+Tensor times_eps_max(const Tensor& S, const Tensor& A) {
+  const SymInt k = sym_max(A.sym_size(-2), A.sym_size(-1));
+  const double eps = eps_of(A.dtype());
+  if (!k.is_symbolic()) return S * (eps * static_cast<double>(k.guard_int()));
+  return S * (ops::sym_size_tensor(k, TensorOptions(S.dtype()).device(S.device())) * eps);
+}
+
 // PyTorch's pinv/matrix_rank tolerance: max(atol, rtol * largest singular value), with rtol
 // defaulting to eps * max(m, n) when neither is given and to 0 when only atol is.
 Tensor tolerance(const Tensor& S_max, const Tensor& A, std::optional<double> atol,
                  std::optional<double> rtol) {
-  const double r = rtol.has_value() ? *rtol
-                   : atol.has_value() && *atol > 0
-                       ? 0.0
-                       : eps_of(A.dtype()) * std::max(A.size(-2), A.size(-1));
-  Tensor tol = S_max * r;
+  Tensor tol = rtol.has_value()                ? S_max * *rtol
+               : atol.has_value() && *atol > 0 ? S_max * 0.0
+                                               : times_eps_max(S_max, A);
   if (atol.has_value()) tol = tol.clamp_min(*atol);
   return tol;
 }
@@ -43,7 +51,7 @@ Tensor spectrum(const Tensor& A, bool hermitian) {
 }
 
 Tensor max_last(const Tensor& S) {
-  if (S.size(-1) == 0) return zeros_like(S.narrow(-1, 0, 0)).sum(-1, true);
+  if (S.sym_size(-1) == 0) return zeros_like(S.narrow(-1, 0, 0)).sum(-1, true);
   return S.amax(-1, true);
 }
 
@@ -92,12 +100,13 @@ LstsqResult lstsq(const Tensor& A, const Tensor& B, std::optional<double> rcond,
               "] parameter `driver` should be one of (gels, gelsy, gelsd, gelss)");
   const bool vector_case = B.dim() == A.dim() - 1;
   Tensor B2 = vector_case ? B.unsqueeze(-1) : B;
-  EMBER_CHECK(A.size(-2) == B2.size(-2), "[", op, "] input.size(-2) should match other.size(-2)");
-  const int64_t m = A.size(-2), n = A.size(-1);
+  // SymInts: a dynamic m or n stays symbolic (Note [Symbolic shapes]).
+  const SymInt m = A.sym_size(-2), n = A.sym_size(-1);
+  EMBER_CHECK(m == B2.sym_size(-2), "[", op, "] input.size(-2) should match other.size(-2)");
   // Minimum-norm solution through the pseudo-inverse (what gelsd computes); rcond as rtol.
-  const double rc = rcond.value_or(eps_of(A.dtype()) * std::max(m, n));
   auto [U, S, Vh] = svd(A, false);
-  Tensor keep = S > S.narrow(-1, 0, std::min<int64_t>(1, S.size(-1))).sum(-1, true) * rc;
+  const Tensor s_max = S.narrow(-1, 0, sym_min(1, S.sym_size(-1))).sum(-1, true);
+  Tensor keep = S > (rcond.has_value() ? s_max * *rcond : times_eps_max(s_max, A));
   Tensor Sinv = where(keep, reciprocal(where(keep, S, ones_like(S))), zeros_like(S));
   Tensor X = matmul(Vh.mT() * Sinv.unsqueeze(-2), matmul(U.mT(), B2));
   const Device device = A.device();
@@ -105,8 +114,10 @@ LstsqResult lstsq(const Tensor& A, const Tensor& B, std::optional<double> rcond,
   Tensor sv = drv == "gelsd" || drv == "gelss" ? S : ops::empty_tensor({0}, A.dtype(), op, device);
   Tensor residuals = ops::empty_tensor({0}, A.dtype(), op, device);
   // Whether A has full rank (read from the data) matters only where residuals can exist.
-  const auto full_rank = [&] { return rank.numel() == 0 || (rank == n).all().item<bool>(); };
-  if (m > n && drv != "gelsy" && full_rank()) {
+  const auto full_rank = [&] {
+    return rank.numel() == 0 || (rank == n.guard_int(op)).all().item<bool>();
+  };
+  if (drv != "gelsy" && m > n && full_rank()) {
     Tensor R = matmul(A, X) - B2;
     residuals = (R * R).sum(-2);
     if (vector_case) residuals = residuals.squeeze(-1);
@@ -245,11 +256,13 @@ Tensor cond(const Tensor& A, std::optional<double> p) {
     EMBER_CHECK(a == 2 || a == 1 || std::isinf(a), "[", op,
                 "] linalg.cond got an invalid norm type: ", *p);
   }
-  if (A.numel() == 0) return cond_empty(A);
+  if (A.sym_numel() == 0) return cond_empty(A);
   if (!p.has_value() || std::fabs(*p) == 2) {
-    // Singular values descending: s_max / s_min (inf when s_min is 0).
+    // Singular values descending: s_max / s_min (inf when s_min is 0). s_min as amin, not a
+    // view at the end: a non-square matrix with a dynamic dim has Min(s0, n) of them, and a
+    // graph holds no view at a symbolic offset.
     Tensor S = svdvals(A);
-    Tensor r = S.narrow(-1, 0, 1) / S.narrow(-1, S.size(-1) - 1, 1);
+    Tensor r = S.narrow(-1, 0, 1) / S.amin(-1, true);
     if (p.has_value() && *p < 0) r = reciprocal(r);
     return r.squeeze(-1);
   }
@@ -262,7 +275,7 @@ Tensor cond(const Tensor& A, const std::string& p) {
   check_float(A, op);
   check_square(A, op);
   EMBER_CHECK(p == "fro" || p == "nuc", "[", op, "] linalg.cond got an invalid norm type: ", p);
-  if (A.numel() == 0) return cond_empty(A);
+  if (A.sym_numel() == 0) return cond_empty(A);
   if (p == "nuc") {
     // As PyTorch: the nuclear norms from the singular values directly, sum(S) * sum(1 / S).
     Tensor S = svdvals(A);
@@ -322,14 +335,14 @@ Tensor cross(const Tensor& input, const Tensor& other, int64_t dim) {
   EMBER_CHECK(input.dim() == other.dim(), "[", op,
               "] inputs must have the same number of dimensions.");
   const int64_t d = ops::wrap_dim(dim, input.dim(), op);
-  EMBER_CHECK(input.size(d) == 3 && other.size(d) == 3, "[", op, "] inputs dimension ", dim,
-              " must have length 3. Got ", input.size(d), " and ", other.size(d));
-  const auto ix = [&](std::initializer_list<int64_t> v) {
-    return tensor<int64_t>(v, input.options().dtype(kInt64));
-  };
-  Tensor i1 = ix({1, 2, 0}), i2 = ix({2, 0, 1});
-  return index_select(input, d, i1) * index_select(other, d, i2) -
-         index_select(input, d, i2) * index_select(other, d, i1);
+  // SymInts: only the crossed dim must be 3; a dynamic batch dim stays symbolic.
+  EMBER_CHECK(input.sym_size(d) == 3 && other.sym_size(d) == 3, "[", op, "] inputs dimension ", dim,
+              " must have length 3. Got ", input.sym_size(d), " and ", other.sym_size(d));
+  // Components (1, 2, 0) and (2, 0, 1) as rolls of the length-3 dim: no index tensor made from
+  // host values, so a graph (or a meta input) needs no constant.
+  const auto next = [d](const Tensor& t) { return t.roll(-1, d); };
+  const auto prev = [d](const Tensor& t) { return t.roll(1, d); };
+  return next(input) * prev(other) - prev(input) * next(other);
 }
 
 Tensor vecdot(const Tensor& x, const Tensor& y, int64_t dim) {
@@ -372,7 +385,7 @@ Tensor multi_dot(const std::vector<Tensor>& tensors) {
   if (t[0].dim() == 1) t[0] = t[0].unsqueeze(0);
   if (t[k - 1].dim() == 1) t[k - 1] = t[k - 1].unsqueeze(1);
   for (size_t i = 1; i < k; ++i) {
-    EMBER_CHECK(t[i - 1].size(1) == t[i].size(0), "[", op, "] multi_dot(): tensors ", i - 1,
+    EMBER_CHECK(t[i - 1].sym_size(1) == t[i].sym_size(0), "[", op, "] multi_dot(): tensors ", i - 1,
                 " and ", i, " with shapes ", ops::shape_str(tensors[i - 1].sizes()), " and ",
                 ops::shape_str(tensors[i].sizes()), " cannot be multiplied");
   }
@@ -383,9 +396,13 @@ Tensor multi_dot(const std::vector<Tensor>& tensors) {
   if (k == 2) {
     r = mm(t[0], t[1]);
   } else if (k == 3) {
-    const int64_t a = t[0].size(0), b = t[1].size(0), c = t[2].size(0), d = t[2].size(1);
+    // SymInts: with a dynamic size the comparison is a guard that its range may decide.
+    const SymInt a = t[0].sym_size(0), b = t[1].sym_size(0), c = t[2].sym_size(0),
+                 d = t[2].sym_size(1);
     r = a * c * (b + d) > b * d * (a + c) ? mm(t[0], mm(t[1], t[2])) : mm(mm(t[0], t[1]), t[2]);
   } else {
+    // The programme compares concrete costs: a dynamic size specialises here, as in PyTorch
+    // (whose multi_dot reads size(), not sym_size()).
     std::vector<int64_t> p(k + 1);  // tensor i is p[i] x p[i + 1]
     for (size_t i = 0; i < k; ++i) p[i] = t[i].size(0);
     p[k] = t[k - 1].size(1);

@@ -137,12 +137,13 @@ Tensor householder_product(const Tensor& A, const Tensor& tau) {
   EMBER_CHECK(tau.defined() && tau.dim() == A.dim() - 1, "[", op,
               "] Expected tau to have one dimension less than input, but got tau.ndim equal to ",
               tau.defined() ? tau.dim() : 0, " and input.ndim is equal to ", A.dim());
-  EMBER_CHECK(A.size(-2) >= A.size(-1), "[", op,
+  // SymInts: a dynamic size is compared by its range (Note [Symbolic shapes]).
+  EMBER_CHECK(A.sym_size(-2) >= A.sym_size(-1), "[", op,
               "] input.shape[-2] must be greater than or equal to input.shape[-1]");
-  EMBER_CHECK(A.size(-1) >= tau.size(-1), "[", op,
+  EMBER_CHECK(A.sym_size(-1) >= tau.sym_size(-1), "[", op,
               "] input.shape[-1] must be greater than or equal to tau.shape[-1]");
   for (int64_t d = 0; d < A.dim() - 2; ++d) {
-    EMBER_CHECK(A.size(d) == tau.size(d), "[", op,
+    EMBER_CHECK(A.sym_size(d) == tau.sym_size(d), "[", op,
                 "] Expected batch dimensions of tau to be equal to input.shape[:-2], but got ",
                 ops::shape_str(tau.sizes()));
   }

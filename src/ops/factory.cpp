@@ -204,6 +204,14 @@ Tensor sym_arange(const SymInt& end, const TensorOptions& options) {
   return ops::with_grad(dispatch(range, {})[0], options);
 }
 
+Tensor sym_size_tensor(const SymInt& size, const TensorOptions& options) {
+  const ScalarType dtype = checked_dtype(options, dtype_or(options, kInt64), "sym_size_tensor");
+  if (!size.is_symbolic()) return full({}, size.guard_int(), options.dtype(dtype));
+  // No primitive parameter holds a symbolic scalar: a size-n tensor of ones sums to n at every
+  // run's size (n >= 0: a size).
+  return ones({size}, TensorOptions(dtype).device(options.device())).sum(dtype);
+}
+
 }  // namespace ember::ops
 
 namespace ember {

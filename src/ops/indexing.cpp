@@ -159,7 +159,8 @@ Tensor strip_leading_ones(const Tensor& v) {
   return dispatch(Squeeze({leading}, "view"), {v})[0];
 }
 
-bool expandable(const std::vector<int64_t>& from, const std::vector<int64_t>& to) {
+template <typename Size>  // int64_t, or SymInt for symbolic shapes
+bool expandable(const std::vector<Size>& from, const std::vector<Size>& to) {
   if (from.size() > to.size()) return false;
   const size_t off = to.size() - from.size();
   for (size_t i = 0; i < from.size(); ++i) {
@@ -168,10 +169,40 @@ bool expandable(const std::vector<int64_t>& from, const std::vector<int64_t>& to
   return true;
 }
 
+// Whether the indexed tensor or an index has symbolic sizes (Note [Symbolic shapes]).
+bool any_symbolic(const Tensor& x, const std::vector<Tensor>& ints) {
+  bool symbolic = x.unsafeGetTensorImpl()->is_symbolic();
+  for (const Tensor& t : ints) symbolic = symbolic || t.unsafeGetTensorImpl()->is_symbolic();
+  return symbolic;
+}
+
+// The shape of x.index(...) (Note [Advanced indexing layout]), on SymInts: the indices'
+// broadcast shape B replaces the indexed dims where they are adjacent, else it leads.
+std::vector<SymInt> index_result_sizes(const Tensor& x, const std::vector<int64_t>& dims,
+                                       const std::vector<Tensor>& ints, const char* op) {
+  std::vector<SymInt> b;
+  for (const Tensor& t : ints) b = ops::broadcast_pair(b, t.sym_sizes(), op);
+  bool adjacent = true;
+  for (size_t j = 1; j < dims.size(); ++j) adjacent = adjacent && dims[j] == dims[0] + int64_t(j);
+  std::vector<SymInt> sizes;
+  if (!adjacent) sizes = b;
+  for (int64_t d = 0; d < x.dim(); ++d) {
+    if (std::find(dims.begin(), dims.end(), d) == dims.end()) {
+      sizes.push_back(x.sym_size(d));
+    } else if (adjacent && d == dims[0]) {
+      sizes.insert(sizes.end(), b.begin(), b.end());
+    }
+  }
+  return sizes;
+}
+
 // Basic-indexing assignment (PyTorch's copy_to): copy, fill from a 0-d value, or broadcast.
 void copy_to(Tensor dst, const Tensor& src, const char* op) {
   ops::check_no_internal_overlap(dst, op);
-  if (dst.sizes() == src.sizes()) {
+  // Symbolic shapes compare as SymInts (Note [Symbolic shapes]); eager ones as int64.
+  const bool symbolic =
+      dst.unsafeGetTensorImpl()->is_symbolic() || src.unsafeGetTensorImpl()->is_symbolic();
+  if (symbolic ? dst.sym_sizes() == src.sym_sizes() : dst.sizes() == src.sizes()) {
     dst.copy_(src);
     return;
   }
@@ -180,14 +211,16 @@ void copy_to(Tensor dst, const Tensor& src, const char* op) {
     return;
   }
   Tensor v = strip_leading_ones(src);
-  EMBER_CHECK(expandable(v.sizes(), dst.sizes()), "[", op,
-              "] shape mismatch: value tensor of "
-              "shape ",
-              ops::shape_str(src.sizes()),
-              " cannot be broadcast to indexing result of "
-              "shape ",
-              ops::shape_str(dst.sizes()));
-  dst.copy_(expand(v, SymIntList(dst.sizes())));
+  EMBER_CHECK(
+      symbolic ? expandable(v.sym_sizes(), dst.sym_sizes()) : expandable(v.sizes(), dst.sizes()),
+      "[", op,
+      "] shape mismatch: value tensor of "
+      "shape ",
+      ops::shape_str(src.sym_sizes()),
+      " cannot be broadcast to indexing result of "
+      "shape ",
+      ops::shape_str(dst.sym_sizes()));
+  dst.copy_(expand(v, symbolic ? SymIntList(dst.sym_sizes()) : SymIntList(dst.sizes())));
 }
 
 // PyTorch rejects in-place index_put_ whose value or index tensors share memory with the
@@ -211,9 +244,7 @@ Tensor index(const Tensor& x, const std::vector<TensorIndex>& indices) {
   std::vector<Tensor> ints;
   expand_indices(s, "index", dims, ints);
   // The index shapes broadcast (symbolic ones, Note [Symbolic shapes], as expressions).
-  bool symbolic = s.tensor.unsafeGetTensorImpl()->is_symbolic();
-  for (const Tensor& t : ints) symbolic = symbolic || t.unsafeGetTensorImpl()->is_symbolic();
-  if (symbolic) {
+  if (any_symbolic(s.tensor, ints)) {
     for (size_t i = 1; i < ints.size(); ++i) ops::check_broadcastable(ints[0], ints[i], "index");
   } else {
     advanced_index_geometry(s.tensor, dims, ints, "index");
@@ -248,15 +279,22 @@ Tensor& index_put_(Tensor& x, const std::vector<TensorIndex>& indices, const Ten
   std::vector<int64_t> dims;
   std::vector<Tensor> ints;
   expand_indices(s, op, dims, ints);
-  auto g = advanced_index_geometry(s.tensor, dims, ints, op);
   Tensor v = strip_leading_ones(value);
-  EMBER_CHECK(expandable(v.sizes(), g.result_sizes), "[", op,
+  // Symbolic shapes compare as SymInts (Note [Symbolic shapes]); eager ones as int64.
+  const bool symbolic = any_symbolic(s.tensor, ints) || v.unsafeGetTensorImpl()->is_symbolic();
+  const std::vector<SymInt> sym_result =
+      symbolic ? index_result_sizes(s.tensor, dims, ints, op) : std::vector<SymInt>{};
+  const std::vector<int64_t> result =
+      symbolic ? std::vector<int64_t>{}
+               : advanced_index_geometry(s.tensor, dims, ints, op).result_sizes;
+  EMBER_CHECK(symbolic ? expandable(v.sym_sizes(), sym_result) : expandable(v.sizes(), result), "[",
+              op,
               "] shape mismatch: value tensor of "
               "shape ",
-              ops::shape_str(v.sizes()),
+              ops::shape_str(v.sym_sizes()),
               " cannot be broadcast to indexing result of "
               "shape ",
-              ops::shape_str(g.result_sizes));
+              symbolic ? ops::shape_str(sym_result) : ops::shape_str(result));
   // The value is converted to x's dtype (and copied when it shares memory with x).
   if (v.dtype() != x.dtype() || ops::may_overlap(s.tensor, v)) v = v.to(x.dtype(), false, true);
   std::vector<Tensor> inputs{s.tensor, v};

@@ -5,7 +5,10 @@
 #include <algorithm>
 #include <limits>
 
+#include "ember/ops/elementwise.h"
 #include "ember/ops/factory.h"
+#include "ember/ops/indexing.h"
+#include "ops/factory_internal.h"
 #include "ops/util.h"
 #include "primitives/shape.h"
 
@@ -254,6 +257,20 @@ Tensor flip(const Tensor& x, IntList dims) {
   return dispatch(Flip(kept), {x})[0];
 }
 
+namespace {
+
+// Note [Symbolic roll]: a shift modulo a dynamic dim's size has no concrete value, and Roll's
+// shifts are normalised into [0, size). As PyTorch's decomposition, such a dim is rolled by an
+// index_select with (i - shift) mod size, which a traced graph evaluates at each run's size.
+Tensor roll_symbolic(const Tensor& x, int64_t d, int64_t shift) {
+  const SymInt n = x.sym_size(d);
+  const TensorOptions opts = TensorOptions(kInt64).device(x.device());
+  const Tensor idx = remainder(ops::sym_arange(n, opts) - shift, ops::sym_size_tensor(n, opts));
+  return index_select(x, d, idx);
+}
+
+}  // namespace
+
 Tensor roll(const Tensor& x, SymIntList shifts_s, IntList dims) {
   const auto shifts = shifts_s.concrete("roll");
   EMBER_CHECK(!shifts.empty(), "[roll] `shifts` required");
@@ -262,31 +279,45 @@ Tensor roll(const Tensor& x, SymIntList shifts_s, IntList dims) {
                 "[roll] shifts and dimensions must align. shifts: ", shifts.size(),
                 ", dims:", dims.size());
     // Without dims the tensor is rolled as if flattened.
-    Tensor flat = reshape(x, {x.numel()});
-    return view(roll(flat, {shifts[0]}, {0}), SymIntList(x.sizes()));
+    Tensor flat = reshape(x, {x.sym_numel()});
+    return view(roll(flat, {shifts[0]}, {0}), SymIntList(x.sym_sizes()));
   }
   EMBER_CHECK(shifts.size() == dims.size(),
               "[roll] shifts and dimensions must align. shifts: ", shifts.size(),
               ", dims:", dims.size());
-  // Rolls compose; the same dim given twice rolls by the sum.
+  // Rolls compose; the same dim given twice rolls by the sum (of the shifts, for a dynamic dim).
   std::vector<int64_t> total(std::max<int64_t>(x.dim(), 1), 0);
+  bool any_symbolic = false;  // a dynamic dim is rolled by index_select (Note [Symbolic roll])
   for (size_t i = 0; i < dims.size(); ++i) {
     const int64_t d = ops::wrap_dim(dims[i], x.dim(), "roll");
     check_has_dims(x, dims[i], "roll");
-    const int64_t n = x.size(d);  // only a rolled dim is a guard
-    if (n == 0) continue;
+    const SymInt size = x.sym_size(d);
+    if (size == 0) continue;  // a guard for a dynamic dim (decided by a range from 1 up)
+    if (size.is_symbolic()) {
+      EMBER_CHECK(shifts[i] > std::numeric_limits<int64_t>::min() / 2 &&
+                      shifts[i] < std::numeric_limits<int64_t>::max() / 2,
+                  "[roll] shift ", shifts[i], " is out of range");
+      any_symbolic = true;
+      total[d] += shifts[i];
+      continue;
+    }
+    const int64_t n = size.guard_int("roll");
     int64_t s = shifts[i] % n;
     if (s < 0) s += n;
     total[d] = (total[d] + s) % n;
   }
   std::vector<int64_t> rs, rd;
   for (int64_t d = 0; d < x.dim(); ++d) {
-    if (total[d] != 0) {
+    if (total[d] != 0 && !(any_symbolic && x.sym_size(d).is_symbolic())) {
       rd.push_back(d);
       rs.push_back(total[d]);
     }
   }
-  return dispatch(Roll(rs, rd), {x})[0];
+  Tensor out = rd.empty() && any_symbolic ? x : dispatch(Roll(rs, rd), {x})[0];
+  for (int64_t d = 0; any_symbolic && d < x.dim(); ++d) {
+    if (x.sym_size(d).is_symbolic()) out = roll_symbolic(out, d, total[d]);
+  }
+  return out;
 }
 
 Tensor diag(const Tensor& x, int64_t k) {
@@ -295,7 +326,10 @@ Tensor diag(const Tensor& x, int64_t k) {
   if (x.dim() == 2) return diagonal(x, k, 0, 1).clone();
   constexpr int64_t kLimit = std::numeric_limits<int64_t>::max() / 4;
   EMBER_CHECK(k > -kLimit && k < kLimit, "[diag] diagonal ", k, " is out of range");
-  const SymInt n = x.sym_size(0) + (k < 0 ? -k : k);  // a dynamic length stays symbolic
+  // A dynamic length stays symbolic. Below the diagonal the view would start at a symbolic
+  // offset (k rows of n), which a graph does not hold: the transpose of the diagonal above.
+  if (k < 0 && x.sym_size(0).is_symbolic()) return diag(x, -k).t().contiguous();
+  const SymInt n = x.sym_size(0) + (k < 0 ? -k : k);
   Tensor out = zeros({n, n}, TensorOptions(x.dtype()).device(x.device()));
   if (x.sym_numel() > 0) diagonal(out, k, 0, 1).copy_(x);
   return out;

@@ -135,6 +135,11 @@ Tensor histc(const Tensor& x, int64_t bins, const Scalar& min, const Scalar& max
               " for dimension 0");
   double lo = min.toDouble(), hi = max.toDouble();
   EMBER_CHECK(!(lo > hi), "[", op, "] torch.histc(): max must be larger than min");
+  // A graph traced with dynamic shapes holds no values to take the range from (PyTorch's kernel
+  // takes it when it runs); a meta tensor made by the tracer must not bake in [-1, 1].
+  EMBER_CHECK_NOT_IMPL(lo != hi || !x.unsafeGetTensorImpl()->is_symbolic(), "[", op,
+                       "] min == max takes the range from the input's values, which a graph "
+                       "traced with dynamic shapes does not hold: pass min < max");
   if (lo == hi && x.numel() > 0 && !x.device().is_meta()) {
     // The data's range (ember::min/max dispatch their own reductions). A meta tensor has none,
     // and the result's shape ([bins]) does not depend on it.

@@ -151,20 +151,52 @@ Tensor expand(const Tensor& x, SymIntList size) {
 
 Tensor broadcast_to(const Tensor& x, SymIntList size) { return expand(x, size); }
 
+namespace {
+
+// A slice primitive for [start, end) of dim d, with SymInt bounds only where one is symbolic;
+// `name` is its display name (null: slice's own).
+StridedSlice slice_of(int64_t d, const SymInt& start, const SymInt& end, int64_t step,
+                      const char* name) {
+  SliceParams p{d, 0, 0, step};
+  if (start.is_symbolic() || end.is_symbolic()) {
+    p.sym_bounds = {start, end};
+  } else {
+    p.start = start.guard_int();
+    p.end = end.guard_int();
+  }
+  return name ? StridedSlice(std::move(p), name) : StridedSlice(std::move(p));
+}
+
+}  // namespace
+
 Tensor narrow(const Tensor& x, int64_t dim, SymInt start_s, SymInt length_s) {
   EMBER_CHECK(x.dim() > 0, "[narrow] narrow() cannot be applied to a 0-dim tensor.");
   int64_t d = ops::wrap_dim(dim, x.dim(), "narrow");
-  // size(d): only the narrowed dim is a guard, not the others (Note [Symbolic tensors]).
-  int64_t size = x.size(d), start = start_s.guard_int("narrow"),
-          length = length_s.guard_int("narrow");
-  EMBER_CHECK_INDEX(start >= -size && start <= size,
+  // SymInts: a dynamic dim (or a start computed from one) stays symbolic; the checks are guards
+  // that its range decides (Note [Symbolic shapes]).
+  const SymInt size = x.sym_size(d);
+  if (!size.is_symbolic() && !start_s.is_symbolic() && !length_s.is_symbolic()) {
+    const int64_t n = size.guard_int(), length = length_s.guard_int();
+    int64_t start = start_s.guard_int();
+    EMBER_CHECK_INDEX(start >= -n && start <= n,
+                      "[narrow] start out of range (expected to be in range of [", -n, ", ", n,
+                      "], but got ", start, ")");
+    if (start < 0) start += n;
+    EMBER_CHECK(length >= 0 && start <= n - length, "[narrow] start (", start, ") + length (",
+                length, ") exceeds dimension size (", n, ").");
+    return make(x, StridedSlice({d, start, start + length, 1}, "narrow"));
+  }
+  SymInt start = std::move(start_s);
+  const SymInt length = std::move(length_s);
+  const SymInt lowest = 0 - size;
+  EMBER_CHECK_INDEX(start >= lowest && start <= size,
                     "[narrow] start out of range (expected to be "
                     "in range of [",
-                    -size, ", ", size, "], but got ", start, ")");
-  if (start < 0) start += size;
+                    lowest, ", ", size, "], but got ", start, ")");
+  if (start < 0) start = start + size;
   EMBER_CHECK(length >= 0 && start <= size - length, "[narrow] start (", start, ") + length (",
               length, ") exceeds dimension size (", size, ").");
-  return make(x, StridedSlice({d, start, start + length, 1}, "narrow"));
+  return make(x, slice_of(d, start, start + length, 1, "narrow"));
 }
 
 Tensor select(const Tensor& x, int64_t dim, SymInt index_s) {
@@ -288,13 +320,24 @@ Tensor Tensor::slice(int64_t dim, std::optional<int64_t> start, std::optional<in
   EMBER_CHECK_INDEX(this->dim() > 0, "[slice] slice() cannot be applied to a 0-dim tensor.");
   EMBER_CHECK(step > 0, "[slice] slice step must be positive");
   int64_t d = ops::wrap_dim(dim, this->dim(), "slice");
-  int64_t size = this->size(d);  // guards dim d alone
-  int64_t b = start.value_or(0), e = end.value_or(size);
-  if (b < 0) b += size;
-  if (e < 0) e += size;
-  b = std::clamp<int64_t>(b, 0, size);
-  e = std::clamp<int64_t>(e, b, size);
-  return make(*this, StridedSlice({d, b, e, step}));
+  const SymInt size = sym_size(d);
+  if (!size.is_symbolic()) {
+    const int64_t n = size.guard_int();
+    int64_t b = start.value_or(0), e = end.value_or(n);
+    if (b < 0) b += n;
+    if (e < 0) e += n;
+    b = std::clamp<int64_t>(b, 0, n);
+    e = std::clamp<int64_t>(e, b, n);
+    return make(*this, StridedSlice({d, b, e, step}));
+  }
+  // A dynamic dim: the bounds are clamped with sym_min/sym_max, so x[::2] and x[:-1] keep their
+  // expressions and x[:5] is Min(5, s0) (Note [Symbolic shapes]).
+  SymInt b = start.value_or(0), e = end ? SymInt(*end) : size;
+  if (start && *start < 0) b = b + size;
+  if (end && *end < 0) e = e + size;
+  b = sym_min(sym_max(b, 0), size);
+  e = sym_min(sym_max(e, b), size);
+  return make(*this, slice_of(d, b, e, step, nullptr));
 }
 Tensor Tensor::select(int64_t dim, SymInt index) const { return ember::select(*this, dim, index); }
 

@@ -29,10 +29,9 @@ Tensor make_view(const Tensor& in, const ViewLayout& l, const char* op) {
   };
   if (symbolic(l.sizes) || symbolic(l.strides) || l.offset.is_symbolic()) {
     // Note [Symbolic tensors]: a meta tensor traced with dynamic shapes
-    impl = std::make_shared<TensorImpl>(src->storage(), l.dtype,
-                                        std::span<const SymInt>(l.sizes.data(), l.sizes.size()),
-                                        std::span<const SymInt>(l.strides.data(), l.strides.size()),
-                                        l.offset);
+    impl = std::make_shared<TensorImpl>(
+        src->storage(), l.dtype, std::span<const SymInt>(l.sizes.data(), l.sizes.size()),
+        std::span<const SymInt>(l.strides.data(), l.strides.size()), l.offset);
   } else {
     std::vector<int64_t> sizes(l.sizes.size()), strides(l.strides.size());
     for (size_t d = 0; d < sizes.size(); ++d) sizes[d] = l.sizes[d].guard_int(op);
@@ -205,16 +204,28 @@ std::vector<Tensor> Expand::vjp(const VjpContext& ctx) const { return {ctx.grads
 ViewLayout StridedSlice::layout(ViewLayout in) const {
   const int64_t d = p_.dim;
   check_dim(d, ndim(in), name());
+  const bool symbolic = !p_.sym_bounds.empty();
+  EMBER_CHECK(!symbolic || p_.sym_bounds.size() == 2, "[", name(),
+              "] expected sym_bounds {start, end}, got ", p_.sym_bounds.size(), " values");
+  const SymInt start = symbolic ? p_.sym_bounds[0] : SymInt(p_.start);
+  const SymInt end = symbolic ? p_.sym_bounds[1] : SymInt(p_.end);
   const SymInt& size = in.sizes[d];
-  EMBER_CHECK(p_.step > 0 && p_.start >= 0 && p_.start <= p_.end && size >= p_.end, "[", name(),
-              "] slice [", p_.start, ", ", p_.end, ") step ", p_.step, " does not fit dimension ",
-              d, " of size ", size);
-  // ceil((end - start) / step) without overflow
-  const int64_t len = p_.end == p_.start ? 0 : (p_.end - p_.start - 1) / p_.step + 1;
-  in.offset = sym_add(in.offset, sym_mul(p_.start, in.strides[d], name(), "the storage offset"),
+  EMBER_CHECK(p_.step > 0 && start >= 0 && start <= end && size >= end, "[", name(), "] slice [",
+              start, ", ", end, ") step ", p_.step, " does not fit dimension ", d, " of size ",
+              size);
+  // ceil((end - start) / step), without overflow when concrete
+  const SymInt len = start.is_symbolic() || end.is_symbolic()
+                         ? floordiv(end - start + (p_.step - 1), p_.step)
+                     : end.guard_int() == start.guard_int()
+                         ? SymInt(0)
+                         : SymInt((end.guard_int() - start.guard_int() - 1) / p_.step + 1);
+  in.offset = sym_add(in.offset, sym_mul(start, in.strides[d], name(), "the storage offset"),
                       name(), "the storage offset");
+  // A size-1 result keeps its stride (a huge step would overflow it); a symbolic length is
+  // multiplied, as PyTorch does, rather than guarded.
+  if (len.is_symbolic() || len > 1)
+    in.strides[d] = sym_mul(in.strides[d], p_.step, name(), "the stride");
   in.sizes[d] = len;
-  if (len > 1) in.strides[d] = sym_mul(in.strides[d], p_.step, name(), "the stride");
   return in;
 }
 

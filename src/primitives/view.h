@@ -140,10 +140,13 @@ class Expand : public ViewOf<Expand, ShapeParams, PrimitiveKind::Expand> {
 };
 
 /// slice (narrow): elements start, start + step, ... before end of `dim`, with
-/// 0 <= start <= end <= size and step > 0.
+/// 0 <= start <= end <= size and step > 0. Note [Symbolic shapes]: where start or end is
+/// symbolic (a traced x[::2] or x[:-1] of a dynamic dim), sym_bounds holds {start, end} and the
+/// int64 fields are unused; concrete slices leave it empty (no allocation per eager slice).
 struct SliceParams {
   int64_t dim = 0, start = 0, end = 0, step = 1;
-  EMBER_FIELDS(dim, start, end, step)
+  std::vector<SymInt> sym_bounds = {};
+  EMBER_FIELDS(dim, start, end, step, sym_bounds)
 };
 class StridedSlice : public ViewOf<StridedSlice, SliceParams, PrimitiveKind::StridedSlice> {
  public:

@@ -130,6 +130,7 @@ TEST(Views, PrimitivesRejectParametersThatDoNotFit) {
   EXPECT_THROW(dispatch(Permute({{0}}), {x}), RuntimeError);
   EXPECT_THROW(dispatch(StridedSlice({1, 2, 5, 1}), {x}), RuntimeError);
   EXPECT_THROW(dispatch(StridedSlice({1, 0, 2, 0}), {x}), RuntimeError);
+  EXPECT_THROW(dispatch(StridedSlice({1, 0, 0, 1, {0}}), {x}), RuntimeError);  // {start, end}
   EXPECT_THROW(dispatch(Expand({{3, 3}}), {x}), RuntimeError);
   EXPECT_THROW(dispatch(Reshape({{4, 2}}), {x}), RuntimeError);
   EXPECT_THROW(dispatch(Reshape({{6}}), {x.t()}), RuntimeError);  // not viewable

@@ -4,6 +4,7 @@
 // repeating their rows, so index values into dim 0 stay in range. Other inputs whose dim 0 has
 // the same size are tried as the same Dim when input 0 alone cannot trace (a binary op's two
 // operands). Arguments the entry reads back with values() (OpInfo::arg_inputs) stay concrete.
+// Entries with a grad_op (whose op reads its result's values) trace that instead.
 //
 // One dtype per entry (float32 where supported). Entries that cannot trace symbolically yet are
 // listed in dynamic_pending() with the reason (the first failing sample's message, shortened, and
@@ -60,8 +61,11 @@ Outcome check_sample(const OpInfo& info, const Sample& s, ScalarType dt) {
   if (n_in == 0 || is_arg(info, 0, n_in)) return {};
   const Tensor& x0 = s.inputs[0];
   if (!x0.defined() || x0.dim() == 0 || x0.size(0) < 2) return {};
+  // An entry whose op inspects its result with raw reads (chunk's pieces packed with their sizes)
+  // has a grad_op that returns the same values through ops: that is what a graph can hold.
+  const auto& op = info.grad_op ? info.grad_op : info.op;
   try {
-    info.op(s.inputs);
+    op(s.inputs);
   } catch (const Error&) {
     return {};  // a sample the op refuses: MatchesReference's business
   }
@@ -73,7 +77,7 @@ Outcome check_sample(const OpInfo& info, const Sample& s, ScalarType dt) {
   auto fn = [&](const std::vector<Tensor>& xs) {
     std::vector<Tensor> all = s.inputs;
     for (size_t k = 0; k < traced.size(); ++k) all[traced[k]] = xs[k];
-    return std::vector<Tensor>{info.op(all)};
+    return std::vector<Tensor>{op(all)};
   };
   std::vector<Tensor> example;
   for (size_t i : traced) example.push_back(s.inputs[i]);

@@ -81,11 +81,7 @@ std::string passes_sample(const OpInfo& info, const Sample& s, int& checked, int
 
 // Entries that cannot be captured (test_opdb_trace.cpp's capture_pending()), and why.
 const std::map<std::string, std::string>& pending() {
-  static const std::map<std::string, std::string> p = {
-      {"rremainder_int_scalar",
-       "the entry rewrites its input's zeros in memory (binary::rewrite) before calling the op, "
-       "outside dispatch: no graph can record that write"},
-  };
+  static const std::map<std::string, std::string> p = {};
   return p;
 }
 

@@ -19,11 +19,7 @@ namespace {
 
 // Entries whose op cannot be captured yet, and why.
 const std::map<std::string, std::string>& capture_pending() {
-  static const std::map<std::string, std::string> pending = {
-      {"rremainder_int_scalar",
-       "the entry rewrites its input's zeros in memory (binary::rewrite) before calling the op, "
-       "outside dispatch: no graph can record that write"},
-  };
+  static const std::map<std::string, std::string> pending = {};
   return pending;
 }
 
@@ -35,17 +31,11 @@ constexpr const char* kReadsValues =
     "database entry's own raw reads): data_ptr of a meta tensor";
 const std::map<std::string, std::string>& fake_pending() {
   static const std::map<std::string, std::string> pending = {
-      {"cross",
-       "the entry's op makes its index tensor on the input's device (for the meta device test); "
-       "traced fake, that is a meta constant whose values the graph cannot hold"},
       {"index_bool_mask",
        "the entry's op makes its index tensor on the input's device (for the meta device test); "
        "traced fake, that is a meta constant whose values the graph cannot hold"},
-      {"index_int_and_slice",
-       "the entry's op makes its index tensor on the input's device (for the meta device test); "
-       "traced fake, that is a meta constant whose values the graph cannot hold"},
       {"index_put_",
-       "the entry's op makes its index tensor on the input's device (for the meta device test); "
+       "the entry's op moves its value tensor to the input's device (for the meta device test); "
        "traced fake, that is a meta constant whose values the graph cannot hold"},
       {"Tensor_gather", kReadsValues},
       {"all", kReadsValues},
@@ -139,7 +129,6 @@ const std::map<std::string, std::string>& fake_pending() {
       {"prod", kReadsValues},
       {"prod_dtype_float64", kReadsValues},
       {"prod_int", kReadsValues},
-      {"rremainder_int_scalar", kReadsValues},
       {"scaled_dot_product_attention", kReadsValues},
       {"scatter_add", kReadsValues},
       {"scatter_add_inplace", kReadsValues},

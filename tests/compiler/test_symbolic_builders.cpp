@@ -127,5 +127,58 @@ TEST(SymbolicBuilders, ProbabilityTargetsMeanOverTheBatch) {
   EXPECT_TRUE(std::isnan(F::cross_entropy(randn({0, 4}), randn({0, 4})).item<float>()));
 }
 
+TEST(SymbolicBuilders, SlicesOfADynamicDimKeepTheirExpressions) {
+  // x[::2], x[1:], x[:-1] and a narrow whose length is computed from the size: one trace, any
+  // size. (A start computed from it would put a view at a symbolic storage offset, which a graph
+  // does not record.)
+  auto fn = [](const std::vector<Tensor>& xs) -> std::vector<Tensor> {
+    const Tensor& x = xs[0];
+    const SymInt n = x.sym_size(0);
+    return {x.slice(0, std::nullopt, std::nullopt, 2), x.slice(0, 1), x.slice(0, 0, -1),
+            x.narrow(0, 1, n - 1), x.index({indexing::Slice(indexing::None, indexing::None, 3)})};
+  };
+  fx::GraphModule gm = make_fx(fn, {randn({6, 2})}, {.dynamic = {{{0, kBatch}}}});
+  expect_has(gm.graph().to_string(), "s0 + 1)//2");
+  for (int64_t n : {2, 5, 8}) {
+    Tensor x = randn({n, 2});
+    std::vector<Tensor> got = gm({x});
+    std::vector<Tensor> want = fn({x});
+    ASSERT_EQ(got.size(), want.size());
+    for (size_t k = 0; k < got.size(); ++k) {
+      EXPECT_EQ(got[k].sizes(), want[k].sizes()) << "size " << n << " output " << k;
+      EXPECT_TRUE(got[k].equal(want[k])) << "size " << n << " output " << k;
+    }
+  }
+  // A start the range does not place (x[3:] may be empty or not) is a guard on the dim.
+  auto from3 = [](const std::vector<Tensor>& xs) -> std::vector<Tensor> {
+    return {xs[0].narrow(0, 3, xs[0].sym_size(0) - 3)};
+  };
+  EXPECT_THROW(make_fx(from3, {randn({6, 2})}, {.dynamic = {{{0, kBatch}}}}),
+               ConstraintViolationError);
+}
+
+TEST(SymbolicBuilders, RollOfADynamicDim) {
+  // Note [Symbolic roll]: (i - shift) mod size at each run's size, forwards and backwards, and
+  // the flattened roll; the static dim keeps the Roll primitive.
+  auto fn = [](const std::vector<Tensor>& xs) -> std::vector<Tensor> {
+    return {xs[0].roll({3, 1}, {0, 1}), xs[0].roll({-5}, {0}), xs[0].roll(7)};
+  };
+  fx::GraphModule gm = make_fx(fn, {randn({4, 3})}, {.dynamic = {{{0, kBatch}}}});
+  for (int64_t n : {2, 3, 9}) {
+    Tensor x = randn({n, 3});
+    std::vector<Tensor> got = gm({x});
+    // Closed form: out[i] = x[(i - shift) mod n] along dim 0.
+    for (int64_t i = 0; i < n; ++i) {
+      const int64_t src = ((i - 3) % n + n) % n;
+      EXPECT_TRUE(got[0][i].equal(x[src].roll(1, 0))) << "size " << n << " row " << i;
+      EXPECT_TRUE(got[1][i].equal(x[((i + 5) % n + n) % n])) << "size " << n << " row " << i;
+    }
+    EXPECT_TRUE(got[2].equal(x.roll(7))) << "size " << n;
+  }
+  // sym_size_tensor: the size itself, as a 0-d tensor.
+  EXPECT_EQ(ops::sym_size_tensor(5).item<int64_t>(), 5);
+  EXPECT_EQ(ops::sym_size_tensor(5).dim(), 0);
+}
+
 }  // namespace
 }  // namespace ember::test

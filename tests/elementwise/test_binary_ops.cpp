@@ -278,12 +278,16 @@ std::vector<OpInfo> scalar_ops() {
       "lt_float_scalar", all, [](const Tensor& a) { return a < 1.5; },
       [](const Args& x) { return double(x[0] < 1.5); }, [](ScalarType) { return kBool; }));
   v.push_back(unary_info(
-      "rremainder_int_scalar", except({kBool}),
-      [](const Tensor& a) {
-        binary::rewrite(a, [](double x) { return x == 0 ? 2 : x; });
-        return 7 % a;
-      },
+      "rremainder_int_scalar", except({kBool}), [](const Tensor& a) { return 7 % a; },
       [](const Args& x) { return py_remainder(7, x[0]); }, same));
+  // An integer divisor of zero raises: the samples hold 2 in place of each 0 (rewritten in the
+  // samples, not by the op, so that the op is only the call: a graph can record it).
+  auto no_zero = [](std::vector<Sample> samples) {
+    for (Sample& s : samples) binary::rewrite(s.inputs[0], [](double x) { return x == 0 ? 2 : x; });
+    return samples;
+  };
+  v.back().samples = [no_zero](ScalarType dt) { return no_zero(elementwise_samples(dt, 1)); };
+  v.back().grad_samples = [no_zero] { return no_zero(elementwise_grad_samples(1)); };
   return v;
 }
 

@@ -500,7 +500,8 @@ std::vector<OpInfo> shape_ops() {
                  },
                  [](const std::vector<Tensor>& in) {
                    Tensor b = in[0].view(kUInt8);
-                   if (b.size(-1) != in[0].size(-1) * in[0].element_size() ||
+                   // SymInt sizes: the check holds for a dynamic dim too (no guard).
+                   if (b.sym_size(-1) != in[0].sym_size(-1) * in[0].element_size() ||
                        !b.is_alias_of(in[0])) {
                      throw std::runtime_error("byte view has the wrong shape or copies");
                    }
@@ -515,7 +516,9 @@ std::vector<OpInfo> shape_ops() {
   ops.push_back({"index_int_and_slice", all,
                  [](ScalarType dt) { return nonempty_dim1(nd_samples(dt, 2)); },
                  [](const std::vector<Tensor>& in) {
-                   const Tensor idx = from_values({3}, {-1, 0, -1}, kInt64).to(in[0].device());
+                   // {-1, 0, -1} made by ops on the input's device: a graph holds the factory.
+                   const Tensor idx =
+                       arange(3, TensorOptions(kInt64).device(in[0].device())).remainder(2) - 1;
                    return in[0].index({Slice(None, None, 2), idx});
                  },
                  [](const std::vector<Tensor>& in) {
@@ -560,34 +563,39 @@ std::vector<OpInfo> shape_ops() {
                    });
                  }});
   // index_put_ into a copy: x[:, [-1, 0]] = v (v broadcast over the last dims).
+  // Reads only the static dims 2.. (dim 0 may be dynamic in a traced call).
   auto put_value = [](const Tensor& x) {
     std::vector<int64_t> shape{2};
-    shape.insert(shape.end(), x.sizes().begin() + 2, x.sizes().end());
+    for (int64_t d = 2; d < x.dim(); ++d) shape.push_back(x.size(d));
     return make_tensor(shape, x.dtype(), -50, 50, 77);
   };
-  ops.push_back(
-      {"index_put_", all, [](ScalarType dt) { return nonempty_dim1(nd_samples(dt, 2)); },
-       [put_value](const std::vector<Tensor>& in) {
-         Tensor y = in[0].clone();
-         const Device on = in[0].device();  // the meta run indexes with meta tensors
-         y.index_put_({Slice(), from_values({2}, {-1, 0}, kInt32).to(on)}, put_value(in[0]).to(on));
-         return y;
-       },
-       [put_value](const std::vector<Tensor>& in) {
-         const Nd nd(in[0]);
-         const Nd v(put_value(in[0]));
-         const int64_t n1 = in[0].size(1);
-         return generate(in[0].sizes(), in[0].dtype(), [&](const Coord& c) {
-           // v is [2, rest...], broadcast over dim 0 of the indexed result [n0, 2, rest].
-           Coord vc;
-           if (c[1] == n1 - 1 || c[1] == 0) {
-             vc.push_back(c[1] == 0 ? 1 : 0);  // index 0 (written last) wins for n1 == 1
-             vc.insert(vc.end(), c.begin() + 2, c.end());
-             return v.at(vc);
-           }
-           return nd.at(c);
-         });
-       }});
+  ops.push_back({"index_put_", all, [](ScalarType dt) { return nonempty_dim1(nd_samples(dt, 2)); },
+                 [put_value](const std::vector<Tensor>& in) {
+                   Tensor y = in[0].clone();
+                   // The meta run indexes with meta tensors; a traced (symbolic) input takes the
+                   // value as a CPU constant the graph holds. The index {-1, 0} is made by ops on
+                   // the device.
+                   const Device on = in[0].device();
+                   const bool traced = in[0].unsafeGetTensorImpl()->is_symbolic();
+                   y.index_put_({Slice(), arange(2, TensorOptions(kInt32).device(on)) - 1},
+                                traced ? put_value(in[0]) : put_value(in[0]).to(on));
+                   return y;
+                 },
+                 [put_value](const std::vector<Tensor>& in) {
+                   const Nd nd(in[0]);
+                   const Nd v(put_value(in[0]));
+                   const int64_t n1 = in[0].size(1);
+                   return generate(in[0].sizes(), in[0].dtype(), [&](const Coord& c) {
+                     // v is [2, rest...], broadcast over dim 0 of the indexed result [n0, 2, rest].
+                     Coord vc;
+                     if (c[1] == n1 - 1 || c[1] == 0) {
+                       vc.push_back(c[1] == 0 ? 1 : 0);  // index 0 (written last) wins for n1 == 1
+                       vc.insert(vc.end(), c.begin() + 2, c.end());
+                       return v.at(vc);
+                     }
+                     return nd.at(c);
+                   });
+                 }});
   ops.push_back({"broadcast_tensors", all,
                  [](ScalarType dt) {
                    return std::vector<Sample>{

@@ -43,7 +43,8 @@ struct Prepared {
   Tensor q, k, v, mask;  // q [B, Hq, L, E] ...; mask: a view [batch..., (Hq), L, S] or undefined
   Shape out_batch;       // batch dims of the output (with Hq under GQA)
   SymInt B;              // their product
-  int64_t Hq, Hk, L, S, E, Ev;
+  SymInt L, S;           // the sequence lengths (a 2-d query's dim 0 may be dynamic)
+  int64_t Hq, Hk, E, Ev;
   ScalarType dtype, compute;
   AttentionParams params;
 };
@@ -72,16 +73,16 @@ Prepared prepare(const Tensor& query, const Tensor& key, const Tensor& value,
   Prepared pr;
   pr.dtype = dt;
   pr.compute = opmath_type(dt);
-  pr.L = query.size(-2);
+  pr.L = query.sym_size(-2);
   pr.E = query.size(-1);
-  pr.S = key.size(-2);
+  pr.S = key.sym_size(-2);
   pr.Ev = value.size(-1);
   EMBER_CHECK(key.size(-1) == pr.E, "[", kOp,
               "] Expected query and key to have the same embedding dimension (last dim), but got ",
               pr.E, " and ", key.size(-1));
-  EMBER_CHECK(value.size(-2) == pr.S, "[", kOp,
+  EMBER_CHECK(value.sym_size(-2) == pr.S, "[", kOp,
               "] Expected key and value to have the same sequence length (dim -2), but got ", pr.S,
-              " and ", value.size(-2));
+              " and ", value.sym_size(-2));
   const size_t tail = enable_gqa ? 3 : 2;
   Shape batch;
   try {
@@ -109,7 +110,7 @@ Prepared prepare(const Tensor& query, const Tensor& key, const Tensor& value,
   }
   pr.B = prod(batch);
   if (pr.Hk == 0) pr.Hk = 1;  // no heads at all: nothing to compute, keep the divisions defined
-  auto to_kernel = [&](const Tensor& t, int64_t h, int64_t len, int64_t width) {
+  auto to_kernel = [&](const Tensor& t, int64_t h, const SymInt& len, int64_t width) {
     const Shape full = cat_shape(batch, enable_gqa ? Shape{h, len, width} : Shape{len, width});
     return t.to(pr.compute).expand(full).reshape({pr.B, h, len, width}).contiguous();
   };
@@ -169,9 +170,11 @@ AttentionResult sdpa_forward(const Tensor& query, const Tensor& key, const Tenso
   Prepared pr = prepare(query, key, value, attn_mask, dropout_p, is_causal, scale, enable_gqa);
   AttentionResult res;
   if (dropout_p > 0) {
-    res.rng_state = ops::philox_state(
-        default_generator(), static_cast<uint64_t>(pr.B.guard_int(kOp) * pr.Hq * pr.L * pr.S),
-        pr.q.device());
+    res.rng_state =
+        ops::philox_state(default_generator(),
+                          static_cast<uint64_t>(pr.B.guard_int(kOp) * pr.Hq * pr.L.guard_int(kOp) *
+                                                pr.S.guard_int(kOp)),
+                          pr.q.device());
   }
   const auto outs = dispatch(ScaledDotProductAttention(pr.params),
                              kernel_inputs(pr, {pr.q, pr.k, pr.v}, res.rng_state));
@@ -195,7 +198,7 @@ std::tuple<Tensor, Tensor, Tensor> sdpa_backward(const Tensor& grad_output, cons
   EMBER_CHECK(grad_output.defined() && grad_output.sizes() == out_shape &&
                   forward.output.sizes() == out_shape,
               "[", kOp, "] expected grad_output and output of shape ", ops::shape_str(out_shape));
-  const std::vector<int64_t> lse_shape = {pr.B.guard_int(kOp), pr.Hq, pr.L};
+  const std::vector<int64_t> lse_shape = {pr.B.guard_int(kOp), pr.Hq, pr.L.guard_int(kOp)};
   EMBER_CHECK(forward.logsumexp.defined() && forward.logsumexp.sizes() == lse_shape, "[", kOp,
               "] logsumexp does not match the inputs");
   auto flat = [&](const Tensor& t) {
@@ -208,7 +211,7 @@ std::tuple<Tensor, Tensor, Tensor> sdpa_backward(const Tensor& grad_output, cons
                               forward.logsumexp.to(pr.compute).contiguous()},
                              forward.rng_state));
   const Tensor &dq = grads[0], &dk = grads[1], &dv = grads[2];
-  auto back = [&](const Tensor& g, const Tensor& like, int64_t len, int64_t width) {
+  auto back = [&](const Tensor& g, const Tensor& like, const SymInt& len, int64_t width) {
     const Shape batch = head(pr.out_batch, enable_gqa ? 1 : 0);
     const Shape full =
         cat_shape(batch, enable_gqa ? Shape{g.size(1), len, width} : Shape{len, width});

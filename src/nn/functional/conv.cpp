@@ -433,11 +433,12 @@ Tensor unfold(const Tensor& input, const UnfoldFuncOptions& o) {
   check_window(op, k, d, p, s);
   const bool batched = input.dim() == 4;
   Tensor x = batched ? input : input.unsqueeze(0);
-  EMBER_CHECK(x.size(1) > 0 && x.size(2) > 0 && x.size(3) > 0,
+  // The channels may be a dynamic dim (an unbatched input's dim 0): compared as a SymInt.
+  EMBER_CHECK(x.sym_size(1) > 0 && x.size(2) > 0 && x.size(3) > 0,
               "[unfold] Expected 3D or 4D (batch "
               "mode) tensor with possibly 0 batch size and other non-zero dimensions for input, "
               "but got: ",
-              shape_str(input.sizes()));
+              shape_str(input.sym_sizes()));
   const int64_t H = x.size(2), W = x.size(3);
   const int64_t Hp = ops::padded_size(H, p[0], op), Wp = ops::padded_size(W, p[1], op);
   const int64_t Hk = ops::window_extent(k[0], d[0], op), Wk = ops::window_extent(k[1], d[1], op);

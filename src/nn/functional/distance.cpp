@@ -26,9 +26,9 @@ Tensor cdist(const Tensor& x1, const Tensor& x2, double p,
   EMBER_CHECK_TYPE(
       is_floating_point(x2.dtype()) && is_implemented(x2.dtype()),
       "[cdist] cdist only supports floating-point dtypes, X2 got: ", dtype_name(x2.dtype()));
-  EMBER_CHECK(x1.size(-1) == x2.size(-1),
-              "[cdist] X1 and X2 must have the same number of columns. X1: ", x1.size(-1),
-              " X2: ", x2.size(-1));
+  EMBER_CHECK(x1.sym_size(-1) == x2.sym_size(-1),
+              "[cdist] X1 and X2 must have the same number of columns. X1: ", x1.sym_size(-1),
+              " X2: ", x2.sym_size(-1));
   EMBER_CHECK(p >= 0, "[cdist] cdist only supports non-negative p values");
   const std::string mode = compute_mode.value_or("use_mm_for_euclid_dist_if_necessary");
   EMBER_CHECK(mode == "use_mm_for_euclid_dist_if_necessary" || mode == "use_mm_for_euclid_dist" ||
@@ -37,7 +37,9 @@ Tensor cdist(const Tensor& x1, const Tensor& x2, double p,
   const ScalarType out_dtype = promote_types(x1.dtype(), x2.dtype());
   Tensor a = nn::detail::to_opmath(x1.to(out_dtype));
   Tensor b = nn::detail::to_opmath(x2.to(out_dtype));
-  const int64_t r1 = a.size(-2), r2 = b.size(-2);
+  // SymInts: the row counts are compared only for p == 2 (a guard on a dynamic dim, as in
+  // PyTorch), so the other norms trace with any number of rows.
+  const SymInt r1 = a.sym_size(-2), r2 = b.sym_size(-2);
   const bool use_mm =
       p == 2 && (mode == "use_mm_for_euclid_dist" ||
                  (mode == "use_mm_for_euclid_dist_if_necessary" && (r1 > 25 || r2 > 25)));
@@ -52,7 +54,7 @@ Tensor cdist(const Tensor& x1, const Tensor& x2, double p,
     if (p == 0) {
       d = (diff != 0).to(a.dtype()).sum({-1});
     } else if (std::isinf(p)) {
-      d = diff.size(-1) == 0 ? diff.sum({-1}) : diff.amax({-1});
+      d = diff.sym_size(-1) == 0 ? diff.sum({-1}) : diff.amax({-1});
     } else if (p == 1) {
       d = diff.sum({-1});
     } else if (p == 2) {
