@@ -171,7 +171,7 @@ class Expr final : public SymNode {
   int64_t upper() const { return range(poly_).hi; }
 
   int64_t guard_int(const char* op) const override {
-    const Interval r = range(poly_);
+    const Interval r = bounds(poly_);
     if (r.lo == r.hi) return r.lo;
     violation(op, poly_, "the concrete value of " + str(), std::nullopt);
   }
@@ -179,7 +179,7 @@ class Expr final : public SymNode {
   bool guard_compare(const char* kind, const SymNodePtr& o, const char* op) const override {
     const Poly d = fx::add(poly_, of(o), -1);
     const std::string k = kind;
-    const Interval r = range(d);
+    const Interval r = bounds(d);
     std::optional<bool> decided;
     if (k == "==" || k == "!=") {
       if (r.lo == 0 && r.hi == 0) decided = true;
@@ -250,6 +250,24 @@ class Expr final : public SymNode {
       total = {sat_add(total.lo, t.lo), sat_add(total.hi, t.hi)};
     }
     return total;
+  }
+
+  // range(p) tightened by the env's facts (Note [Assumptions]).
+  Interval bounds(const Poly& p) const {
+    Interval r = range(p);
+    for (const ShapeEnv::Fact& f : env_->facts()) {
+      const Expr* fe = dynamic_cast<const Expr*>(f.expr.node().get());
+      if (!fe) continue;
+      const Interval below = range(fx::add(p, fe->poly_, -1));  // p - e, and e >= 0
+      const Interval above = range(fx::add(p, fe->poly_, 1));   // p + e
+      r.lo = std::max(r.lo, below.lo);
+      r.hi = std::min(r.hi, above.hi);
+      if (f.equal) {
+        r.lo = std::max(r.lo, above.lo);
+        r.hi = std::min(r.hi, below.hi);
+      }
+    }
+    return r;
   }
 
   Interval atom_range(const Atom& a) const {
@@ -344,7 +362,7 @@ class Expr final : public SymNode {
   }
 
   Poly min_max(const Poly& b, bool want_max) const {
-    const Interval d = range(fx::add(poly_, b, -1));
+    const Interval d = bounds(fx::add(poly_, b, -1));
     if (d.hi <= 0) return want_max ? b : poly_;  // this <= b
     if (d.lo >= 0) return want_max ? poly_ : b;
     // Commutative: the operands in text order.
@@ -491,6 +509,10 @@ SymInt ShapeEnv::atom_of(int index) {
   a->symbol = index;
   a->text = symbols_[static_cast<size_t>(index)].name;
   return SymInt(std::make_shared<Expr>(shared_from_this(), Poly::atom(std::move(a))));
+}
+
+void ShapeEnv::assume(SymInt expr, bool equal, std::string text) {
+  facts_.push_back({std::move(expr), equal, std::move(text)});
 }
 
 const SymbolInfo* ShapeEnv::find(const std::string& name) const {

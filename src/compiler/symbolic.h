@@ -23,6 +23,11 @@
 // made it (interpreter and generated code alike: detail::run_call). A comparison its range cannot
 // decide raises ConstraintViolationError ("Could not guard on data-dependent expression"), as
 // PyTorch's GuardOnDataDependentSymNode does; nothing specialises to the example's data.
+//
+// Note [Assumptions]: a DynamicSpec's assumptions (batch > seq) become facts e >= 0 (or e == 0)
+// of the ShapeEnv. Deciding d >= 0 uses each fact as one step of implication: d >= lo(d - e) and
+// d <= hi(d + e) since e >= 0 (both ways for an equality), on top of the ranges; the example
+// inputs and every run's inputs are checked against the facts (a graph's JSON keeps them).
 #include <cstdint>
 #include <map>
 #include <memory>
@@ -65,6 +70,16 @@ class ShapeEnv : public std::enable_shared_from_this<ShapeEnv> {
   /// on a data-dependent expression) rather than specialise.
   SymInt unbacked(const std::string& what, int64_t max, const std::string& source);
   const std::vector<SymbolInfo>& symbols() const { return symbols_; }
+  /// Note [Assumptions]: a fact `expr >= 0` (`expr == 0` when `equal`) over this env's symbols,
+  /// from a DynamicSpec's assumptions (`text` is how the user wrote it). Comparisons use the facts
+  /// with the ranges, and every run's inputs are checked against them.
+  struct Fact {
+    SymInt expr;
+    bool equal = false;
+    std::string text;
+  };
+  void assume(SymInt expr, bool equal, std::string text);
+  const std::vector<Fact>& facts() const { return facts_; }
   /// The expression `text` (in the canonical form SymInt::str() prints: "2*s0 + 1", "(s0//2)",
   /// "Mod(s0, 3)", "Min(s0, s1)") over this env's symbols; ValueError naming `what` when it does
   /// not parse or names an unknown symbol.
@@ -75,6 +90,7 @@ class ShapeEnv : public std::enable_shared_from_this<ShapeEnv> {
   ShapeEnv() = default;
   SymInt atom_of(int index);
   std::vector<SymbolInfo> symbols_;
+  std::vector<Fact> facts_;
 };
 
 /// The env of a symbolic SymInt made by a ShapeEnv (null for a concrete one).
