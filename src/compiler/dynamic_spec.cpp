@@ -210,9 +210,21 @@ std::vector<std::vector<SymInt>> symbolic_sizes(const DynamicSpec& spec,
     const bool equal = a.op == "==";
     const int64_t at_example = e.hint();
     if (equal ? at_example != 0 : at_example < 0) {
-      EMBER_THROW(ConstraintViolationError, "[make_fx] Constraints violated! The example inputs ",
-                  "break the assumption ", a.str(), " (", l.str(), " = ", l.hint(), ", ", r.str(),
-                  " = ", r.hint(), "). Suggested fix: trace with examples that satisfy it");
+      std::vector<std::string> names;  // the roots the relation names, once each
+      for (const Dim* d : {&a.lhs, &a.rhs}) {
+        const std::string root = d->is_derived() ? d->root : d->name;
+        if (!d->value && (names.empty() || names[0] != root)) names.push_back(root);
+      }
+      std::string dims, given;
+      for (const std::string& name : names) {
+        dims += (dims.empty() ? "" : ", ") + name;
+        given += (given.empty() ? "" : ", ") + name + " = " +
+                 std::to_string(roots.at(name).symbol.hint());
+      }
+      EMBER_THROW(ConstraintViolationError, "[make_fx] Constraints violated (", dims,
+                  ")! The example inputs break the assumption ", a.str(), " (", given,
+                  "). Suggested fix: trace with examples that satisfy it, or drop it from ",
+                  "dynamic_shapes' assumptions");
     }
     env->assume(e, equal, a.str());
   }

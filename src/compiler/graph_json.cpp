@@ -108,7 +108,7 @@ json graph_json(const Graph& g) {
     if (!env->facts().empty()) {  // Note [Assumptions]
       json facts = json::array();
       for (const ShapeEnv::Fact& f : env->facts()) {
-        facts.push_back({{"expr", f.expr.str()}, {"equal", f.equal}, {"text", f.text}});
+        facts.push_back({{"expr", env->fact_expr(f).str()}, {"equal", f.equal}, {"text", f.text}});
       }
       j["assumptions"] = std::move(facts);
     }
@@ -193,8 +193,12 @@ class Reader {
           text.get<std::string>().size() > kMaxNameLength) {
         bad(where, "an assumption needs a string 'expr', a boolean 'equal' and a short 'text'");
       }
-      env_->assume(env_->parse(expr.get<std::string>(), "assumption"), equal.get<bool>(),
-                   text.get<std::string>());
+      try {
+        env_->assume(env_->parse(expr.get<std::string>(), "assumption"), equal.get<bool>(),
+                     text.get<std::string>());
+      } catch (const Error& e) {
+        bad(where, e.what());
+      }
     }
   }
 
@@ -218,15 +222,16 @@ class Reader {
       if (!source.is_string() || source.get<std::string>().size() > kMaxNameLength) {
         bad(where, "'source' must be a short string");
       }
-      if (unbacked) {  // Note [Unbacked symbols]: [0, max], no example; `dim` says what it counts
+      if (unbacked) {  // Note [Unbacked symbols]: [min, max], no example; `dim` says what it counts
         const json& what = need(s, "dim", where);
         if (!what.is_string() || what.get<std::string>().empty() ||
             what.get<std::string>().size() > kMaxNameLength) {
           bad(where, "'dim' must be a short string");
         }
+        const int64_t lo = s.contains("min") ? int64(s["min"], where, "'min'") : 0;
         const int64_t hi = int64(need(s, "max", where), where, "'max'");
-        if (hi < 0) bad(where, "symbol " + std::to_string(i) + " needs max >= 0");
-        env_->unbacked(what.get<std::string>(), hi, source.get<std::string>());
+        if (lo < 0 || hi < lo) bad(where, "symbol " + std::to_string(i) + " needs 0 <= min <= max");
+        env_->unbacked(what.get<std::string>(), hi, source.get<std::string>(), lo);
         continue;
       }
       const std::string dim = identifier(need(s, "dim", where), where, "'dim'", false);

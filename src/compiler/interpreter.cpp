@@ -47,16 +47,6 @@ void bind_symbols(const Node& p, size_t i, const Tensor& t, SymbolValues& values
   }
 }
 
-// "batch = 3, seq = 5": the dims' values of a run.
-std::string dim_values(const ShapeEnv& env, const SymbolValues& values) {
-  std::string out;
-  for (const auto& [name, v] : values) {
-    const SymbolInfo* si = env.find(name);
-    out += (out.empty() ? "" : ", ") + (si ? si->dim : name) + " = " + std::to_string(v);
-  }
-  return out;
-}
-
 void check_input(const Node& p, size_t i, const Tensor& t, const SymbolValues& values) {
   ValueMeta got = ValueMeta::of(t), want = p.outputs[0];
   got.requires_grad = want.requires_grad = false;
@@ -142,12 +132,12 @@ SymbolValues bind_inputs(const Graph& graph, const std::vector<Tensor>& inputs) 
     for (const SymInt& s : n.outputs[0].sizes) env = env ? env : env_of(s);
     ++k;
   }
-  // Note [Assumptions]: the facts the trace relied on hold for these inputs too.
+  // Note [Assumptions]: the facts the trace relied on hold for these inputs too (PyTorch's
+  // runtime asserts raise RuntimeError with this wording).
   if (env) {
-    for (const ShapeEnv::Fact& f : env->facts()) {
-      const int64_t v = evaluate(f.expr, values, "GraphModule");
-      EMBER_CHECK_VALUE(f.equal ? v == 0 : v >= 0, "[GraphModule] the inputs break the assumption ",
-                        f.text, " the graph was traced with (", dim_values(*env, values), ")");
+    if (auto broken = broken_assumption(*env, values, "GraphModule")) {
+      EMBER_THROW(RuntimeError, "[GraphModule] Runtime assertion failed for expression ", *broken,
+                  ": the inputs break an assumption the graph was traced with");
     }
   }
   return values;

@@ -6,26 +6,13 @@
 #include "compiler/symbolic.h"
 #include "ember/ember.h"
 #include "ember/nn.h"
+#include "fx_test_util.h"
 #include "opdb.h"
 
 namespace ember::test {
 namespace {
 
 using fx::ShapeEnv;
-
-std::string message_of(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const ConstraintViolationError& e) {
-    return e.what();
-  }
-  ADD_FAILURE() << "no ConstraintViolationError";
-  return "";
-}
-
-void expect_has(const std::string& text, const std::string& part) {
-  EXPECT_NE(text.find(part), std::string::npos) << "'" << part << "' not in: " << text;
-}
 
 TEST(SymExpr, CanonicalForms) {
   auto env = ShapeEnv::make();
@@ -354,64 +341,6 @@ TEST(SymbolicTrace, GuardOnAnUnbackedSizeRaises) {
   expect_has(m, "Could not guard on data-dependent expression");
   expect_has(m, "u0 is the count of nonzero");
   expect_has(m, "in [0, 4]");
-}
-
-// Note [Assumptions]: a relation between dims decides the comparisons it implies while tracing,
-// and holds for every run's inputs.
-TEST(SymbolicTrace, AssumptionsAreFactsCheckedOnEveryRun) {
-  const Dim batch("batch", 2, 64), seq("seq", 2, 64);
-  auto fn = [](const std::vector<Tensor>& xs) -> std::vector<Tensor> {
-    const bool longer = xs[0].sym_size(0) > xs[1].sym_size(0);
-    return {longer ? xs[0].sum() - xs[1].sum() : xs[0].sum() + xs[1].sum()};
-  };
-  const std::vector<Tensor> ex = {arange(6).to(kFloat32), arange(4).to(kFloat32)};
-  DynamicSpec spec = {{{0, batch}}, {{0, seq}}};
-  // Without the assumption the branch depends on the sizes: tracing raises.
-  EXPECT_THROW(make_fx(fn, ex, {.dynamic = spec}), ConstraintViolationError);
-  spec.assumptions = {batch > seq};
-  fx::GraphModule gm = make_fx(fn, ex, {.dynamic = spec});
-  for (auto [b, s] : {std::pair<int64_t, int64_t>{10, 4}, {3, 2}, {64, 63}}) {
-    const std::vector<Tensor> in = {arange(b).to(kFloat32), arange(s).to(kFloat32) * 3};
-    EXPECT_TRUE(equal(gm(in)[0], fn(in)[0])) << b << " " << s;
-  }
-  try {
-    gm({arange(3).to(kFloat32), arange(5).to(kFloat32)});
-    ADD_FAILURE() << "inputs breaking the assumption were accepted";
-  } catch (const ValueError& e) {
-    expect_has(e.what(), "the inputs break the assumption batch > seq");
-    expect_has(e.what(), "batch = 3, seq = 5");
-  }
-  // The JSON form keeps the facts, and the read-back graph checks them too.
-  fx::GraphModule back(fx::Graph::from_json(gm.graph().to_json()), {});
-  EXPECT_TRUE(equal(back({arange(9).to(kFloat32), arange(2).to(kFloat32)})[0],
-                    fn({arange(9).to(kFloat32), arange(2).to(kFloat32)})[0]));
-  EXPECT_THROW(back({arange(4).to(kFloat32), arange(4).to(kFloat32)}), ValueError);
-  // An equality makes two dims broadcast together.
-  DynamicSpec same = {{{0, batch}}, {{0, seq}}};
-  same.assumptions = {batch == seq};
-  fx::GraphModule add =
-      make_fx([](const std::vector<Tensor>& xs) -> std::vector<Tensor> { return {xs[0] + xs[1]}; },
-              {arange(5).to(kFloat32), arange(5).to(kFloat32)}, {.dynamic = same});
-  EXPECT_TRUE(equal(add({arange(7).to(kFloat32), ones({7})})[0], arange(7).to(kFloat32) + 1));
-  EXPECT_THROW(add({arange(7).to(kFloat32), ones({6})}), ValueError);
-}
-
-TEST(SymbolicTrace, AssumptionErrors) {
-  const Dim batch("batch", 2, 64), seq("seq", 2, 64), other("other", 2, 8);
-  auto fn = [](const std::vector<Tensor>& xs) -> std::vector<Tensor> { return {xs[0] * 2}; };
-  DynamicSpec spec = {{{0, batch}}, {{0, seq}}};
-  spec.assumptions = {batch > seq};
-  std::string m = message_of([&] { make_fx(fn, {ones({3}), ones({5})}, {.dynamic = spec}); });
-  expect_has(m, "The example inputs break the assumption batch > seq");
-  spec.assumptions = {batch > other};
-  try {
-    make_fx(fn, {ones({6}), ones({5})}, {.dynamic = spec});
-    ADD_FAILURE() << "an assumption on an unused dim was accepted";
-  } catch (const ValueError& e) {
-    expect_has(e.what(), "names other, which no input's dynamic_shapes uses");
-  }
-  EXPECT_EQ((seq <= 16).str(), "seq <= 16");
-  EXPECT_EQ((2 * seq == batch).str(), "2*seq == batch");
 }
 
 }  // namespace
