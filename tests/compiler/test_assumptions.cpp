@@ -122,6 +122,28 @@ TEST(SymbolicTrace, AssumptionErrors) {
   EXPECT_EQ((seq + 1 < batch).str(), "seq + 1 < batch");
 }
 
+// ember::compile with the spec: one capture serves every call that keeps the assumption; a call
+// that breaks it raises the graph's runtime assertion (as torch.export's module does).
+TEST(SymbolicTrace, CompiledFunctionsCheckAssumptions) {
+  const Dim batch("batch", 2, 64), seq("seq", 2, 64);
+  CompileOptions options;
+  options.backend = "eager";  // the graph interpreter: no C++ compiler run
+  options.fullgraph = true;
+  options.dynamic = {{{0, batch}}, {{0, seq}}};
+  options.dynamic.assumptions = {batch > seq};
+  compiler::reset();  // zeroed stats: the counts below are this test's
+  auto f = compile(longer_first, options);
+  for (auto [b, s] : {std::pair<int64_t, int64_t>{6, 4}, {10, 2}, {33, 32}}) {
+    const double want = b * (b - 1) / 2.0 - s * (s - 1) / 2.0;
+    EXPECT_DOUBLE_EQ(f({vec(b), vec(s)})[0].item<double>(), want) << b << " " << s;
+  }
+  EXPECT_EQ(compiler::stats().captures, 1);
+  expect_has(message_of<RuntimeError>([&] {
+               f({vec(5), vec(7)});
+             }),
+             "Runtime assertion failed for expression batch > seq (batch = 5, seq = 7)");
+}
+
 // The leak ASan found (a fact holding a SymInt, whose node owns the env): the env must be freed
 // with the last graph that uses it, the JSON round trip's included.
 TEST(SymbolicTrace, AssumptionsDoNotKeepTheirShapeEnvAlive) {
