@@ -122,6 +122,30 @@ TEST(SymbolicTrace, AssumptionErrors) {
   EXPECT_EQ((seq + 1 < batch).str(), "seq + 1 < batch");
 }
 
+// The JSON reader treats assumptions as hostile input: each refusal is a ValueError naming them.
+TEST(SymbolicTrace, AssumptionsFromJsonAreChecked) {
+  const Dim batch("batch", 2, 64), seq("seq", 2, 64);
+  DynamicSpec spec = {{{0, batch}}, {{0, seq}}};
+  spec.assumptions = {batch > seq};
+  const std::string json =
+      make_fx(longer_first, {vec(6), vec(4)}, {.dynamic = spec}).graph().to_json();
+  const std::string fact = R"({"equal":false,"expr":"s0 - s1 - 1","text":"batch > seq"})";
+  ASSERT_NE(json.find(fact), std::string::npos) << json;
+  auto with_fact = [&](const std::string& other) {
+    std::string j = json;
+    j.replace(j.find(fact), fact.size(), other);
+    return message_of<ValueError>([&] { fx::Graph::from_json(j); });
+  };
+  expect_has(
+      with_fact(R"({"equal":false,"expr":"s0 - s7","text":"t"})"),
+      "[Graph.from_json] assumptions: [assumption] cannot read the size expression 's0 - s7'");
+  expect_has(with_fact(R"({"equal":"no","expr":"s0","text":"t"})"),
+             "an assumption needs a string 'expr', a boolean 'equal' and a short 'text'");
+  expect_has(with_fact(R"({"equal":false,"expr":"1 - s1","text":"seq <= 1"})"),
+             "the assumption seq <= 1 leaves no value for seq (s1)");
+  expect_has(with_fact(R"({"equal":false,"expr":"s0","text":"t","why":1})"), "why");
+}
+
 // ember::compile with the spec: one capture serves every call that keeps the assumption; a call
 // that breaks it raises the graph's runtime assertion (as torch.export's module does).
 TEST(SymbolicTrace, CompiledFunctionsCheckAssumptions) {
