@@ -66,11 +66,13 @@ Dim operator-(int64_t k, const Dim& d);
 Dim operator*(const Dim& d, int64_t k);
 Dim operator*(int64_t k, const Dim& d);
 
-/// A relation between dims the traced program may rely on (ShapesSpec's `assumptions`): each is
-/// checked on the example inputs and on every run's inputs (ValueError when broken), and used as
-/// a fact while tracing, so that `x.sym_size(0) > y.sym_size(0)` resolves without a guard. Built
-/// with comparisons of Dims (or a Dim and an integer): `batch > seq`, `seq <= 512`,
-/// `2 * half == width`.
+/// A relation between dims the traced program may rely on (DynamicSpec's `assumptions`; in
+/// PyTorch, torch._check on sizes): a fact while tracing, so that `x.sym_size(0) >
+/// y.sym_size(0)` resolves without a guard, and one on a single dim narrows its range. Examples
+/// that break it raise ConstraintViolationError; a run of the graph whose inputs break it raises
+/// RuntimeError ("Runtime assertion failed for expression batch > seq (batch = 3, seq = 5)").
+/// Built with comparisons of Dims (or a Dim and an integer): `batch > seq`, `seq <= 512`,
+/// `2 * half == width` (Note [Assumptions] in src/compiler/symbolic.h).
 struct Assumption {
   Dim lhs;
   std::string op;  // ">", ">=", "<", "<=", "=="
