@@ -66,10 +66,31 @@ Dim operator-(int64_t k, const Dim& d);
 Dim operator*(const Dim& d, int64_t k);
 Dim operator*(int64_t k, const Dim& d);
 
+/// A relation between dims the traced program may rely on (DynamicSpec's `assumptions`; in
+/// PyTorch, torch._check on sizes): a fact while tracing, so that `x.sym_size(0) >
+/// y.sym_size(0)` resolves without a guard, and one on a single dim narrows its range. Examples
+/// that break it raise ConstraintViolationError; a run of the graph whose inputs break it raises
+/// RuntimeError ("Runtime assertion failed for expression batch > seq (batch = 3, seq = 5)").
+/// Built with comparisons of Dims (or a Dim and an integer): `batch > seq`, `seq <= 512`,
+/// `2 * half == width` (Note [Assumptions] in src/compiler/symbolic.h).
+struct Assumption {
+  Dim lhs;
+  std::string op;  // ">", ">=", "<", "<=", "=="
+  Dim rhs;
+  std::string str() const;  // "batch > seq"
+};
+Assumption operator>(const Dim& a, const Dim& b);
+Assumption operator>=(const Dim& a, const Dim& b);
+Assumption operator<(const Dim& a, const Dim& b);
+Assumption operator<=(const Dim& a, const Dim& b);
+Assumption operator==(const Dim& a, const Dim& b);
+
 /// Per input position, the dynamic dims of that input: {dim index -> Dim}. An input without
-/// entries is static. `DynamicSpec spec = {{{0, batch}}, {}};` makes dim 0 of input 0 dynamic.
+/// entries is static. `DynamicSpec spec = {{{0, batch}}, {}};` makes dim 0 of input 0 dynamic;
+/// `spec.assumptions = {batch > seq};` adds facts (see Assumption).
 struct DynamicSpec {
   std::vector<std::map<int64_t, Dim>> inputs;
+  std::vector<Assumption> assumptions;
   DynamicSpec() = default;
   DynamicSpec(std::initializer_list<std::map<int64_t, Dim>> per_input) : inputs(per_input) {}
   bool empty() const;

@@ -80,6 +80,18 @@ Dim operator*(const Dim& d, int64_t k) {
 }
 Dim operator*(int64_t k, const Dim& d) { return d * k; }
 
+namespace {
+Assumption relation(const Dim& a, const char* op, const Dim& b) { return {a, op, b}; }
+std::string side(const Dim& d) { return d.value ? std::to_string(*d.value) : d.name; }
+}  // namespace
+
+Assumption operator>(const Dim& a, const Dim& b) { return relation(a, ">", b); }
+Assumption operator>=(const Dim& a, const Dim& b) { return relation(a, ">=", b); }
+Assumption operator<(const Dim& a, const Dim& b) { return relation(a, "<", b); }
+Assumption operator<=(const Dim& a, const Dim& b) { return relation(a, "<=", b); }
+Assumption operator==(const Dim& a, const Dim& b) { return relation(a, "==", b); }
+std::string Assumption::str() const { return side(lhs) + " " + op + " " + side(rhs); }
+
 bool DynamicSpec::empty() const {
   for (const auto& dims : inputs) {
     if (!dims.empty()) return false;
@@ -91,7 +103,11 @@ namespace fx {
 
 std::vector<std::vector<SymInt>> symbolic_sizes(const DynamicSpec& spec,
                                                 const std::vector<Tensor>& inputs) {
-  if (spec.empty()) return {};
+  if (spec.empty()) {
+    EMBER_CHECK_VALUE(spec.assumptions.empty(), "[make_fx] dynamic_shapes has assumptions (",
+                      spec.assumptions[0].str(), ") but no dynamic dims");
+    return {};
+  }
   EMBER_CHECK_VALUE(spec.inputs.size() == inputs.size(), "[make_fx] dynamic_shapes has ",
                     spec.inputs.size(), " entries, but the function is traced with ", inputs.size(),
                     " inputs (one entry per input, {} for a static one)");
@@ -167,6 +183,50 @@ std::vector<std::vector<SymInt>> symbolic_sizes(const DynamicSpec& spec,
       }
       result[i][dim] = d.scale * it->second.symbol + d.offset;
     }
+  }
+  // Note [Assumptions]: each relation becomes a fact e >= 0 (or e == 0) over the roots' symbols.
+  for (const Assumption& a : spec.assumptions) {
+    auto value = [&](const Dim& d) -> SymInt {
+      if (d.value) return SymInt(*d.value);
+      const std::string root = d.is_derived() ? d.root : d.name;
+      auto it = roots.find(root);
+      EMBER_CHECK_VALUE(it != roots.end(), "[make_fx] the assumption ", a.str(), " names ", root,
+                        ", which no input's dynamic_shapes uses");
+      return d.scale * it->second.symbol + d.offset;
+    };
+    const SymInt l = value(a.lhs), r = value(a.rhs);
+    SymInt e;
+    if (a.op == ">") {
+      e = l - r - 1;
+    } else if (a.op == ">=" || a.op == "==") {
+      e = l - r;
+    } else if (a.op == "<") {
+      e = r - l - 1;
+    } else if (a.op == "<=") {
+      e = r - l;
+    } else {
+      EMBER_THROW(ValueError, "[make_fx] unknown relation '", a.op, "' in an assumption");
+    }
+    const bool equal = a.op == "==";
+    const int64_t at_example = e.hint();
+    if (equal ? at_example != 0 : at_example < 0) {
+      std::vector<std::string> names;  // the roots the relation names, once each
+      for (const Dim* d : {&a.lhs, &a.rhs}) {
+        const std::string root = d->is_derived() ? d->root : d->name;
+        if (!d->value && (names.empty() || names[0] != root)) names.push_back(root);
+      }
+      std::string dims, given;
+      for (const std::string& name : names) {
+        dims += (dims.empty() ? "" : ", ") + name;
+        given += (given.empty() ? "" : ", ") + name + " = " +
+                 std::to_string(roots.at(name).symbol.hint());
+      }
+      EMBER_THROW(ConstraintViolationError, "[make_fx] Constraints violated (", dims,
+                  ")! The example inputs break the assumption ", a.str(), " (", given,
+                  "). Suggested fix: trace with examples that satisfy it, or drop it from ",
+                  "dynamic_shapes' assumptions");
+    }
+    env->assume(e, equal, a.str());
   }
   return result;
 }

@@ -13,7 +13,9 @@
 // A graph traced with dynamic shapes (Note [Symbolic shapes]) also lists its symbols,
 //   "symbols": [{"name": "s0", "dim": "batch", "min": 2, "max": 1024, "hint": 8,
 //                "runtime_min": 1, "source": "input 0 dim 0"}],
-// and writes a symbolic size or stride as its expression's text ("2*s0").
+// and writes a symbolic size or stride as its expression's text ("2*s0"); the facts of its
+// assumptions (Note [Assumptions]) follow as
+//   "assumptions": [{"expr": "s0 - s1 - 1", "equal": false, "text": "batch > seq"}].
 #include <nlohmann/json.hpp>
 #include <set>
 
@@ -103,6 +105,13 @@ json graph_json(const Graph& g) {
       if (si.unbacked) syms.back()["unbacked"] = true;
     }
     j["symbols"] = std::move(syms);
+    if (!env->facts().empty()) {  // Note [Assumptions]
+      json facts = json::array();
+      for (const ShapeEnv::Fact& f : env->facts()) {
+        facts.push_back({{"expr", env->fact_expr(f).str()}, {"equal", f.equal}, {"text", f.text}});
+      }
+      j["assumptions"] = std::move(facts);
+    }
   }
   return j;
 }
@@ -139,7 +148,7 @@ class Reader {
  public:
   Graph graph(const json& j) {
     if (!j.is_object()) bad("", "expected a JSON object, got " + j.dump().substr(0, 100));
-    keys(j, "", {"format", "version", "nodes", "symbols"});
+    keys(j, "", {"format", "version", "nodes", "symbols", "assumptions"});
     const json& format = need(j, "format", "");
     if (format != "ember.fx.graph") bad("", "'format' must be \"ember.fx.graph\"");
     const json& version = need(j, "version", "");
@@ -148,6 +157,7 @@ class Reader {
                   std::to_string(kFormatVersion) + ")");
     }
     if (j.contains("symbols")) symbols(j["symbols"]);
+    if (j.contains("assumptions")) assumptions(j["assumptions"]);
     const json& nodes = need(j, "nodes", "");
     if (!nodes.is_array()) bad("", "'nodes' must be a list");
     if (nodes.size() > kMaxNodes) bad("", "more than " + std::to_string(kMaxNodes) + " nodes");
@@ -167,6 +177,31 @@ class Reader {
   }
 
  private:
+  // Note [Assumptions]: facts over the symbols read before.
+  void assumptions(const json& list) {
+    const std::string where = "assumptions";
+    if (!env_) bad(where, "assumptions need 'symbols'");
+    if (!list.is_array()) bad(where, "'assumptions' must be a list");
+    if (list.size() > kMaxNodes) bad(where, "too many assumptions");
+    for (const json& a : list) {
+      if (!a.is_object()) bad(where, "an assumption must be an object");
+      keys(a, where, {"expr", "equal", "text"});
+      const json& expr = need(a, "expr", where);
+      const json& equal = need(a, "equal", where);
+      const json& text = need(a, "text", where);
+      if (!expr.is_string() || !equal.is_boolean() || !text.is_string() ||
+          text.get<std::string>().size() > kMaxNameLength) {
+        bad(where, "an assumption needs a string 'expr', a boolean 'equal' and a short 'text'");
+      }
+      try {
+        env_->assume(env_->parse(expr.get<std::string>(), "assumption"), equal.get<bool>(),
+                     text.get<std::string>());
+      } catch (const Error& e) {
+        bad(where, e.what());
+      }
+    }
+  }
+
   // Note [Symbolic shapes]: the symbols s0, s1, ... in order, each with a valid range and hint.
   void symbols(const json& list) {
     const std::string where = "symbols";
@@ -187,15 +222,16 @@ class Reader {
       if (!source.is_string() || source.get<std::string>().size() > kMaxNameLength) {
         bad(where, "'source' must be a short string");
       }
-      if (unbacked) {  // Note [Unbacked symbols]: [0, max], no example; `dim` says what it counts
+      if (unbacked) {  // Note [Unbacked symbols]: [min, max], no example; `dim` says what it counts
         const json& what = need(s, "dim", where);
         if (!what.is_string() || what.get<std::string>().empty() ||
             what.get<std::string>().size() > kMaxNameLength) {
           bad(where, "'dim' must be a short string");
         }
+        const int64_t lo = s.contains("min") ? int64(s["min"], where, "'min'") : 0;
         const int64_t hi = int64(need(s, "max", where), where, "'max'");
-        if (hi < 0) bad(where, "symbol " + std::to_string(i) + " needs max >= 0");
-        env_->unbacked(what.get<std::string>(), hi, source.get<std::string>());
+        if (lo < 0 || hi < lo) bad(where, "symbol " + std::to_string(i) + " needs 0 <= min <= max");
+        env_->unbacked(what.get<std::string>(), hi, source.get<std::string>(), lo);
         continue;
       }
       const std::string dim = identifier(need(s, "dim", where), where, "'dim'", false);

@@ -125,10 +125,20 @@ SymbolValues bind_inputs(const Graph& graph, const std::vector<Tensor>& inputs) 
     ++k;
   }
   k = 0;
+  std::shared_ptr<ShapeEnv> env;
   for (const Node& n : nodes) {
     if (n.kind != NodeKind::Placeholder) continue;
     check_input(n, k, inputs[k], values);
+    for (const SymInt& s : n.outputs[0].sizes) env = env ? env : env_of(s);
     ++k;
+  }
+  // Note [Assumptions]: the facts the trace relied on hold for these inputs too (PyTorch's
+  // runtime asserts raise RuntimeError with this wording).
+  if (env) {
+    if (auto broken = broken_assumption(*env, values, "GraphModule")) {
+      EMBER_THROW(RuntimeError, "[GraphModule] Runtime assertion failed for expression ", *broken,
+                  ": the inputs break an assumption the graph was traced with");
+    }
   }
   return values;
 }

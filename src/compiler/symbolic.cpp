@@ -51,7 +51,9 @@ struct Interval {
   int64_t lo, hi;
 };
 
-struct Poly;
+}  // namespace
+
+// Outside the anonymous namespace: symbolic.h names Poly (ShapeEnv::Fact holds one).
 enum class AtomKind : uint8_t { Symbol, FloorDiv, Mod, Min, Max };
 struct Atom {
   AtomKind kind = AtomKind::Symbol;
@@ -88,6 +90,8 @@ struct Poly {
     if (it->second.second == 0) terms.erase(it);
   }
 };
+
+namespace {
 
 std::string mono_key(const Monomial& m) {
   std::string s;
@@ -146,6 +150,41 @@ std::string operand(const Poly& p) {
   return single ? t : "(" + t + ")";
 }
 
+// p as a*symbol + b (a != 0), if it is one.
+struct OneSymbol {
+  int symbol;
+  int64_t a, b;
+};
+std::optional<OneSymbol> single_symbol(const Poly& p) {
+  std::optional<OneSymbol> r;
+  int64_t b = 0;
+  for (const auto& [key, term] : p.terms) {
+    if (key.empty()) {
+      b = term.second;
+    } else if (r || term.first.size() != 1 || term.first[0]->kind != AtomKind::Symbol) {
+      return std::nullopt;
+    } else {
+      r = OneSymbol{term.first[0]->symbol, term.second, 0};
+    }
+  }
+  if (r) r->b = b;
+  return r;
+}
+
+// The indices of the symbols p mentions.
+void symbols_in(const Poly& p, std::set<int>& out) {
+  for (const auto& [key, term] : p.terms) {
+    for (const AtomPtr& a : term.first) {
+      if (a->kind == AtomKind::Symbol) {
+        out.insert(a->symbol);
+      } else {
+        symbols_in(*a->a, out);
+        symbols_in(*a->b, out);
+      }
+    }
+  }
+}
+
 // ---- ShapeEnv-bound expressions ------------------------------------------------------------
 
 class Expr final : public SymNode {
@@ -171,7 +210,7 @@ class Expr final : public SymNode {
   int64_t upper() const { return range(poly_).hi; }
 
   int64_t guard_int(const char* op) const override {
-    const Interval r = range(poly_);
+    const Interval r = bounds(poly_);
     if (r.lo == r.hi) return r.lo;
     violation(op, poly_, "the concrete value of " + str(), std::nullopt);
   }
@@ -179,7 +218,7 @@ class Expr final : public SymNode {
   bool guard_compare(const char* kind, const SymNodePtr& o, const char* op) const override {
     const Poly d = fx::add(poly_, of(o), -1);
     const std::string k = kind;
-    const Interval r = range(d);
+    const Interval r = bounds(d);
     std::optional<bool> decided;
     if (k == "==" || k == "!=") {
       if (r.lo == 0 && r.hi == 0) decided = true;
@@ -250,6 +289,40 @@ class Expr final : public SymNode {
       total = {sat_add(total.lo, t.lo), sat_add(total.hi, t.hi)};
     }
     return total;
+  }
+
+  // range(p) tightened by the env's facts (Note [Assumptions]): p = (p - k*e) + k*e, and
+  // k*e >= 0 for k > 0 (<= 0 for k < 0; == 0 for an equality) bounds p by p - k*e's range.
+  Interval bounds(const Poly& p) const {
+    Interval r = range(p);
+    for (const ShapeEnv::Fact& f : env_->facts()) {
+      const Poly& e = *f.expr;
+      std::vector<int64_t> ks = {1, -1};
+      if (auto k = ratio(p, e); k && *k != 1 && *k != -1) ks.push_back(*k);
+      for (int64_t k : ks) {
+        const Interval rest = range(fx::add(p, fx::mul(e, Poly::constant(k)), -1));
+        if (f.equal || k > 0) r.lo = std::max(r.lo, rest.lo);
+        if (f.equal || k < 0) r.hi = std::min(r.hi, rest.hi);
+      }
+    }
+    return r;
+  }
+
+  // k when p's non-constant terms are k times e's (an integer k != 0).
+  static std::optional<int64_t> ratio(const Poly& p, const Poly& e) {
+    std::optional<int64_t> k;
+    size_t matched = 0;
+    for (const auto& [key, term] : e.terms) {
+      if (key.empty()) continue;
+      auto it = p.terms.find(key);
+      if (it == p.terms.end() || it->second.second % term.second != 0) return std::nullopt;
+      const int64_t q = it->second.second / term.second;
+      if (k && *k != q) return std::nullopt;
+      k = q;
+      ++matched;
+    }
+    const size_t symbolic = p.terms.size() - (p.terms.count("") ? 1 : 0);
+    return matched == symbolic ? k : std::nullopt;
   }
 
   Interval atom_range(const Atom& a) const {
@@ -344,7 +417,7 @@ class Expr final : public SymNode {
   }
 
   Poly min_max(const Poly& b, bool want_max) const {
-    const Interval d = range(fx::add(poly_, b, -1));
+    const Interval d = bounds(fx::add(poly_, b, -1));
     if (d.hi <= 0) return want_max ? b : poly_;  // this <= b
     if (d.lo >= 0) return want_max ? poly_ : b;
     // Commutative: the operands in text order.
@@ -353,19 +426,6 @@ class Expr final : public SymNode {
     const Poly& y = swap ? poly_ : b;
     return atom(want_max ? AtomKind::Max : AtomKind::Min, x, y,
                 std::string(want_max ? "Max(" : "Min(") + text(x) + ", " + text(y) + ")");
-  }
-
-  void symbols_in(const Poly& p, std::set<int>& out) const {
-    for (const auto& [key, term] : p.terms) {
-      for (const AtomPtr& a : term.first) {
-        if (a->kind == AtomKind::Symbol) {
-          out.insert(a->symbol);
-        } else {
-          symbols_in(*a->a, out);
-          symbols_in(*a->b, out);
-        }
-      }
-    }
   }
 
   // For `d kind 0` with d = a*s + b linear in one symbol: the widest range of s around its hint
@@ -477,12 +537,15 @@ SymInt ShapeEnv::symbol(const std::string& dim, int64_t min, int64_t max, int64_
   return atom_of(index);
 }
 
-SymInt ShapeEnv::unbacked(const std::string& what, int64_t max, const std::string& source) {
+SymInt ShapeEnv::unbacked(const std::string& what, int64_t max, const std::string& source,
+                          int64_t min) {
+  EMBER_CHECK_VALUE(0 <= min && min <= max, "[ShapeEnv] an unbacked size needs 0 <= min <= max, ",
+                    "got [", min, ", ", max, "] for ", what);
   const int index = static_cast<int>(symbols_.size());
   // No example gives it a value; the hint (what meta tensors size with) is a typical size, not
   // a fact: decisions use the range alone.
-  symbols_.push_back(
-      {symbol_name('u', index), what, 0, max, std::min<int64_t>(max, 2), 0, source, true});
+  symbols_.push_back({symbol_name('u', index), what, min, max, std::clamp<int64_t>(2, min, max),
+                      min, source, true});
   return atom_of(index);
 }
 
@@ -491,6 +554,34 @@ SymInt ShapeEnv::atom_of(int index) {
   a->symbol = index;
   a->text = symbols_[static_cast<size_t>(index)].name;
   return SymInt(std::make_shared<Expr>(shared_from_this(), Poly::atom(std::move(a))));
+}
+
+void ShapeEnv::assume(const SymInt& expr, bool equal, std::string text) {
+  const Expr* e = expr_of(expr);
+  EMBER_CHECK_VALUE(!expr.is_symbolic() || (e && e->env().get() == this),
+                    "[ShapeEnv] the assumption ", text, " is over another trace's sizes");
+  auto poly = std::make_shared<const Poly>(e ? e->poly() : Poly::constant(expr.hint()));
+  if (auto one = single_symbol(*poly)) {
+    // a*s + b >= 0 narrows s's range (seq <= 512): s >= ceil(-b/a) for a > 0, s <= floor(b/-a)
+    // for a < 0; an equality is that and its negation.
+    SymbolInfo& si = symbols_[static_cast<size_t>(one->symbol)];
+    auto narrow = [&](int64_t a, int64_t b) {
+      if (a > 0) {
+        si.min = std::max(si.min, -floordiv_value(b, a));
+      } else {
+        si.max = std::min(si.max, floordiv_value(b, -a));
+      }
+    };
+    narrow(one->a, one->b);
+    if (equal) narrow(-one->a, -one->b);
+    EMBER_CHECK_VALUE(si.min <= si.max, "[ShapeEnv] the assumption ", text, " leaves no value for ",
+                      si.dim, " (", si.name, ")");
+  }
+  facts_.push_back({std::move(poly), equal, std::move(text)});
+}
+
+SymInt ShapeEnv::fact_expr(const Fact& fact) {
+  return SymInt(std::make_shared<Expr>(shared_from_this(), *fact.expr));
 }
 
 const SymbolInfo* ShapeEnv::find(const std::string& name) const {
@@ -634,23 +725,9 @@ std::optional<std::string> as_symbol(const SymInt& s) {
 
 std::optional<Affine> as_affine(const SymInt& s) {
   const Expr* e = expr_of(s);
-  if (!e) return std::nullopt;
-  Affine r;
-  bool found = false;
-  for (const auto& [key, term] : e->poly().terms) {
-    if (key.empty()) {
-      r.b = term.second;
-    } else if (!found && term.first.size() == 1 && term.first[0]->kind == AtomKind::Symbol &&
-               term.second > 0) {
-      r.symbol = key;
-      r.a = term.second;
-      found = true;
-    } else {
-      return std::nullopt;
-    }
-  }
-  if (!found) return std::nullopt;
-  return r;
+  const auto one = e ? single_symbol(e->poly()) : std::nullopt;
+  if (!one || one->a <= 0) return std::nullopt;
+  return Affine{e->env()->symbols()[static_cast<size_t>(one->symbol)].name, one->a, one->b};
 }
 
 int64_t upper_bound(const SymInt& s) {
@@ -658,18 +735,42 @@ int64_t upper_bound(const SymInt& s) {
   return e ? e->upper() : s.hint();
 }
 
+namespace {
+int64_t evaluate_poly(const ShapeEnv& env, const Poly& p, const SymbolValues& values,
+                      const std::string& what) {
+  return Expr::eval(p, [&](int index) {
+    const std::string& name = env.symbols()[static_cast<size_t>(index)].name;
+    auto it = values.find(name);
+    EMBER_CHECK_VALUE(it != values.end(), "[", what, "] symbol ", name, " has no value");
+    return it->second;
+  });
+}
+}  // namespace
+
 int64_t evaluate(const SymInt& s, const SymbolValues& values, const std::string& what) {
   const Expr* e = expr_of(s);
   if (!e) {
     EMBER_CHECK_VALUE(!s.is_symbolic(), "[", what, "] a size expression of an unknown kind");
     return s.hint();
   }
-  return Expr::eval(e->poly(), [&](int index) {
-    const std::string& name = e->env()->symbols()[index].name;
-    auto it = values.find(name);
-    EMBER_CHECK_VALUE(it != values.end(), "[", what, "] symbol ", name, " has no value");
-    return it->second;
-  });
+  return evaluate_poly(*e->env(), e->poly(), values, what);
+}
+
+std::optional<std::string> broken_assumption(const ShapeEnv& env, const SymbolValues& values,
+                                             const std::string& what) {
+  for (const ShapeEnv::Fact& f : env.facts()) {
+    const int64_t v = evaluate_poly(env, *f.expr, values, what);
+    if (f.equal ? v == 0 : v >= 0) continue;
+    std::set<int> syms;
+    symbols_in(*f.expr, syms);
+    std::string given;
+    for (int s : syms) {
+      const SymbolInfo& si = env.symbols()[static_cast<size_t>(s)];
+      given += (given.empty() ? "" : ", ") + si.dim + " = " + std::to_string(values.at(si.name));
+    }
+    return f.text + " (" + given + ")";
+  }
+  return std::nullopt;
 }
 
 }  // namespace ember::fx

@@ -23,6 +23,15 @@
 // made it (interpreter and generated code alike: detail::run_call). A comparison its range cannot
 // decide raises ConstraintViolationError ("Could not guard on data-dependent expression"), as
 // PyTorch's GuardOnDataDependentSymNode does; nothing specialises to the example's data.
+//
+// Note [Assumptions]: a DynamicSpec's assumptions (batch > seq) become facts e >= 0 (or e == 0)
+// of the ShapeEnv. Deciding d >= 0 uses each fact as one step of implication: with k*e >= 0
+// (k = 1, -1 for an equality, and the ratio k when d's symbolic part is k times e's),
+// d >= lo(d - k*e); on top of the ranges. A fact on one symbol (seq <= 512) also narrows that
+// symbol's range. The example inputs and every run's inputs are checked against the facts (a
+// graph's JSON keeps them). A fact is held as the env's own polynomial, never as a SymInt: a
+// SymInt's node owns its env, and an env owning its facts' nodes would be a cycle that is never
+// freed.
 #include <cstdint>
 #include <map>
 #include <memory>
@@ -38,6 +47,8 @@ class Tensor;
 }  // namespace ember
 
 namespace ember::fx {
+
+struct Poly;  // symbolic.cpp: an expression's canonical polynomial, with no reference to an env
 
 /// One dynamic dimension of the traced inputs.
 struct SymbolInfo {
@@ -61,10 +72,23 @@ class ShapeEnv : public std::enable_shared_from_this<ShapeEnv> {
   SymInt symbol(const std::string& dim, int64_t min, int64_t max, int64_t hint,
                 const std::string& source, int64_t runtime_min = -1);
   /// Note [Unbacked symbols]: a new symbol u<k> for a size only the data decides (`what`: "the
-  /// count of nonzero"), in [0, max]. Comparisons its range cannot decide raise (PyTorch's guard
-  /// on a data-dependent expression) rather than specialise.
-  SymInt unbacked(const std::string& what, int64_t max, const std::string& source);
+  /// count of nonzero"), in [min, max]. Comparisons its range cannot decide raise (PyTorch's
+  /// guard on a data-dependent expression) rather than specialise.
+  SymInt unbacked(const std::string& what, int64_t max, const std::string& source, int64_t min = 0);
   const std::vector<SymbolInfo>& symbols() const { return symbols_; }
+  /// Note [Assumptions]: a fact `expr >= 0` (`expr == 0` when `equal`) over this env's symbols,
+  /// from a DynamicSpec's assumptions (`text` is how the user wrote it). Comparisons use the facts
+  /// with the ranges, and every run's inputs are checked against them.
+  struct Fact {
+    std::shared_ptr<const Poly> expr;  // over this env's symbols; owns no env (no cycle)
+    bool equal = false;
+    std::string text;
+  };
+  /// `expr` must be over this env's symbols (ValueError otherwise).
+  void assume(const SymInt& expr, bool equal, std::string text);
+  const std::vector<Fact>& facts() const { return facts_; }
+  /// A fact's expression as a SymInt of this env.
+  SymInt fact_expr(const Fact& fact);
   /// The expression `text` (in the canonical form SymInt::str() prints: "2*s0 + 1", "(s0//2)",
   /// "Mod(s0, 3)", "Min(s0, s1)") over this env's symbols; ValueError naming `what` when it does
   /// not parse or names an unknown symbol.
@@ -75,6 +99,7 @@ class ShapeEnv : public std::enable_shared_from_this<ShapeEnv> {
   ShapeEnv() = default;
   SymInt atom_of(int index);
   std::vector<SymbolInfo> symbols_;
+  std::vector<Fact> facts_;
 };
 
 /// The env of a symbolic SymInt made by a ShapeEnv (null for a concrete one).
@@ -104,5 +129,9 @@ int64_t upper_bound(const SymInt& s);
 using SymbolValues = std::map<std::string, int64_t>;
 /// The value of `s` for `values`; ValueError naming `what` when a symbol has no value.
 int64_t evaluate(const SymInt& s, const SymbolValues& values, const std::string& what);
+/// Note [Assumptions]: the first of env's facts that `values` break, as the user wrote it with
+/// the dims' values ("batch > seq (batch = 3, seq = 5)"); nullopt when all hold.
+std::optional<std::string> broken_assumption(const ShapeEnv& env, const SymbolValues& values,
+                                             const std::string& what);
 
 }  // namespace ember::fx

@@ -18,6 +18,7 @@
 #include "compiler/decompose.h"
 #include "compiler/meta.h"
 #include "compiler/symbolic.h"
+#include "compiler/unbacked.h"
 #include "dispatch/dispatch.h"
 #include "ember/autograd.h"
 #include "ember/compiler.h"
@@ -196,8 +197,9 @@ class Tracer final : public DispatchMode {
     // (factories, scalar conversions) run as they are.
     std::vector<Tensor> outs = call.outputs;
     const std::vector<Tensor> preallocated = call.outputs;  // the op builder may keep these
-    if (fake && involves_meta(call) && p.kind() == PrimitiveKind::Nonzero) {
-      call.outputs = outs = {unbacked_nonzero(call.inputs.at(0), graph.nodes().size())};
+    if (fake && involves_meta(call) && fx::detail::sizes_from_data(p.kind())) {
+      call.outputs = outs = fx::detail::unbacked_outputs(p, call.inputs, args.at(0),
+                                                         graph.nodes().size(), env, unbacked_);
     } else if (fake && involves_meta(call)) {
       std::vector<Tensor> ins;
       for (const Tensor& t : call.inputs) ins.push_back(twin(t));
@@ -230,21 +232,6 @@ class Tracer final : public DispatchMode {
       }
       produced_.push_back({{node, static_cast<int>(k)}, call.outputs[k]});
     }
-  }
-
-  // Note [Unbacked symbols]: nonzero's row count is known only when the graph runs: a fresh
-  // symbol in [0, numel], bound at run time from the call's result.
-  Tensor unbacked_nonzero(const Tensor& x, size_t node) {
-    const std::vector<SymInt> sizes = x.unsafeGetTensorImpl()->sym_sizes();
-    SymInt numel(1);
-    for (const SymInt& s : sizes) numel = numel * s;
-    if (!env) env = fx::ShapeEnv::make();
-    const SymInt count =
-        env->unbacked("the count of nonzero", fx::upper_bound(numel),
-                      "output 0 dim 0 of node " + std::to_string(node) + " (nonzero)");
-    const TensorMeta m =
-        TensorMeta::contiguous(SymShape{count, SymInt(x.dim())}, kInt64, Device(kMeta));
-    return detail::allocate_meta(m, "nonzero");
   }
 
   // The function returned `outputs`: the graph's output node. Autograd marks outputs after the
@@ -332,6 +319,7 @@ class Tracer final : public DispatchMode {
   std::unordered_map<const StorageImpl*, std::vector<const TensorImpl*>> by_storage_;
   std::vector<std::pair<fx::ValueRef, Tensor>> produced_;
   std::unordered_map<const TensorImpl*, Tensor> twins_;
+  fx::detail::UnbackedMemo unbacked_;  // Note [Unbacked symbols]
   int constants_ = 0;
 };
 

@@ -117,7 +117,7 @@ Tensor bincount(const Tensor& x, const std::optional<Tensor>& weights, int64_t m
   EMBER_CHECK(x.dim() == 1, "[", op, "] bincount only supports 1-d non-negative integral inputs.");
   std::vector<Tensor> inputs = {x};
   if (weights && weights->defined()) {
-    EMBER_CHECK(weights->dim() == 1 && weights->sizes()[0] == x.sizes()[0], "[", op,
+    EMBER_CHECK(weights->dim() == 1 && weights->sym_size(0) == x.sym_size(0), "[", op,
                 "] weights should be 1-d and have the same length as input");
     ops::check_implemented(weights->dtype(), op);
     // float weights give float32 counts; any other dtype is summed as float64.

@@ -2,8 +2,10 @@
 // Helpers for the compiler's tests.
 #include <ember/compiler.h>
 #include <ember/ember.h>
+#include <gtest/gtest.h>
 
 #include <cstring>
+#include <functional>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -53,6 +55,23 @@ inline std::string text_without_view_params(const fx::Graph& g) {
     out += line + "\n";
   }
   return out;
+}
+
+/// Fails the test unless `part` occurs in `text`.
+inline void expect_has(const std::string& text, const std::string& part) {
+  EXPECT_NE(text.find(part), std::string::npos) << "'" << part << "' not in: " << text;
+}
+
+/// The message of the E that `f` throws; a failure (and "") when it throws none.
+template <typename E = ConstraintViolationError>
+std::string message_of(const std::function<void()>& f) {
+  try {
+    f();
+  } catch (const E& e) {
+    return e.what();
+  }
+  ADD_FAILURE() << "no exception of the expected type";
+  return "";
 }
 
 }  // namespace ember::test

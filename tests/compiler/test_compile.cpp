@@ -15,26 +15,12 @@
 #include "ember/nn.h"
 #include "ember/optim.h"
 #include "ember/testing.h"
+#include "fx_test_util.h"
 
 namespace ember::test {
 namespace {
 
 using Fn = std::function<std::vector<Tensor>(const std::vector<Tensor>&)>;
-
-void expect_has(const std::string& text, const std::string& part) {
-  EXPECT_NE(text.find(part), std::string::npos) << "'" << part << "' not in: " << text;
-}
-
-template <typename E>
-std::string message_of(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const E& e) {
-    return e.what();
-  }
-  ADD_FAILURE() << "no exception of the expected type";
-  return "";
-}
 
 // Each test starts from zeroed stats, so that counts are this test's.
 class Compile : public ::testing::Test {

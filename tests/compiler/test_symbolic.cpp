@@ -6,26 +6,13 @@
 #include "compiler/symbolic.h"
 #include "ember/ember.h"
 #include "ember/nn.h"
+#include "fx_test_util.h"
 #include "opdb.h"
 
 namespace ember::test {
 namespace {
 
 using fx::ShapeEnv;
-
-std::string message_of(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const ConstraintViolationError& e) {
-    return e.what();
-  }
-  ADD_FAILURE() << "no ConstraintViolationError";
-  return "";
-}
-
-void expect_has(const std::string& text, const std::string& part) {
-  EXPECT_NE(text.find(part), std::string::npos) << "'" << part << "' not in: " << text;
-}
 
 TEST(SymExpr, CanonicalForms) {
   auto env = ShapeEnv::make();
