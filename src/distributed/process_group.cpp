@@ -131,11 +131,15 @@ std::shared_ptr<Work> ProcessGroup::enqueue(const char* op,
     queue_->busy = true;
   }
   Queue::execute(task);
+  bool queued = false;
   {
     std::lock_guard<std::mutex> lock(queue_->mutex);
     queue_->busy = false;
+    queued = !queue_->tasks.empty();
   }
-  queue_->cv.notify_one();  // work queued meanwhile by other threads
+  // Work queued meanwhile by other threads. Only then: waking the idle group thread for nothing
+  // costs two context switches per call, more than a small collective.
+  if (queued) queue_->cv.notify_one();
   return work;
 }
 
