@@ -15,6 +15,8 @@
 #include <gloo/transport/tcp/device.h>
 
 #include <cstring>
+#include <exception>
+#include <utility>
 
 #include "distributed/backend.h"
 
@@ -112,22 +114,29 @@ class GlooBackend final : public Backend {
   // one message latency, where an allgather costs a rendezvous per ring step.
   const std::vector<const char*>& exchange(const char* api, size_t bytes) override {
     if (bytes > record_capacity_) return Backend::exchange(api, bytes);
+    if (repost_error_) std::rethrow_exception(std::exchange(repost_error_, nullptr));
     const int me = context_->rank, n = context_->size, set = set_;
     set_ ^= 1;
     guarded(api, [&] {
       for (int r = 0; r < n; ++r)
         if (r != me) record_tx_->send(r, kRecordSlot, 0, bytes);
       for (int r = 0; r < n; ++r) {
-        if (r == me) {
-          records_[r] = record_out_.data();
-          continue;
-        }
-        record_rx_[set][r]->waitRecv(timeout_);
-        record_rx_[set ^ 1][r]->recv(r, kRecordSlot);  // ready for the next exchange
-        records_[r] = inbox(set, r);
+        records_[r] = r == me ? record_out_.data() : inbox(set, r);
+        if (r != me) record_rx_[set][r]->waitRecv(timeout_);
       }
       for (int r = 0; r < n - 1; ++r) record_tx_->waitSend(timeout_);
     });
+    // Receives for the next records, posted only now: a peer done with this exchange may be
+    // closing its group (Gloo closes hard), which must not fail an exchange that completed. A
+    // failure is the next exchange's.
+    try {
+      guarded(api, [&] {
+        for (int r = 0; r < n; ++r)
+          if (r != me) record_rx_[set ^ 1][r]->recv(r, kRecordSlot);
+      });
+    } catch (const Error&) {
+      repost_error_ = std::current_exception();
+    }
     return records_;
   }
 
@@ -285,6 +294,7 @@ class GlooBackend final : public Backend {
   std::shared_ptr<gloo::Context> context_;
   // Declared after the context: destroyed before it.
   int set_ = 0;  // which inboxes the next records arrive in
+  std::exception_ptr repost_error_;
   std::vector<char> inboxes_;
   std::unique_ptr<gloo::transport::UnboundBuffer> record_tx_;
   std::vector<std::unique_ptr<gloo::transport::UnboundBuffer>> record_rx_[2];
