@@ -149,15 +149,17 @@ Tensor buffer(int64_t numel, ScalarType dtype) {
 }
 
 Staged stage(const Tensor& t, bool force_copy = false) {
-  NoGradGuard no_grad;
   Staged s;
-  s.user = t.detach();
-  s.buf = s.user;
-  if (force_copy || !s.user.is_contiguous()) {
-    s.buf = empty(s.user.sizes(), TensorOptions().dtype(t.dtype()));
-    s.buf.copy_(s.user);
-    s.copied = true;
+  if (!force_copy && t.is_contiguous()) {
+    s.buf =
+        t;  // the backend writes its memory; no view (a detach costs more than a small collective)
+    return s;
   }
+  NoGradGuard no_grad;
+  s.user = t.detach();
+  s.buf = empty(s.user.sizes(), TensorOptions().dtype(t.dtype()));
+  s.buf.copy_(s.user);
+  s.copied = true;
   return s;
 }
 
@@ -238,8 +240,14 @@ WorkPtr done_work(const char* op) {
   return w;
 }
 
-WorkPtr run(const GroupPtr& g, const char* op, bool async_op, std::function<void(Backend&)> fn) {
-  auto w = g->enqueue(op, std::move(fn), /*blocking=*/!async_op);
+template <typename F>
+WorkPtr run(const GroupPtr& g, const char* op, bool async_op, F fn) {
+  WorkPtr w;
+  if (!async_op) {
+    auto call = [](void* f, Backend& b) { (*static_cast<F*>(f))(b); };
+    w = g->run_if_idle(op, call, &fn);
+  }
+  if (!w) w = g->enqueue(op, std::move(fn), /*blocking=*/!async_op);
   if (!async_op) w->wait();
   return w;
 }
