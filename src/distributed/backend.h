@@ -1,8 +1,9 @@
 #pragma once
 // What a communication engine provides to the process-group front (collectives.cpp): collectives
 // on contiguous buffers, in group ranks, called from the group's thread one at a time, plus
-// point-to-point transfers started from any thread. The front handles tensors (staging of
-// non-contiguous ones), argument checks, the cross-rank agreement check, and AVG.
+// point-to-point transfers started from any thread, and the records of the cross-rank agreement
+// check (which small collectives' data rides in: Note [Records] in collectives.cpp). The front
+// handles tensors (staging of non-contiguous ones), argument checks, the agreement, and AVG.
 #include <ember/core/dtype.h>
 #include <ember/distributed/process_group.h>
 

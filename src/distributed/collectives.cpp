@@ -286,8 +286,17 @@ WorkPtr broadcast(const Tensor& tensor, int64_t src, const GroupPtr& group, bool
   const int64_t root = root_of(*g, src, "broadcast", "src");
   Staged st = stage(tensor);
   return run(g, "broadcast", async_op, [=](Backend& b) {
-    agree(b, W, header(Kind::kBroadcast, st.buf.dtype(), st.buf.numel(), root));
-    if (st.bytes()) b.broadcast(st.data(), st.bytes(), static_cast<int>(root));
+    const Header h = header(Kind::kBroadcast, st.buf.dtype(), st.buf.numel(), root);
+    const size_t bytes = st.bytes();
+    if (!rides_along(b, bytes)) {
+      agree(b, W, h);
+      if (bytes) b.broadcast(st.data(), bytes, static_cast<int>(root));
+    } else if (me == root) {
+      agree(b, W, h, st.data(), bytes);  // Note [Records]: the root's record carries the data
+    } else {
+      const auto& all = agree(b, W, h);
+      if (bytes) std::memcpy(st.data(), all[static_cast<size_t>(root)] + kPayloadAt, bytes);
+    }
     if (me != root) st.write_back();
   });
 }

@@ -115,6 +115,12 @@ TEST_P(Collectives, BroadcastAndReduce) {
           want.push_back((src * 3 + i) % 2 + (dtype == kBool ? 0 : src));
         DIST_CHILD_CHECK(holds(t, want, "broadcast from " + std::to_string(src)));
       }
+    // Past what rides in the root's record (Note [Records]): the engine's own broadcast.
+    Tensor big = make(kFloat32, 66000, [&](int64_t i) { return r * 7 + i % 5; });
+    dist::broadcast(big, W - 1);
+    std::vector<double> want_big;
+    for (int64_t i = 0; i < 66000; ++i) want_big.push_back((W - 1) * 7 + i % 5);
+    DIST_CHILD_CHECK(holds(big, want_big, "broadcast of 66000"));
     // Non-contiguous: every other element of a longer tensor.
     Tensor base = make(kFloat64, 10, [&](int64_t i) { return r * 10 + i; });
     dist::broadcast(base.slice(0, 0, 10, 2), 0);
