@@ -150,9 +150,10 @@ Tensor buffer(int64_t numel, ScalarType dtype) {
 
 Staged stage(const Tensor& t, bool force_copy = false) {
   Staged s;
+  // A contiguous tensor is itself the buffer: no view (a detach costs more than a small
+  // collective).
   if (!force_copy && t.is_contiguous()) {
-    s.buf =
-        t;  // the backend writes its memory; no view (a detach costs more than a small collective)
+    s.buf = t;
     return s;
   }
   NoGradGuard no_grad;
