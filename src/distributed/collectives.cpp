@@ -46,12 +46,22 @@ const char* kind_name(int32_t k) {
   return k >= 0 && k < 12 ? names[k] : "?";
 }
 
-// What a rank was asked to do. Ranks exchange these before any data moves, so that a mismatch
-// is an error on every rank rather than a hang or garbage.
+// Note [Records]: what a rank was asked to do (its Header). Ranks exchange these before any data
+// moves, so that a mismatch is an error on every rank rather than a hang or garbage; a peer that
+// never arrives is a DistTimeoutError there. The exchange sends each peer one record straight
+// away (Backend::exchange), so it costs one message latency, and data that fits the record rides
+// along: an all_reduce that small is then finished by every rank reducing every rank's copy
+// itself, in rank order (bitwise the same result everywhere), one message latency in all where
+// the engine's algorithm takes log2(size) rounds or more. Every rank decides alike whether the
+// data rides along (the capacity is the group's), and a rank that decided otherwise sent a
+// different header.
 struct Header {
   int32_t kind = 0, dtype = -1, op = -1, pad = 0;
   int64_t root = -1, numel = -1, extra = -1;
 };
+// Where data riding in a record starts (aligned for every dtype's vector loads).
+constexpr size_t kPayloadAt = 64;
+static_assert(sizeof(Header) <= kPayloadAt);
 
 std::string describe(const Header& h) {
   std::string s = std::string(kind_name(h.kind)) + "(";
@@ -75,13 +85,48 @@ Header header(Kind kind, ScalarType dtype, int64_t numel, int64_t root = -1, int
   return h;
 }
 
-void agree(Backend& b, int64_t size, const Header& mine) {
-  std::vector<Header> all(static_cast<size_t>(size));
-  b.exchange(kind_name(mine.kind), &mine, all.data(), sizeof(Header));
-  for (int64_t r = 1; r < size; ++r)
-    EMBER_CHECK(std::memcmp(&all[r], &all[0], sizeof(Header)) == 0, "[", kind_name(mine.kind),
+// Sends this rank's header, with `bytes` of `data` riding along (they must fit: rides_along), and
+// checks every rank's header against rank 0's. Returns every rank's record.
+const std::vector<const char*>& agree(Backend& b, int64_t size, const Header& mine,
+                                      const void* data = nullptr, size_t bytes = 0) {
+  const size_t record = bytes ? kPayloadAt + bytes : sizeof(Header);
+  char* out = b.record_out(record);
+  std::memcpy(out, &mine, sizeof(Header));
+  if (bytes) std::memcpy(out + kPayloadAt, data, bytes);
+  const auto& all = b.exchange(kind_name(mine.kind), record);
+  for (int64_t r = 1; r < size; ++r) {
+    if (std::memcmp(all[r], all[0], sizeof(Header)) == 0) continue;
+    Header first, other;
+    std::memcpy(&first, all[0], sizeof(Header));
+    std::memcpy(&other, all[r], sizeof(Header));
+    EMBER_THROW(RuntimeError, "[", kind_name(mine.kind),
                 "] Detected mismatch between collectives on ranks. Rank 0 is running collective: ",
-                describe(all[0]), ", but Rank ", r, " is running collective: ", describe(all[r]));
+                describe(first), ", but Rank ", r, " is running collective: ", describe(other));
+  }
+  return all;
+}
+
+bool rides_along(const Backend& b, size_t bytes) {
+  return kPayloadAt + bytes <= b.record_capacity();
+}
+
+// all_reduce of `n` elements at `data` under `h`: in the records when they fit (Note [Records]),
+// otherwise by the backend after the agreement.
+void reduce_all(Backend& b, int64_t size, const Header& h, void* data, int64_t n, ScalarType dtype,
+                ReduceOp op) {
+  const size_t bytes = static_cast<size_t>(n) * static_cast<size_t>(element_size(dtype));
+  if (!rides_along(b, bytes)) {
+    agree(b, size, h);
+    if (n) b.allreduce(data, static_cast<size_t>(n), dtype, op);
+    return;
+  }
+  const auto& all = agree(b, size, h, data, bytes);
+  if (!n || size == 1) return;
+  // Every rank's copy, this rank's included, is in a record: none aliases `data`.
+  const auto fn = detail::reduce_function(dtype, op, kind_name(h.kind));
+  const auto at = [&](int64_t r) { return all[static_cast<size_t>(r)] + kPayloadAt; };
+  fn(data, at(0), at(1), static_cast<size_t>(n));
+  for (int64_t r = 2; r < size; ++r) fn(data, data, at(r), static_cast<size_t>(n));
 }
 
 // A tensor and the contiguous buffer the backend reads and writes (the tensor itself when it is
@@ -104,15 +149,18 @@ Tensor buffer(int64_t numel, ScalarType dtype) {
 }
 
 Staged stage(const Tensor& t, bool force_copy = false) {
-  NoGradGuard no_grad;
   Staged s;
-  s.user = t.detach();
-  s.buf = s.user;
-  if (force_copy || !s.user.is_contiguous()) {
-    s.buf = empty(s.user.sizes(), TensorOptions().dtype(t.dtype()));
-    s.buf.copy_(s.user);
-    s.copied = true;
+  // A contiguous tensor is itself the buffer: no view (a detach costs more than a small
+  // collective).
+  if (!force_copy && t.is_contiguous()) {
+    s.buf = t;
+    return s;
   }
+  NoGradGuard no_grad;
+  s.user = t.detach();
+  s.buf = empty(s.user.sizes(), TensorOptions().dtype(t.dtype()));
+  s.buf.copy_(s.user);
+  s.copied = true;
   return s;
 }
 
@@ -193,8 +241,14 @@ WorkPtr done_work(const char* op) {
   return w;
 }
 
-WorkPtr run(const GroupPtr& g, const char* op, bool async_op, std::function<void(Backend&)> fn) {
-  auto w = g->enqueue(op, std::move(fn), /*blocking=*/!async_op);
+template <typename F>
+WorkPtr run(const GroupPtr& g, const char* op, bool async_op, F fn) {
+  WorkPtr w;
+  if (!async_op) {
+    auto call = [](void* f, Backend& b) { (*static_cast<F*>(f))(b); };
+    w = g->run_if_idle(op, call, &fn);
+  }
+  if (!w) w = g->enqueue(op, std::move(fn), /*blocking=*/!async_op);
   if (!async_op) w->wait();
   return w;
 }
@@ -218,8 +272,8 @@ WorkPtr all_reduce(const Tensor& tensor, ReduceOp op, const GroupPtr& group, boo
   const int64_t n = tensor.numel();
   const auto dtype = tensor.dtype();
   return run(g, "all_reduce", async_op, [=](Backend& b) {
-    agree(b, W, header(Kind::kAllReduce, dtype, n, -1, static_cast<int>(op)));
-    if (n) b.allreduce(st.data(), static_cast<size_t>(n), dtype, backend_op(op));
+    reduce_all(b, W, header(Kind::kAllReduce, dtype, n, -1, static_cast<int>(op)), st.data(), n,
+               dtype, backend_op(op));
     finish_avg(st.data(), n, dtype, op, W);
     st.write_back();
   });
@@ -233,8 +287,17 @@ WorkPtr broadcast(const Tensor& tensor, int64_t src, const GroupPtr& group, bool
   const int64_t root = root_of(*g, src, "broadcast", "src");
   Staged st = stage(tensor);
   return run(g, "broadcast", async_op, [=](Backend& b) {
-    agree(b, W, header(Kind::kBroadcast, st.buf.dtype(), st.buf.numel(), root));
-    if (st.bytes()) b.broadcast(st.data(), st.bytes(), static_cast<int>(root));
+    const Header h = header(Kind::kBroadcast, st.buf.dtype(), st.buf.numel(), root);
+    const size_t bytes = st.bytes();
+    if (!rides_along(b, bytes)) {
+      agree(b, W, h);
+      if (bytes) b.broadcast(st.data(), bytes, static_cast<int>(root));
+    } else if (me == root) {
+      agree(b, W, h, st.data(), bytes);  // Note [Records]: the root's record carries the data
+    } else {
+      const auto& all = agree(b, W, h);
+      if (bytes) std::memcpy(st.data(), all[static_cast<size_t>(root)] + kPayloadAt, bytes);
+    }
     if (me != root) st.write_back();
   });
 }
@@ -309,10 +372,9 @@ WorkPtr reduce_scatter_impl(const char* api, Kind kind, const GroupPtr& g, const
   Staged out = stage(output);
   return run(g, api, async_op, [=](Backend& b) {
     const int64_t n = out.buf.numel();
-    agree(b, W, header(kind, out.buf.dtype(), n, -1, static_cast<int>(op)));
+    reduce_all(b, W, header(kind, out.buf.dtype(), n, -1, static_cast<int>(op)), whole.data_ptr(),
+               whole.numel(), whole.dtype(), backend_op(op));
     if (!n) return;
-    b.allreduce(whole.data_ptr(), static_cast<size_t>(whole.numel()), whole.dtype(),
-                backend_op(op));
     const size_t bytes = out.bytes();
     std::memcpy(out.data(), static_cast<char*>(whole.data_ptr()) + me * bytes, bytes);
     finish_avg(out.data(), n, out.buf.dtype(), op, W);
@@ -361,11 +423,17 @@ namespace {
 // Each rank's counts to and from every rank, checked pairwise: what i sends to j is what j
 // expects from i. counts = [send to 0..W-1, receive from 0..W-1].
 void agree_counts(Backend& b, int64_t size, const std::vector<int64_t>& counts, const char* api) {
-  std::vector<int64_t> all(static_cast<size_t>(size * 2 * size));
-  b.exchange(api, counts.data(), all.data(), counts.size() * sizeof(int64_t));
+  const size_t bytes = counts.size() * sizeof(int64_t);
+  std::memcpy(b.record_out(bytes), counts.data(), bytes);
+  const auto& all = b.exchange(api, bytes);
+  const auto count = [&](int64_t rank, int64_t i) {
+    int64_t v;
+    std::memcpy(&v, all[static_cast<size_t>(rank)] + i * sizeof(int64_t), sizeof v);
+    return v;
+  };
   for (int64_t i = 0; i < size; ++i)
     for (int64_t j = 0; j < size; ++j) {
-      int64_t sends = all[i * 2 * size + j], expects = all[j * 2 * size + size + i];
+      const int64_t sends = count(i, j), expects = count(j, size + i);
       EMBER_CHECK(sends == expects, "[", api, "] rank ", i, " sends ", sends, " to rank ", j,
                   ", but rank ", j, " expects ", expects, " from rank ", i);
     }
@@ -546,10 +614,9 @@ WorkPtr barrier(const GroupPtr& group, bool async_op) {
   auto g = group_for(group);
   if (!g->is_member()) return done_work("barrier");
   const int64_t W = g->size();
-  return run(g, "barrier", async_op, [W](Backend& b) {
-    agree(b, W, header(Kind::kBarrier, kBool, 0));
-    b.barrier();
-  });
+  // Every rank's record arrives only once every rank has entered: the agreement is the barrier.
+  return run(g, "barrier", async_op,
+             [W](Backend& b) { agree(b, W, header(Kind::kBarrier, kBool, 0)); });
 }
 
 // ---- point-to-point: started on the caller's thread, completed by Work::wait ----

@@ -15,6 +15,8 @@
 #include <gloo/transport/tcp/device.h>
 
 #include <cstring>
+#include <exception>
+#include <utility>
 
 #include "distributed/backend.h"
 
@@ -93,43 +95,49 @@ class GlooBackend final : public Backend {
       GlooStore gs(std::move(store));
       ctx->connectFullMesh(gs, device_);
       context_ = ctx;
-      if (size > 1 && size <= kMaxDirectPeers) {
-        records_in_.resize(static_cast<size_t>(size) * kRecordBytes);
-        record_out_.resize(kRecordBytes);
-        record_tx_ = context_->createUnboundBuffer(record_out_.data(), kRecordBytes);
-        for (int r = 0; r < size; ++r) {
-          record_rx_.push_back(r == rank
-                                   ? nullptr
-                                   : context_->createUnboundBuffer(
-                                         records_in_.data() + r * kRecordBytes, kRecordBytes));
-          if (r != rank) record_rx_[r]->recv(r, kRecordSlot);
-        }
-      }
+      init_records(size, capacity_for(size));
+      if (!record_capacity_) return;  // allgathered
+      // Two sets of inboxes: a peer's next record may arrive while the collective reads this one.
+      const size_t cap = record_capacity_;
+      inboxes_.resize(2 * static_cast<size_t>(size) * cap);
+      record_tx_ = context_->createUnboundBuffer(record_out_.data(), cap);
+      for (int set = 0; set < 2; ++set)
+        for (int r = 0; r < size; ++r)
+          record_rx_[set].push_back(r == rank ? nullptr
+                                              : context_->createUnboundBuffer(inbox(set, r), cap));
+      for (int r = 0; r < size; ++r)
+        if (r != rank) record_rx_[0][r]->recv(r, kRecordSlot);
     });
   }
 
-  // Each rank sends its record straight to every peer, whose receive for it is already posted
-  // (since the previous exchange): one message latency, where an allgather costs a rendezvous
-  // per ring step.
-  void exchange(const char* api, const void* mine, void* all, size_t bytes) override {
-    if (record_rx_.empty() || bytes > kRecordBytes) return allgather(mine, all, bytes);
-    const int me = context_->rank, n = context_->size;
+  // Each rank sends its record straight to every peer, whose receive for it is already posted:
+  // one message latency, where an allgather costs a rendezvous per ring step.
+  const std::vector<const char*>& exchange(const char* api, size_t bytes) override {
+    if (bytes > record_capacity_) return Backend::exchange(api, bytes);
+    if (repost_error_) std::rethrow_exception(std::exchange(repost_error_, nullptr));
+    const int me = context_->rank, n = context_->size, set = set_;
+    set_ ^= 1;
     guarded(api, [&] {
-      std::memcpy(record_out_.data(), mine, bytes);
       for (int r = 0; r < n; ++r)
         if (r != me) record_tx_->send(r, kRecordSlot, 0, bytes);
       for (int r = 0; r < n; ++r) {
-        char* block = static_cast<char*>(all) + static_cast<size_t>(r) * bytes;
-        if (r == me) {
-          std::memcpy(block, mine, bytes);
-          continue;
-        }
-        record_rx_[r]->waitRecv(timeout_);
-        std::memcpy(block, records_in_.data() + r * kRecordBytes, bytes);
-        record_rx_[r]->recv(r, kRecordSlot);  // ready for the next exchange
+        records_[r] = r == me ? record_out_.data() : inbox(set, r);
+        if (r != me) record_rx_[set][r]->waitRecv(timeout_);
       }
       for (int r = 0; r < n - 1; ++r) record_tx_->waitSend(timeout_);
     });
+    // Receives for the next records, posted only now: a peer done with this exchange may be
+    // closing its group (Gloo closes hard), which must not fail an exchange that completed. A
+    // failure is the next exchange's.
+    try {
+      guarded(api, [&] {
+        for (int r = 0; r < n; ++r)
+          if (r != me) record_rx_[set ^ 1][r]->recv(r, kRecordSlot);
+      });
+    } catch (const Error&) {
+      repost_error_ = std::current_exception();
+    }
+    return records_;
   }
 
   void allreduce(void* buf, size_t count, ScalarType dtype, ReduceOp op) override {
@@ -269,9 +277,15 @@ class GlooBackend final : public Backend {
  private:
   // User tags live in their own slot range, clear of the slots Gloo's collectives build.
   static uint64_t p2p_slot(uint32_t tag) { return (uint64_t{0xE3} << 56) | tag; }
-  // exchange(): records up to kRecordBytes, in a slot of their own; beyond kMaxDirectPeers ranks
-  // the allgather's ring sends fewer messages.
-  static constexpr size_t kRecordBytes = 128;
+  // Records (Note [Records]) inline small collectives' data: up to 64 KiB with few ranks, 16 KiB
+  // with more; beyond kMaxDirectPeers the allgather's ring sends fewer messages.
+  static size_t capacity_for(int size) {
+    if (size < 2 || size > kMaxDirectPeers) return 0;
+    return size <= 4 ? size_t{64} << 10 : size_t{16} << 10;
+  }
+  char* inbox(int set, int r) {
+    return inboxes_.data() + (static_cast<size_t>(set) * context_->size + r) * record_capacity_;
+  }
   static constexpr int kMaxDirectPeers = 16;
   static constexpr uint64_t kRecordSlot = uint64_t{0xE4} << 56;
 
@@ -279,9 +293,11 @@ class GlooBackend final : public Backend {
   std::shared_ptr<gloo::transport::Device> device_;
   std::shared_ptr<gloo::Context> context_;
   // Declared after the context: destroyed before it.
-  std::vector<char> record_out_, records_in_;
+  int set_ = 0;  // which inboxes the next records arrive in
+  std::exception_ptr repost_error_;
+  std::vector<char> inboxes_;
   std::unique_ptr<gloo::transport::UnboundBuffer> record_tx_;
-  std::vector<std::unique_ptr<gloo::transport::UnboundBuffer>> record_rx_;
+  std::vector<std::unique_ptr<gloo::transport::UnboundBuffer>> record_rx_[2];
 };
 
 }  // namespace

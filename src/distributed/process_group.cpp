@@ -47,13 +47,14 @@ struct ProcessGroup::Queue {
   bool stopping = false;
   std::thread thread;
 
-  static void execute(Task& task) {
-    task.first->mark_started();
+  template <typename F>
+  static void execute(Work& work, F&& fn) {
+    work.mark_started();
     try {
-      task.second();
-      task.first->finish();
+      fn();
+      work.finish();
     } catch (...) {
-      task.first->finish(std::current_exception());
+      work.finish(std::current_exception());
     }
   }
 
@@ -68,7 +69,7 @@ struct ProcessGroup::Queue {
         tasks.pop_front();
         busy = true;
       }
-      execute(task);
+      execute(*task.first, task.second);
       std::lock_guard<std::mutex> lock(mutex);
       busy = false;
     }
@@ -114,28 +115,41 @@ int64_t ProcessGroup::group_rank(int64_t global_rank) const {
 std::shared_ptr<Work> ProcessGroup::enqueue(const char* op,
                                             std::function<void(detail::Backend&)> fn,
                                             bool blocking) {
+  if (blocking) {
+    auto call = [](void* f, detail::Backend& b) {
+      (*static_cast<std::function<void(detail::Backend&)>*>(f))(b);
+    };
+    if (auto work = run_if_idle(op, call, &fn)) return work;
+  }
   EMBER_CHECK(backend_ != nullptr, "[", op, "] this process is not a member of the group");
   auto work = std::make_shared<Work>(op);
-  Queue::Task task(work, [this, fn = std::move(fn)] { fn(*backend_); });
+  std::lock_guard<std::mutex> lock(queue_->mutex);
+  EMBER_CHECK(!queue_->stopping, "[", op, "] the process group was destroyed");
+  queue_->tasks.emplace_back(work, [this, fn = std::move(fn)] { fn(*backend_); });
+  queue_->cv.notify_one();
+  return work;
+}
+
+std::shared_ptr<Work> ProcessGroup::run_if_idle(const char* op,
+                                                void (*call)(void*, detail::Backend&), void* fn) {
+  EMBER_CHECK(backend_ != nullptr, "[", op, "] this process is not a member of the group");
   {
     std::lock_guard<std::mutex> lock(queue_->mutex);
     EMBER_CHECK(!queue_->stopping, "[", op, "] the process group was destroyed");
-    // A blocking call with nothing ahead of it runs here: two thread hand-offs per call would
-    // cost more than a small collective on a busy machine.
-    const bool inline_run = blocking && queue_->tasks.empty() && !queue_->busy;
-    if (!inline_run) {
-      queue_->tasks.push_back(std::move(task));
-      queue_->cv.notify_one();
-      return work;
-    }
+    if (!queue_->tasks.empty() || queue_->busy) return nullptr;
     queue_->busy = true;
   }
-  Queue::execute(task);
+  auto work = std::make_shared<Work>(op);
+  Queue::execute(*work, [&] { call(fn, *backend_); });
+  bool queued = false;
   {
     std::lock_guard<std::mutex> lock(queue_->mutex);
     queue_->busy = false;
+    queued = !queue_->tasks.empty();
   }
-  queue_->cv.notify_one();  // work queued meanwhile by other threads
+  // Work queued meanwhile by other threads. Only then: waking the idle group thread for nothing
+  // costs two context switches per call, more than a small collective.
+  if (queued) queue_->cv.notify_one();
   return work;
 }
 

@@ -148,6 +148,9 @@ TEST(ProcessGroup, MismatchIsAnErrorOnEveryRank) {
     // Sizes differ on rank 1.
     DIST_CHILD_CHECK(throws<RuntimeError>([&] { dist::all_reduce(full({r == 1 ? 5 : 4}, 1.0)); },
                                           "Detected mismatch"));
+    // One rank's data too big to ride in the records (Note [Records]), the others' small.
+    DIST_CHILD_CHECK(throws<RuntimeError>(
+        [&] { dist::all_reduce(full({r == 1 ? 70000 : 4}, 1.0)); }, "Detected mismatch"));
     // Dtypes differ on rank 2.
     DIST_CHILD_CHECK(throws<RuntimeError>(
         [&] {

@@ -51,6 +51,10 @@ class ProcessGroup {
   // queued or running.
   std::shared_ptr<Work> enqueue(const char* op, std::function<void(detail::Backend&)> fn,
                                 bool blocking = false);
+  // A blocking call's fast path: call(fn, backend) on the caller's thread when nothing is queued
+  // or running, without the queue's allocations; its finished Work, or null (then enqueue).
+  std::shared_ptr<Work> run_if_idle(const char* op, void (*call)(void*, detail::Backend&),
+                                    void* fn);
   detail::Backend& backend();
 
  private:

@@ -1,6 +1,7 @@
 // End-to-end check of a launched job: every collective once, on the backend named by argv[1]
 // ("gloo": started by `ember run` or mpirun, env:// rendezvous; "mpi": started by mpirun).
 // Each rank prints what failed and exits 1; 0 when everything matched local computations.
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <string>
@@ -109,15 +110,41 @@ int main(int argc, char** argv) {
   dist::all_reduce(e, dist::ReduceOp::SUM, evens);
   expect(close_to(e, ember::full({1}, r % 2 == 0 ? even_sum : double(r))), "new_group", r);
 
-  // Mismatched sizes are an error on every rank, and the group stays usable.
-  if (W > 1) {
-    bool raised = false;
-    try {
-      dist::all_reduce(ember::zeros({r == 1 ? 3 : 2}));
-    } catch (const ember::RuntimeError&) {
-      raised = true;
+  // Past what rides in the agreement's records: the engine's own collectives (a built-in and a
+  // user-defined MPI operation).
+  const int64_t big = 100000;
+  Tensor s = ember::full({big}, double(r + 1));
+  dist::all_reduce(s);
+  expect(close_to(s, ember::full({big}, W * (W + 1) / 2.0)), "all_reduce SUM (big)", r);
+  Tensor bm = opts_full({big}, double(r), ember::kBFloat16);
+  dist::all_reduce(bm, dist::ReduceOp::MAX);
+  expect(close_to(bm, ember::full({big}, double(W - 1))), "all_reduce MAX bfloat16 (big)", r);
+
+  // Mismatched sizes are an error on every rank, and the group stays usable; also when one
+  // rank's data is too big for the records and the others' is not.
+  if (W > 1)
+    for (int64_t other : {3, 100000}) {
+      bool raised = false;
+      try {
+        dist::all_reduce(ember::zeros({r == 1 ? other : 2}));
+      } catch (const ember::RuntimeError&) {
+        raised = true;
+      }
+      expect(raised, "the mismatch error", r);
     }
-    expect(raised, "the mismatch error", r);
+
+  // A peer that never arrives: DistTimeoutError after the group's timeout (rank 1 skips it).
+  if (W > 1) {
+    auto pair = dist::new_group({0, 1}, std::chrono::milliseconds(300));
+    if (r == 0) {
+      bool timed_out = false;
+      try {
+        dist::all_reduce(ember::ones({2}), dist::ReduceOp::SUM, pair);
+      } catch (const ember::DistTimeoutError&) {
+        timed_out = true;
+      }
+      expect(timed_out, "the timeout of a collective a peer skips", r);
+    }
   }
   dist::barrier();
   dist::destroy_process_group();
