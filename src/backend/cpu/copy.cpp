@@ -1,7 +1,5 @@
 #include "primitives/copy.h"
 
-#include <cstring>
-
 #include "backend/cpu/kernel.h"
 
 namespace ember {
@@ -14,19 +12,7 @@ void Copy::eval_cpu(const std::vector<Tensor>& inputs, std::vector<Tensor>& outp
     using D = std::remove_pointer_t<decltype(dtag)>;
     visit_dtype(src.dtype(), "copy_", [&](auto* stag) {
       using S = std::remove_pointer_t<decltype(stag)>;
-      if constexpr (std::is_same_v<D, S>) {
-        // Same dtype: contiguous runs (permuted copies move whole inner rows) are one memmove.
-        cpu::for_each(loop, [](char** p, const int64_t* st, int64_t n) {
-          if (st[0] == sizeof(D) && st[1] == sizeof(D)) {
-            std::memmove(p[0], p[1], static_cast<size_t>(n) * sizeof(D));
-          } else {
-            for (int64_t i = 0; i < n; ++i) {
-              *reinterpret_cast<D*>(p[0] + i * st[0]) =
-                  *reinterpret_cast<const D*>(p[1] + i * st[1]);
-            }
-          }
-        });
-      } else if constexpr (std::is_same_v<D, bool>) {
+      if constexpr (std::is_same_v<D, bool>) {
         cpu::basic_kernel<D, S>(loop, [](S v) { return static_cast<double>(v) != 0.0; });
       } else if constexpr (std::is_same_v<S, Half> || std::is_same_v<S, BFloat16>) {
         cpu::basic_kernel<D, S>(loop, [](S v) { return static_cast<D>(static_cast<float>(v)); });
