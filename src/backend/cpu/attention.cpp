@@ -97,28 +97,24 @@ struct Ctx {
   PhiloxState rng;                 // the dropout stream (dropout_p > 0)
 };
 
-/// Scores tile s[nq x nj] for rows i0.. and keys j0..: causal and explicit masks applied.
+/// Scores tile s[nq x nj] for rows i0.. and keys j0..: the explicit mask applied (causality is
+/// each row's limit, causal_limit).
 template <typename T>
 void mask_tile(T* s, int64_t nq, int64_t nj, int64_t i0, int64_t j0, int64_t bh, const Ctx<T>& c) {
   constexpr T kNegInf = -std::numeric_limits<T>::infinity();
+  const MaskView& m = *c.mask;
   for (int64_t r = 0; r < nq; ++r) {
     const int64_t i = i0 + r;
     T* row = s + r * nj;
-    if (c.p.is_causal) {
-      for (int64_t j = std::max<int64_t>(i + 1 - j0, 0); j < nj; ++j) row[j] = kNegInf;
-    }
-    if (c.mask != nullptr) {
-      const MaskView& m = *c.mask;
-      const char* mrow = m.base + (m.offsets[bh] + i * m.stride_i + j0 * m.stride_j) * m.elem;
-      if (m.is_bool) {
-        const bool* mb = reinterpret_cast<const bool*>(mrow);
-        for (int64_t j = 0; j < nj; ++j) {
-          if (!mb[j * m.stride_j]) row[j] = kNegInf;
-        }
-      } else {
-        const T* mt = reinterpret_cast<const T*>(mrow);
-        for (int64_t j = 0; j < nj; ++j) row[j] += mt[j * m.stride_j];
+    const char* mrow = m.base + (m.offsets[bh] + i * m.stride_i + j0 * m.stride_j) * m.elem;
+    if (m.is_bool) {
+      const bool* mb = reinterpret_cast<const bool*>(mrow);
+      for (int64_t j = 0; j < nj; ++j) {
+        if (!mb[j * m.stride_j]) row[j] = kNegInf;
       }
+    } else {
+      const T* mt = reinterpret_cast<const T*>(mrow);
+      for (int64_t j = 0; j < nj; ++j) row[j] += mt[j * m.stride_j];
     }
   }
 }
