@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Build and test Ember: the `default` preset (Release, -march=native; includes the
+# Build and test Ember: the `default` preset (Release, kernels per CPU capability; includes the
 # install/find_package/pkg-config package test), then the `asan` preset
 # (AddressSanitizer + UndefinedBehaviorSanitizer) and its bounded fuzz run (tests/fuzz); then the
 # multi-threaded tests (Threads.*) under ThreadSanitizer (the `tsan` preset builds the library and

@@ -9,6 +9,7 @@
 #include <functional>
 #include <map>
 
+#include "backend/cpu/capability.h"
 #include "compiler/kernel_ir.h"
 #include "compiler/lowering_ops.h"
 #include "dispatch/primitive.h"
@@ -256,7 +257,9 @@ class Emitter {
     // A static size says which loops run (no tail for a multiple of the lanes): GCC warns about
     // loops it can prove never run (-Waggressive-loop-optimizations).
     const SymInt& size_n = k_.sizes[last];
-    const int64_t lanes = vector_ ? 32 / static_cast<int64_t>(T_ == "float" ? 4 : 8) : 1;
+    const int64_t lanes =
+        vector_ ? cpu::vec_bytes(cpu::capability()) / static_cast<int64_t>(T_ == "float" ? 4 : 8)
+                : 1;
     const bool fixed = !size_n.is_symbolic();
     if (vector_) {
       if (!fixed || size_n.hint() >= lanes) {

@@ -25,13 +25,11 @@
 #include <sstream>
 #include <thread>
 
+#include "backend/cpu/capability.h"
 #include "compiler/codecache.h"
 
 #ifndef EMBER_BUILD_CXX
 #define EMBER_BUILD_CXX ""
-#endif
-#ifndef EMBER_BUILD_NATIVE
-#define EMBER_BUILD_NATIVE 0
 #endif
 #ifndef EMBER_BUILD_INCLUDE_DIRS
 #define EMBER_BUILD_INCLUDE_DIRS ""
@@ -124,17 +122,24 @@ bool is_system_include_dir(const std::string& dir) {
   return dir.empty() || dir == "/usr/include" || dir == "/usr/local/include";
 }
 
-// What -march=native compiles for, so that a cache shared between machines (a home directory on
-// NFS) never hands one CPU another's instructions: the first processor's model and flags.
-std::string host_cpu() {
-  std::ifstream in("/proc/cpuinfo");
-  std::string line, model, flags;
-  while (std::getline(in, line) && (model.empty() || flags.empty())) {
-    if (model.empty() && line.rfind("model name", 0) == 0) model = line;
-    if (flags.empty() && (line.rfind("flags", 0) == 0 || line.rfind("Features", 0) == 0))
-      flags = line;
-  }
-  return model + "\n" + flags;
+// The instruction set flags of the capability the eager kernels run with (Note [CPU
+// capability]): generated kernels then use the same Vec width and agree with them, and a cache
+// shared between machines holds each capability's kernels under their own flags.
+std::vector<std::string> capability_flags() {
+  const cpu::Capability cap = cpu::capability();
+  const char* flags = cap == cpu::Capability::Avx512 ? EMBER_CPU_FLAGS_AVX512
+                      : cap == cpu::Capability::Avx2 ? EMBER_CPU_FLAGS_AVX2
+                                                     : EMBER_CPU_FLAGS_DEFAULT;
+  std::vector<std::string> out;
+  std::istringstream in(flags);
+  for (std::string f; in >> f;) out.push_back(f);
+  const std::string name = cpu::capability_name(cap);
+  const char* tag = cap == cpu::Capability::Avx512 ? "TagAvx512"
+                    : cap == cpu::Capability::Avx2 ? "TagAvx2"
+                                                   : "TagDefault";
+  out.push_back("-DEMBER_CPU_CAPABILITY=cap_" + name);
+  out.push_back(std::string("-DEMBER_CPU_TAG=") + tag);
+  return out;
 }
 
 Toolchain make_toolchain(const std::string& compiler, const std::string& scratch_dir) {
@@ -153,11 +158,7 @@ Toolchain make_toolchain(const std::string& compiler, const std::string& scratch
   tc.identity = compiler + "\n" + first_line;
   tc.include_dirs = kernel_include_dirs();
   tc.compile_flags = {"-std=c++20", "-O3", "-fPIC", "-shared", "-fopenmp"};
-  if (EMBER_BUILD_NATIVE) {
-    tc.compile_flags.push_back("-march=native");
-    tc.identity += '\n';
-    tc.identity += host_cpu();
-  }
+  for (std::string& f : capability_flags()) tc.compile_flags.push_back(std::move(f));
   // GCC marks some inline statics STB_GNU_UNIQUE, which makes a library impossible to unload;
   // a rebuilt cache entry must replace the old one when reloaded.
   if (first_line.find("clang") == std::string::npos) tc.compile_flags.push_back("-fno-gnu-unique");

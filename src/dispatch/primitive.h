@@ -253,3 +253,11 @@ std::shared_ptr<Primitive> make_primitive(PrimitiveKind kind);
 std::shared_ptr<Primitive> primitive_from_json(const std::string& json);
 
 }  // namespace ember
+
+/// In the class of a primitive whose CPU kernel is compiled once per CPU capability (Note [CPU
+/// capability], backend/cpu/capability.h): eval_cpu runs the copy chosen for this CPU, each copy
+/// being one explicit specialisation of eval_cpu_for, defined with EMBER_CPU_KERNEL.
+#define EMBER_CPU_DISPATCHED_KERNEL                                                              \
+  void eval_cpu(const std::vector<Tensor>& inputs, std::vector<Tensor>& outputs) const override; \
+  template <typename Tag>                                                                        \
+  void eval_cpu_for(const std::vector<Tensor>& inputs, std::vector<Tensor>& outputs) const

@@ -36,7 +36,7 @@ class ScaledDotProductAttention : public PrimitiveOf<ScaledDotProductAttention, 
   EMBER_VJP
   bool saves_output(size_t) const override { return true; }
   const char* default_name() const override { return "scaled_dot_product_attention"; }
-  void eval_cpu(const std::vector<Tensor>& inputs, std::vector<Tensor>& outputs) const override;
+  EMBER_CPU_DISPATCHED_KERNEL;
 };
 
 class ScaledDotProductAttentionBackward
@@ -46,7 +46,7 @@ class ScaledDotProductAttentionBackward
   using PrimitiveOf::PrimitiveOf;
   EMBER_INFER
   const char* default_name() const override { return "scaled_dot_product_attention_backward"; }
-  void eval_cpu(const std::vector<Tensor>& inputs, std::vector<Tensor>& outputs) const override;
+  EMBER_CPU_DISPATCHED_KERNEL;
 };
 
 }  // namespace ember

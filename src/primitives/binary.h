@@ -68,7 +68,7 @@ class Binary : public PrimitiveOf<Binary, BinaryParams, PrimitiveKind::Binary> {
   bool saves_input(size_t) const override;
   bool saves_output(size_t) const override;
   const char* default_name() const override { return binary_op_name(p_.op); }
-  void eval_cpu(const std::vector<Tensor>& inputs, std::vector<Tensor>& outputs) const override;
+  EMBER_CPU_DISPATCHED_KERNEL;
   BinaryOp op() const { return p_.op; }
   const Scalar& alpha() const { return p_.alpha; }
 };

@@ -23,7 +23,7 @@ class Copy : public PrimitiveOf<Copy, CopyParams, PrimitiveKind::Copy> {
   EMBER_VJP
   bool saves_input(size_t) const override { return false; }
   const char* default_name() const override { return "copy_"; }
-  void eval_cpu(const std::vector<Tensor>& inputs, std::vector<Tensor>& outputs) const override;
+  EMBER_CPU_DISPATCHED_KERNEL;
 };
 
 /// outputs[0] filled with a value.
@@ -33,7 +33,7 @@ class Fill : public PrimitiveOf<Fill, FillValue, PrimitiveKind::Fill> {
   explicit Fill(Scalar value) : PrimitiveOf({value}) {}
   bool overwrites_target() const override { return true; }
   const char* default_name() const override { return "fill_"; }
-  void eval_cpu(const std::vector<Tensor>& inputs, std::vector<Tensor>& outputs) const override;
+  EMBER_CPU_DISPATCHED_KERNEL;
   const Scalar& value() const { return p_.value; }
 };
 

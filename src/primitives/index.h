@@ -55,9 +55,7 @@ class IndexPut : public PrimitiveOf<IndexPut, IndexPutParams, PrimitiveKind::Ind
   using PrimitiveOf::PrimitiveOf;
   explicit IndexPut(std::vector<int64_t> dims, bool accumulate = false)
       : PrimitiveOf({std::move(dims), accumulate}) {}
-  const char* default_name() const override {
-    return inplace() ? "index_put_" : "index_put";
-  }
+  const char* default_name() const override { return inplace() ? "index_put_" : "index_put"; }
   EMBER_INFER
   EMBER_VJP
   bool saves_input(size_t i) const override { return i >= 2; }

@@ -39,7 +39,7 @@ class LayerNorm : public PrimitiveOf<LayerNorm, NormParams, PrimitiveKind::Layer
   bool saves_input(size_t i) const override { return i <= 1; }   // x and weight
   bool saves_output(size_t i) const override { return i >= 1; }  // mean and rstd
   const char* default_name() const override { return "native_layer_norm"; }
-  void eval_cpu(const std::vector<Tensor>& inputs, std::vector<Tensor>& outputs) const override;
+  EMBER_CPU_DISPATCHED_KERNEL;
 };
 
 class LayerNormBackward
@@ -49,7 +49,7 @@ class LayerNormBackward
   EMBER_INFER
   EMBER_DECOMPOSE
   const char* default_name() const override { return "native_layer_norm_backward"; }
-  void eval_cpu(const std::vector<Tensor>& inputs, std::vector<Tensor>& outputs) const override;
+  EMBER_CPU_DISPATCHED_KERNEL;
 };
 
 class RmsNorm : public PrimitiveOf<RmsNorm, NormParams, PrimitiveKind::RmsNorm> {
@@ -60,7 +60,7 @@ class RmsNorm : public PrimitiveOf<RmsNorm, NormParams, PrimitiveKind::RmsNorm> 
   EMBER_DECOMPOSE
   bool saves_output(size_t i) const override { return i == 1; }  // rstd
   const char* default_name() const override { return "_fused_rms_norm"; }
-  void eval_cpu(const std::vector<Tensor>& inputs, std::vector<Tensor>& outputs) const override;
+  EMBER_CPU_DISPATCHED_KERNEL;
 };
 
 class RmsNormBackward
@@ -70,7 +70,7 @@ class RmsNormBackward
   EMBER_INFER
   EMBER_DECOMPOSE
   const char* default_name() const override { return "_fused_rms_norm_backward"; }
-  void eval_cpu(const std::vector<Tensor>& inputs, std::vector<Tensor>& outputs) const override;
+  EMBER_CPU_DISPATCHED_KERNEL;
 };
 
 /// The compute dtype of a normalisation of `x`: float32 for 16-bit floats, else x's own.

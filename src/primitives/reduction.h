@@ -70,7 +70,7 @@ class Reduce : public PrimitiveOf<Reduce, ReduceParams, PrimitiveKind::Reduce> {
   bool saves_input(size_t) const override;
   bool saves_output(size_t) const override;
   const char* default_name() const override { return reduce_op_name(p_.op); }
-  void eval_cpu(const std::vector<Tensor>& inputs, std::vector<Tensor>& outputs) const override;
+  EMBER_CPU_DISPATCHED_KERNEL;
   ReduceOp op() const { return p_.op; }
   const std::vector<int64_t>& dims() const { return p_.dims; }
   bool keepdim() const { return p_.keepdim; }
@@ -109,7 +109,7 @@ class Scan : public PrimitiveOf<Scan, ScanParams, PrimitiveKind::Scan> {
   }
   bool saves_output(size_t) const override { return true; }
   const char* default_name() const override { return scan_op_name(p_.op); }
-  void eval_cpu(const std::vector<Tensor>& inputs, std::vector<Tensor>& outputs) const override;
+  EMBER_CPU_DISPATCHED_KERNEL;
   ScanOp op() const { return p_.op; }
   int64_t dim() const { return p_.dim; }
 };

@@ -28,7 +28,7 @@ class Softmax : public PrimitiveOf<Softmax, SoftmaxParams, PrimitiveKind::Softma
   bool saves_input(size_t) const override { return false; }
   bool saves_output(size_t) const override { return true; }
   const char* default_name() const override { return p_.log ? "log_softmax" : "softmax"; }
-  void eval_cpu(const std::vector<Tensor>& inputs, std::vector<Tensor>& outputs) const override;
+  EMBER_CPU_DISPATCHED_KERNEL;
   int64_t dim() const { return p_.dim; }
   bool log() const { return p_.log; }
 };
@@ -44,7 +44,7 @@ class SoftmaxBackward
   const char* default_name() const override {
     return p_.log ? "_log_softmax_backward_data" : "_softmax_backward_data";
   }
-  void eval_cpu(const std::vector<Tensor>& inputs, std::vector<Tensor>& outputs) const override;
+  EMBER_CPU_DISPATCHED_KERNEL;
 };
 
 }  // namespace ember

@@ -16,7 +16,7 @@ class Where : public PrimitiveOf<Where, NoParams, PrimitiveKind::Where> {
   EMBER_INFER
   bool saves_input(size_t i) const override { return i == 0; }
   const char* default_name() const override { return "where"; }
-  void eval_cpu(const std::vector<Tensor>& inputs, std::vector<Tensor>& outputs) const override;
+  EMBER_CPU_DISPATCHED_KERNEL;
 };
 
 struct ClampParams {
@@ -44,7 +44,7 @@ class Clamp : public PrimitiveOf<Clamp, ClampParams, PrimitiveKind::Clamp> {
   const char* default_name() const override {
     return p_.has_min && p_.has_max ? "clamp" : (p_.has_min ? "clamp_min" : "clamp_max");
   }
-  void eval_cpu(const std::vector<Tensor>& inputs, std::vector<Tensor>& outputs) const override;
+  EMBER_CPU_DISPATCHED_KERNEL;
 };
 
 struct LerpParams {
@@ -62,7 +62,7 @@ class Lerp : public PrimitiveOf<Lerp, LerpParams, PrimitiveKind::Lerp> {
   EMBER_INFER
   EMBER_DECOMPOSE
   const char* default_name() const override { return "lerp"; }
-  void eval_cpu(const std::vector<Tensor>& inputs, std::vector<Tensor>& outputs) const override;
+  EMBER_CPU_DISPATCHED_KERNEL;
 };
 
 struct AddcParams {
@@ -81,7 +81,7 @@ class Addc : public PrimitiveOf<Addc, AddcParams, PrimitiveKind::Addc> {
   EMBER_DECOMPOSE
   bool saves_input(size_t i) const override { return i > 0; }
   const char* default_name() const override { return p_.is_div ? "addcdiv" : "addcmul"; }
-  void eval_cpu(const std::vector<Tensor>& inputs, std::vector<Tensor>& outputs) const override;
+  EMBER_CPU_DISPATCHED_KERNEL;
 };
 
 struct FillValue {
@@ -99,7 +99,7 @@ class MaskedFill : public PrimitiveOf<MaskedFill, FillValue, PrimitiveKind::Mask
   EMBER_INFER
   bool saves_input(size_t i) const override { return i == 1; }
   const char* default_name() const override { return "masked_fill"; }
-  void eval_cpu(const std::vector<Tensor>& inputs, std::vector<Tensor>& outputs) const override;
+  EMBER_CPU_DISPATCHED_KERNEL;
 };
 
 struct IsCloseParams {
@@ -116,7 +116,7 @@ class IsClose : public PrimitiveOf<IsClose, IsCloseParams, PrimitiveKind::IsClos
   EMBER_INFER
   EMBER_DECOMPOSE
   const char* default_name() const override { return "isclose"; }
-  void eval_cpu(const std::vector<Tensor>& inputs, std::vector<Tensor>& outputs) const override;
+  EMBER_CPU_DISPATCHED_KERNEL;
 };
 
 }  // namespace ember

@@ -119,7 +119,7 @@ class Unary : public PrimitiveOf<Unary, UnaryParams, PrimitiveKind::Unary> {
   bool saves_input(size_t) const override;
   bool saves_output(size_t) const override;
   const char* default_name() const override { return unary_op_name(p_.op); }
-  void eval_cpu(const std::vector<Tensor>& inputs, std::vector<Tensor>& outputs) const override;
+  EMBER_CPU_DISPATCHED_KERNEL;
   std::string describe() const override;
   UnaryOp op() const { return p_.op; }
   const UnaryArgs& args() const { return p_.args; }
@@ -140,7 +140,7 @@ class UnaryBackward : public PrimitiveOf<UnaryBackward, UnaryParams, PrimitiveKi
   EMBER_INFER
   EMBER_DECOMPOSE
   const char* default_name() const override;  // "silu_backward", ...
-  void eval_cpu(const std::vector<Tensor>& inputs, std::vector<Tensor>& outputs) const override;
+  EMBER_CPU_DISPATCHED_KERNEL;
   std::string describe() const override { return Unary(p_.op, p_.args).describe(); }
   UnaryOp op() const { return p_.op; }
   const UnaryArgs& args() const { return p_.args; }

@@ -374,7 +374,11 @@ TEST(ReportInfo, NamesVersionThreadsBlasAndCpu) {
   EXPECT_EQ(cpu_line.find(" avx2 ") != std::string::npos, __builtin_cpu_supports("avx2") != 0);
   EXPECT_EQ(cpu_line.find(" avx512f ") != std::string::npos,
             __builtin_cpu_supports("avx512f") != 0);
-  EXPECT_NE(info.find("compiled for:"), std::string::npos);
+  // The chosen CPU capability, and the ones built (Note [CPU capability]).
+  EXPECT_NE(
+      info.find("CPU capability: " + ember::get_cpu_capability() + " (kernels built for: DEFAULT"),
+      std::string::npos)
+      << info;
 }
 
 // ---------------------------------------------------------------------------------------------

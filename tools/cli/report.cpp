@@ -328,43 +328,9 @@ std::string build_info() {
   s << "ember " << EMBER_VERSION << "\n";
   s << "build type: " << (std::string(EMBER_BUILD_TYPE).empty() ? "(none)" : EMBER_BUILD_TYPE)
     << "\n";
-  s << "compiled for:";
-  const char* compiled[] = {
-#ifdef __SSE4_2__
-      "sse4.2",
-#endif
-#ifdef __AVX__
-      "avx",
-#endif
-#ifdef __AVX2__
-      "avx2",
-#endif
-#ifdef __FMA__
-      "fma",
-#endif
-#ifdef __F16C__
-      "f16c",
-#endif
-#ifdef __AVX512F__
-      "avx512f",
-#endif
-#ifdef __AVX512BW__
-      "avx512bw",
-#endif
-#ifdef __AVX512VL__
-      "avx512vl",
-#endif
-#ifdef __AVX512VNNI__
-      "avx512vnni",
-#endif
-#ifdef __AVX512BF16__
-      "avx512bf16",
-#endif
-#ifdef __AVX512FP16__
-      "avx512fp16",
-#endif
-      nullptr};
-  for (const char* const* p = compiled; *p; ++p) s << " " << *p;
+  s << "CPU capability: " << get_cpu_capability() << " (kernels built for:";
+  for (const std::string& c : get_built_cpu_capabilities()) s << " " << c;
+  s << "; EMBER_CPU_CAPABILITY=default|avx2|avx512 forces one)";
   s << "\nthis CPU:    ";
   __builtin_cpu_init();
   struct {

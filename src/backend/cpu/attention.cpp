@@ -358,8 +358,7 @@ void backward(const std::vector<Tensor>& in, std::vector<Tensor>& out, const Att
 
 }  // namespace
 
-void ScaledDotProductAttention::eval_cpu(const std::vector<Tensor>& inputs,
-                                         std::vector<Tensor>& outputs) const {
+EMBER_CPU_KERNEL(ScaledDotProductAttention, inputs, outputs) {
   switch (inputs[0].dtype()) {
     case kFloat32:
       return forward<float>(inputs, outputs, p_);
@@ -371,8 +370,7 @@ void ScaledDotProductAttention::eval_cpu(const std::vector<Tensor>& inputs,
   }
 }
 
-void ScaledDotProductAttentionBackward::eval_cpu(const std::vector<Tensor>& inputs,
-                                                 std::vector<Tensor>& outputs) const {
+EMBER_CPU_KERNEL(ScaledDotProductAttentionBackward, inputs, outputs) {
   switch (inputs[1].dtype()) {
     case kFloat32:
       return backward<float>(inputs, outputs, p_);

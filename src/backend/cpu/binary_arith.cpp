@@ -7,73 +7,7 @@
 
 namespace ember {
 
-const char* binary_op_name(BinaryOp op) {
-  switch (op) {
-    case BinaryOp::Add:
-      return "add";
-    case BinaryOp::Sub:
-      return "sub";
-    case BinaryOp::Mul:
-      return "mul";
-    case BinaryOp::Div:
-    case BinaryOp::DivTrunc:
-    case BinaryOp::DivFloor:
-      return "div";
-    case BinaryOp::Remainder:
-      return "remainder";
-    case BinaryOp::Fmod:
-      return "fmod";
-    case BinaryOp::Pow:
-      return "pow";
-    case BinaryOp::Atan2:
-      return "atan2";
-    case BinaryOp::Maximum:
-      return "maximum";
-    case BinaryOp::Minimum:
-      return "minimum";
-    case BinaryOp::Fmax:
-      return "fmax";
-    case BinaryOp::Fmin:
-      return "fmin";
-    case BinaryOp::Hypot:
-      return "hypot";
-    case BinaryOp::Copysign:
-      return "copysign";
-    case BinaryOp::Logaddexp:
-      return "logaddexp";
-    case BinaryOp::Eq:
-      return "eq";
-    case BinaryOp::Ne:
-      return "ne";
-    case BinaryOp::Lt:
-      return "lt";
-    case BinaryOp::Le:
-      return "le";
-    case BinaryOp::Gt:
-      return "gt";
-    case BinaryOp::Ge:
-      return "ge";
-    case BinaryOp::LogicalAnd:
-      return "logical_and";
-    case BinaryOp::LogicalOr:
-      return "logical_or";
-    case BinaryOp::LogicalXor:
-      return "logical_xor";
-    case BinaryOp::BitwiseAnd:
-      return "bitwise_and";
-    case BinaryOp::BitwiseOr:
-      return "bitwise_or";
-    case BinaryOp::BitwiseXor:
-      return "bitwise_xor";
-    case BinaryOp::LeftShift:
-      return "bitwise_left_shift";
-    case BinaryOp::RightShift:
-      return "bitwise_right_shift";
-  }
-  return "binary";
-}
-
-void Binary::eval_cpu(const std::vector<Tensor>& inputs, std::vector<Tensor>& outputs) const {
+EMBER_CPU_KERNEL(Binary, inputs, outputs) {
   const Tensor& a = inputs.at(0);
   const Tensor& b = inputs.at(1);
   EMBER_INTERNAL_ASSERT(a.dtype() == b.dtype(), "Binary: inputs must share the compute dtype");
@@ -107,7 +41,7 @@ void Binary::eval_cpu(const std::vector<Tensor>& inputs, std::vector<Tensor>& ou
   }
 }
 
-namespace cpu {
+namespace cpu::inline EMBER_CPU_CAPABILITY {
 namespace {
 
 using namespace bin;
@@ -230,7 +164,7 @@ void max_min(BinaryOp op, const StridedLoop& loop) {
   } else if (op == BinaryOp::Fmin) {
     run_binary<T, T>(loop, [](M a, M b) { return std::fmin(a, b); });
   } else {
-#if defined(__AVX2__)
+#if defined(EMBER_VEC_SIMD)
     if constexpr (is_vec_float<T>) {
       if (is_max) {
         binary_kernel_vec<T>(loop, maximum<T>, [](Vec<T> a, Vec<T> b) { return vmax(a, b); });
@@ -278,5 +212,5 @@ void binary_arith_kernel(BinaryOp op, const Scalar& alpha, const StridedLoop& lo
   });
 }
 
-}  // namespace cpu
+}  // namespace cpu::inline EMBER_CPU_CAPABILITY
 }  // namespace ember

@@ -6,7 +6,7 @@
 #include "primitives/ternary.h"
 
 namespace ember {
-namespace cpu {
+namespace cpu::inline EMBER_CPU_CAPABILITY {
 namespace {
 
 using namespace bin;
@@ -81,12 +81,12 @@ void binary_compare_kernel(BinaryOp op, const StridedLoop& loop, ScalarType dtyp
   });
 }
 
-}  // namespace cpu
+}  // namespace cpu::inline EMBER_CPU_CAPABILITY
 
 // As torch.isclose: for floating types each step rounds to the input dtype, as PyTorch's
 // composite (self - other).abs() <= atol + (rtol * other).abs() does; integers are compared
 // exactly in double.
-void IsClose::eval_cpu(const std::vector<Tensor>& inputs, std::vector<Tensor>& outputs) const {
+EMBER_CPU_KERNEL(IsClose, inputs, outputs) {
   auto loop = cpu::make_loop({outputs.at(0), inputs.at(0), inputs.at(1)});
   const double rtol = p_.rtol, atol = p_.atol;
   const bool equal_nan = p_.equal_nan, exact = p_.rtol == 0 && p_.atol == 0;

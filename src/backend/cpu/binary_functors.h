@@ -8,9 +8,10 @@
 #include <limits>
 #include <type_traits>
 
+#include "backend/cpu/capability.h"
 #include "ember/core/dtype.h"
 
-namespace ember::cpu::bin {
+namespace ember::cpu::inline EMBER_CPU_CAPABILITY::bin {
 
 template <typename T>
 constexpr bool is_reduced_float_v = std::is_same_v<T, Half> || std::is_same_v<T, BFloat16>;
@@ -175,4 +176,4 @@ T right_shift(T a, T b) {
   return static_cast<T>(a >> b);
 }
 
-}  // namespace ember::cpu::bin
+}  // namespace ember::cpu::inline EMBER_CPU_CAPABILITY::bin

@@ -2,10 +2,11 @@
 // The CPU kernels of the Binary primitive, split by group so each file compiles quickly.
 // `dtype` is the compute dtype of both inputs (operands 1 and 2 of `loop`); operand 0 is the
 // output, of that dtype or bool (comparisons, logical ops).
+#include "backend/cpu/capability.h"
 #include "backend/cpu/kernel.h"
 #include "primitives/binary.h"
 
-namespace ember::cpu {
+namespace ember::cpu::inline EMBER_CPU_CAPABILITY {
 
 /// add sub mul div(+trunc/floor) remainder fmod maximum minimum fmax fmin.
 void binary_arith_kernel(BinaryOp op, const Scalar& alpha, const StridedLoop& loop,
@@ -29,4 +30,4 @@ void run_binary(const StridedLoop& loop, const F& f) {
   }
 }
 
-}  // namespace ember::cpu
+}  // namespace ember::cpu::inline EMBER_CPU_CAPABILITY

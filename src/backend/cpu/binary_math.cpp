@@ -2,7 +2,7 @@
 #include "backend/cpu/binary_functors.h"
 #include "backend/cpu/binary_kernels.h"
 
-namespace ember::cpu {
+namespace ember::cpu::inline EMBER_CPU_CAPABILITY {
 namespace {
 
 using namespace bin;
@@ -50,4 +50,4 @@ void binary_math_kernel(BinaryOp op, const StridedLoop& loop, ScalarType dtype, 
   });
 }
 
-}  // namespace ember::cpu
+}  // namespace ember::cpu::inline EMBER_CPU_CAPABILITY

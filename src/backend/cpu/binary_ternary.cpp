@@ -9,7 +9,7 @@ namespace ember {
 
 using cpu::bin::opmath_t;
 
-void Where::eval_cpu(const std::vector<Tensor>& inputs, std::vector<Tensor>& outputs) const {
+EMBER_CPU_KERNEL(Where, inputs, outputs) {
   auto loop = cpu::make_loop({outputs.at(0), inputs.at(0), inputs.at(1), inputs.at(2)});
   visit_dtype(outputs[0].dtype(), "where", [&](auto* tag) {
     using T = std::remove_pointer_t<decltype(tag)>;
@@ -19,7 +19,7 @@ void Where::eval_cpu(const std::vector<Tensor>& inputs, std::vector<Tensor>& out
 
 // min(max(x, lo), hi) with NaN-propagating max/min: a NaN input or bound gives NaN, and
 // lo > hi gives hi, as torch.clamp.
-void Clamp::eval_cpu(const std::vector<Tensor>& inputs, std::vector<Tensor>& outputs) const {
+EMBER_CPU_KERNEL(Clamp, inputs, outputs) {
   std::vector<Tensor> operands = {outputs.at(0)};
   operands.insert(operands.end(), inputs.begin(), inputs.end());
   auto loop = cpu::make_loop(operands);
@@ -61,7 +61,7 @@ M lerp_value(M a, M b, M w) {
 }
 }  // namespace
 
-void Lerp::eval_cpu(const std::vector<Tensor>& inputs, std::vector<Tensor>& outputs) const {
+EMBER_CPU_KERNEL(Lerp, inputs, outputs) {
   std::vector<Tensor> operands = {outputs.at(0)};
   operands.insert(operands.end(), inputs.begin(), inputs.end());
   auto loop = cpu::make_loop(operands);
@@ -84,7 +84,7 @@ void Lerp::eval_cpu(const std::vector<Tensor>& inputs, std::vector<Tensor>& outp
   });
 }
 
-void Addc::eval_cpu(const std::vector<Tensor>& inputs, std::vector<Tensor>& outputs) const {
+EMBER_CPU_KERNEL(Addc, inputs, outputs) {
   auto loop = cpu::make_loop({outputs.at(0), inputs.at(0), inputs.at(1), inputs.at(2)});
   const bool is_div = p_.is_div;
   visit_dtype(inputs.at(0).dtype(), name(), [&](auto* tag) {
@@ -111,7 +111,7 @@ void Addc::eval_cpu(const std::vector<Tensor>& inputs, std::vector<Tensor>& outp
   });
 }
 
-void MaskedFill::eval_cpu(const std::vector<Tensor>& inputs, std::vector<Tensor>& outputs) const {
+EMBER_CPU_KERNEL(MaskedFill, inputs, outputs) {
   auto loop = cpu::make_loop({outputs.at(0), inputs.at(0), inputs.at(1)});
   visit_dtype(outputs[0].dtype(), "masked_fill", [&](auto* tag) {
     using T = std::remove_pointer_t<decltype(tag)>;

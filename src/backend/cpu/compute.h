@@ -4,11 +4,12 @@
 #include <type_traits>
 #include <vector>
 
+#include "backend/cpu/capability.h"
 #include "ember/core/dtype.h"
 #include "ember/core/error.h"
 #include "ember/core/half.h"
 
-namespace ember::cpu {
+namespace ember::cpu::inline EMBER_CPU_CAPABILITY {
 
 /// The type a kernel computes in: double for double, float for float and the 16-bit floats.
 template <typename T>
@@ -65,4 +66,4 @@ void store_rounded(const C* src, int64_t n, T* dst) {
   for (int64_t i = 0; i < n; ++i) dst[i] = static_cast<T>(src[i]);  // C is float for 16-bit T
 }
 
-}  // namespace ember::cpu
+}  // namespace ember::cpu::inline EMBER_CPU_CAPABILITY

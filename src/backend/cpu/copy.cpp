@@ -4,7 +4,7 @@
 
 namespace ember {
 
-void Copy::eval_cpu(const std::vector<Tensor>& inputs, std::vector<Tensor>& outputs) const {
+EMBER_CPU_KERNEL(Copy, inputs, outputs) {
   const Tensor& src = inputs[0];
   Tensor& dst = outputs[0];
   auto loop = cpu::make_loop({dst, src});
@@ -23,7 +23,7 @@ void Copy::eval_cpu(const std::vector<Tensor>& inputs, std::vector<Tensor>& outp
   });
 }
 
-void Fill::eval_cpu(const std::vector<Tensor>&, std::vector<Tensor>& outputs) const {
+EMBER_CPU_KERNEL(Fill, inputs, outputs) {
   Tensor& dst = outputs[0];
   auto loop = cpu::make_loop({dst});
   visit_dtype(dst.dtype(), "fill_", [&](auto* tag) {

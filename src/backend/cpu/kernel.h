@@ -6,7 +6,7 @@
 #include "backend/cpu/loop.h"
 #include "backend/cpu/vec.h"
 
-namespace ember::cpu {
+namespace ember::cpu::inline EMBER_CPU_CAPABILITY {
 
 /// out = op(in...) elementwise; operand 0 is Out, the rest In... in order. Runs where every
 /// operand is contiguous take a loop over typed pointers, which the compiler vectorises.
@@ -85,4 +85,4 @@ void binary_kernel_vec(const StridedLoop& loop, const Op& op, const VOp& vop) {
   });
 }
 
-}  // namespace ember::cpu
+}  // namespace ember::cpu::inline EMBER_CPU_CAPABILITY

@@ -139,7 +139,7 @@ void LinalgCholesky::eval_cpu(const std::vector<Tensor>& inputs,
     const T* a = static_cast<const T*>(inputs[0].data_ptr());
     T* out = outputs[0].data_ptr<T>();
     if (use_native(n, kNativeCholeskyMax)) {
-      native_cholesky(a, it, p_.upper, out, info);
+      cpu::dispatch([&](auto tag) { native_cholesky(tag, a, it, p_.upper, out, info); });
       return;
     }
     for_batches(it.nbatch, batch_grain(n, n), [&](int64_t b) {
@@ -253,7 +253,7 @@ void LinalgEigh::eval_cpu(const std::vector<Tensor>& inputs, std::vector<Tensor>
     T* wout = outputs[0].data_ptr<T>();
     T* vout = outputs[1].data_ptr<T>();
     if (use_native(n, kNativeEighMax)) {
-      native_eigh(a, it, p_.upper, wout, vout);
+      cpu::dispatch([&](auto tag) { native_eigh(tag, a, it, p_.upper, wout, vout); });
       return;
     }
     for_batches(it.nbatch, batch_grain(n, 4 * n), [&](int64_t b) {
@@ -291,7 +291,7 @@ void LinalgSvd::eval_cpu(const std::vector<Tensor>& inputs, std::vector<Tensor>&
     T* so = outputs[1].data_ptr<T>();
     T* vo = outputs[2].data_ptr<T>();
     if (k > 0 && use_native(std::max(m, n), kNativeSvdMax)) {
-      native_svd(a, it, p_.full_matrices, uo, so, vo);
+      cpu::dispatch([&](auto tag) { native_svd(tag, a, it, p_.full_matrices, uo, so, vo); });
       return;
     }
     for_batches(it.nbatch, batch_grain(m, 4 * n), [&](int64_t b) {
@@ -331,7 +331,7 @@ void LinalgQr::eval_cpu(const std::vector<Tensor>& inputs, std::vector<Tensor>& 
     T* qo = want_q ? outputs[0].data_ptr<T>() : nullptr;
     T* ro = outputs[1].data_ptr<T>();
     if (use_native(std::max(m, n), kNativeQrMax)) {
-      native_qr(a, it, qo, qcols, ro, rrows);
+      cpu::dispatch([&](auto tag) { native_qr(tag, a, it, qo, qcols, ro, rrows); });
       return;
     }
     for_batches(it.nbatch, batch_grain(m, 2 * n), [&](int64_t b) {

@@ -77,14 +77,14 @@ V<T> select(const V<T>& mask, const V<T>& x, const V<T>& y) {
 }
 
 /// out[t][l] = in[l][t] for t, l < kLanes: a square block transpose between W rows of W
-/// contiguous elements (single shuffles with AVX2).
+/// contiguous elements (single shuffles with AVX2; AVX-512's 16 lanes take the plain loop).
 template <typename T>
 void block_transpose(const std::array<const T*, kLanes<T>>& in,
                      const std::array<T*, kLanes<T>>& out) {
   for (int t = 0; t < kLanes<T>; ++t)
     for (int l = 0; l < kLanes<T>; ++l) out[t][l] = in[l][t];
 }
-#if defined(__AVX2__)
+#if defined(EMBER_VEC_AVX2)
 template <>
 void block_transpose(const std::array<const float*, 8>& in, const std::array<float*, 8>& out) {
   __m256 r[8], u[8];
@@ -312,8 +312,8 @@ void for_groups(int64_t nbatch, int64_t work_per_matrix, const F& f) {
 
 }  // namespace
 
-template <typename T>
-void native_cholesky(const T* a, const MatIter& it, bool upper, T* out, int32_t* info) {
+template <typename Tag, typename T>
+void native_cholesky(Tag, const T* a, const MatIter& it, bool upper, T* out, int32_t* info) {
   const int64_t n = it.rows;
   for_groups<T>(it.nbatch, n * n * n, [&](int64_t b0, int cnt) {
     // Upper: U^T is the lower factor of the transpose, so work on the transposes.
@@ -342,8 +342,8 @@ void native_cholesky(const T* a, const MatIter& it, bool upper, T* out, int32_t*
   });
 }
 
-template <typename T>
-void native_eigh(const T* a, const MatIter& it, bool upper, T* w, T* vout) {
+template <typename Tag, typename T>
+void native_eigh(Tag, const T* a, const MatIter& it, bool upper, T* w, T* vout) {
   const int64_t n = it.rows;
   const T eps = std::numeric_limits<T>::epsilon();
   for_groups<T>(it.nbatch, 8 * n * n * n, [&](int64_t b0, int cnt) {
@@ -415,8 +415,8 @@ void native_eigh(const T* a, const MatIter& it, bool upper, T* w, T* vout) {
   });
 }
 
-template <typename T>
-void native_svd(const T* a, const MatIter& it, bool full, T* uo, T* so, T* vho) {
+template <typename Tag, typename T>
+void native_svd(Tag, const T* a, const MatIter& it, bool full, T* uo, T* so, T* vho) {
   // One-sided Jacobi on the tall M×N matrix G (A, or A^T when A is wide): rotations from the
   // right orthogonalise G's columns, G V = U S, accumulated in V.
   const int64_t m = it.rows, n = it.cols, big = std::max(m, n), k = std::min(m, n);
@@ -503,8 +503,8 @@ void native_svd(const T* a, const MatIter& it, bool full, T* uo, T* so, T* vho) 
   });
 }
 
-template <typename T>
-void native_qr(const T* a, const MatIter& it, T* qo, int64_t qcols, T* ro, int64_t rrows) {
+template <typename Tag, typename T>
+void native_qr(Tag, const T* a, const MatIter& it, T* qo, int64_t qcols, T* ro, int64_t rrows) {
   // Householder reflectors H_j = I - tau_j v_j v_j^T with LAPACK's conventions (dlarfg: the
   // diagonal of R is -sign(x_0)|x|; H = I where the column below the diagonal is already zero).
   const int64_t m = it.rows, n = it.cols, k = std::min(m, n);
@@ -550,11 +550,11 @@ void native_qr(const T* a, const MatIter& it, T* qo, int64_t qcols, T* ro, int64
   });
 }
 
-#define EMBER_NATIVE_LINALG(T)                                                 \
-  template void native_cholesky(const T*, const MatIter&, bool, T*, int32_t*); \
-  template void native_eigh(const T*, const MatIter&, bool, T*, T*);           \
-  template void native_svd(const T*, const MatIter&, bool, T*, T*, T*);        \
-  template void native_qr(const T*, const MatIter&, T*, int64_t, T*, int64_t);
+#define EMBER_NATIVE_LINALG(T)                                                           \
+  template void native_cholesky(cpu::Tag, const T*, const MatIter&, bool, T*, int32_t*); \
+  template void native_eigh(cpu::Tag, const T*, const MatIter&, bool, T*, T*);           \
+  template void native_svd(cpu::Tag, const T*, const MatIter&, bool, T*, T*, T*);        \
+  template void native_qr(cpu::Tag, const T*, const MatIter&, T*, int64_t, T*, int64_t);
 EMBER_NATIVE_LINALG(float)
 EMBER_NATIVE_LINALG(double)
 #undef EMBER_NATIVE_LINALG

@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "backend/cpu/capability.h"
 #include "ember/core/error.h"
 #include "ember/core/tensor.h"
 
@@ -117,19 +118,20 @@ std::string batch_str(int64_t nbatch_dims, int64_t b);
 [[noreturn]] void throw_non_finite(const char* op, const MatIter& it, int64_t b);
 
 // ---- native engines for many small matrices (linalg_small.cpp, Note [Lane-batched linalg]).
-// Each factorises every matrix of `it` (any strides); outputs are contiguous row-major.
+// Each factorises every matrix of `it` (any strides); outputs are contiguous row-major. Compiled
+// once per CPU capability (Note [CPU capability]): call with the tag cpu::dispatch passes.
 /// Cholesky factor (lower, or upper from the upper triangle) and potrf's info per matrix.
-template <typename T>
-void native_cholesky(const T* a, const MatIter& it, bool upper, T* out, int32_t* info);
+template <typename Tag, typename T>
+void native_cholesky(Tag, const T* a, const MatIter& it, bool upper, T* out, int32_t* info);
 /// Cyclic Jacobi on the lower (or upper) triangle: eigenvalues w ascending, eigenvectors v.
-template <typename T>
-void native_eigh(const T* a, const MatIter& it, bool upper, T* w, T* v);
+template <typename Tag, typename T>
+void native_eigh(Tag, const T* a, const MatIter& it, bool upper, T* w, T* v);
 /// One-sided Jacobi SVD (k = min(m, n) > 0): U m×(m or k), S k descending, Vh (n or k)×n, U and
 /// V orthonormal even for rank-deficient input.
-template <typename T>
-void native_svd(const T* a, const MatIter& it, bool full, T* u, T* s, T* vh);
+template <typename Tag, typename T>
+void native_svd(Tag, const T* a, const MatIter& it, bool full, T* u, T* s, T* vh);
 /// Householder QR: Q m×qcols (none when q == nullptr) and R rrows×n upper triangular.
-template <typename T>
-void native_qr(const T* a, const MatIter& it, T* q, int64_t qcols, T* r, int64_t rrows);
+template <typename Tag, typename T>
+void native_qr(Tag, const T* a, const MatIter& it, T* q, int64_t qcols, T* r, int64_t rrows);
 
 }  // namespace ember::cpu::linalg

@@ -184,24 +184,22 @@ void norm_backward(const std::vector<Tensor>& in, std::vector<Tensor>& out, cons
 
 }  // namespace
 
-void LayerNorm::eval_cpu(const std::vector<Tensor>& inputs, std::vector<Tensor>& outputs) const {
+EMBER_CPU_KERNEL(LayerNorm, inputs, outputs) {
   cpu::visit_floating(inputs[0].dtype(), name(), "LayerNormKernelImpl", [&](auto* tag) {
     norm_forward<std::remove_pointer_t<decltype(tag)>>(inputs, outputs, p_, false);
   });
 }
-void RmsNorm::eval_cpu(const std::vector<Tensor>& inputs, std::vector<Tensor>& outputs) const {
+EMBER_CPU_KERNEL(RmsNorm, inputs, outputs) {
   cpu::visit_floating(inputs[0].dtype(), name(), "LayerNormKernelImpl", [&](auto* tag) {
     norm_forward<std::remove_pointer_t<decltype(tag)>>(inputs, outputs, p_, true);
   });
 }
-void LayerNormBackward::eval_cpu(const std::vector<Tensor>& inputs,
-                                 std::vector<Tensor>& outputs) const {
+EMBER_CPU_KERNEL(LayerNormBackward, inputs, outputs) {
   cpu::visit_floating(inputs[1].dtype(), name(), "LayerNormKernelImpl", [&](auto* tag) {
     norm_backward<std::remove_pointer_t<decltype(tag)>>(inputs, outputs, p_, false);
   });
 }
-void RmsNormBackward::eval_cpu(const std::vector<Tensor>& inputs,
-                               std::vector<Tensor>& outputs) const {
+EMBER_CPU_KERNEL(RmsNormBackward, inputs, outputs) {
   cpu::visit_floating(inputs[1].dtype(), name(), "LayerNormKernelImpl", [&](auto* tag) {
     norm_backward<std::remove_pointer_t<decltype(tag)>>(inputs, outputs, p_, true);
   });

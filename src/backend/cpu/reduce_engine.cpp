@@ -3,7 +3,7 @@
 #include "backend/cpu/reduce_kernels.h"
 #include "primitives/reduction.h"
 
-namespace ember::cpu {
+namespace ember::cpu::inline EMBER_CPU_CAPABILITY {
 
 namespace {
 
@@ -71,75 +71,11 @@ ScanGeom make_scan_geom(const Tensor& x, int64_t dim) {
   return g;
 }
 
-}  // namespace ember::cpu
+}  // namespace ember::cpu::inline EMBER_CPU_CAPABILITY
 
 namespace ember {
 
-const char* reduce_op_name(ReduceOp op) {
-  switch (op) {
-    case ReduceOp::Sum:
-      return "sum";
-    case ReduceOp::NanSum:
-      return "nansum";
-    case ReduceOp::Mean:
-      return "mean";
-    case ReduceOp::NanMean:
-      return "nanmean";
-    case ReduceOp::Prod:
-      return "prod";
-    case ReduceOp::AMax:
-      return "amax";
-    case ReduceOp::AMin:
-      return "amin";
-    case ReduceOp::MaxDim:
-      return "max";
-    case ReduceOp::MinDim:
-      return "min";
-    case ReduceOp::ArgMax:
-      return "argmax";
-    case ReduceOp::ArgMin:
-      return "argmin";
-    case ReduceOp::AMinMax:
-      return "aminmax";
-    case ReduceOp::Var:
-      return "var";
-    case ReduceOp::Std:
-      return "std";
-    case ReduceOp::VarMean:
-      return "var_mean";
-    case ReduceOp::StdMean:
-      return "std_mean";
-    case ReduceOp::Norm:
-      return "norm";
-    case ReduceOp::LogSumExp:
-      return "logsumexp";
-    case ReduceOp::All:
-      return "all";
-    case ReduceOp::Any:
-      return "any";
-    case ReduceOp::CountNonzero:
-      return "count_nonzero";
-  }
-  return "reduce";
-}
-
-const char* scan_op_name(ScanOp op) {
-  switch (op) {
-    case ScanOp::CumSum:
-      return "cumsum";
-    case ScanOp::CumProd:
-      return "cumprod";
-    case ScanOp::CumMax:
-      return "cummax";
-    case ScanOp::CumMin:
-      return "cummin";
-    case ScanOp::LogCumSumExp:
-      return "logcumsumexp";
-  }
-  return "scan";
-}
-
-void Reduce::eval_cpu(const std::vector<Tensor>& inputs, std::vector<Tensor>& outputs) const {
+EMBER_CPU_KERNEL(Reduce, inputs, outputs) {
   const Tensor& x = inputs.at(0);
   std::vector<bool> mask(x.dim(), false);
   for (int64_t d : p_.dims) {
@@ -179,7 +115,7 @@ void Reduce::eval_cpu(const std::vector<Tensor>& inputs, std::vector<Tensor>& ou
   }
 }
 
-void Scan::eval_cpu(const std::vector<Tensor>& inputs, std::vector<Tensor>& outputs) const {
+EMBER_CPU_KERNEL(Scan, inputs, outputs) {
   const Tensor& x = inputs.at(0);
   EMBER_INTERNAL_ASSERT(p_.dim >= 0 && (p_.dim < x.dim() || (x.dim() == 0 && p_.dim == 0)),
                         "scan dim");

@@ -25,10 +25,11 @@
 #include <type_traits>
 #include <vector>
 
+#include "backend/cpu/capability.h"
 #include "backend/cpu/parallel.h"
 #include "ember/core/tensor.h"
 
-namespace ember::cpu {
+namespace ember::cpu::inline EMBER_CPU_CAPABILITY {
 
 struct ReduceGeom {
   char* base = nullptr;                         // the input's first element
@@ -377,4 +378,4 @@ void scan_kernel(const ScanGeom& g, const Op& op) {
   });
 }
 
-}  // namespace ember::cpu
+}  // namespace ember::cpu::inline EMBER_CPU_CAPABILITY

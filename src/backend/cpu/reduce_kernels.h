@@ -3,10 +3,11 @@
 // reduce_stats.cpp, reduce_logical.cpp, scan.cpp). Input and output dtypes come from the tensors.
 #include <vector>
 
+#include "backend/cpu/capability.h"
 #include "backend/cpu/reduce_engine.h"
 #include "primitives/reduction.h"
 
-namespace ember::cpu {
+namespace ember::cpu::inline EMBER_CPU_CAPABILITY {
 
 /// Sum, NanSum, Mean, NanMean, Prod.
 void reduce_sum_family(ReduceOp op, const ReduceGeom& g, const Tensor& x,
@@ -23,4 +24,4 @@ void reduce_logical_family(ReduceOp op, const ReduceGeom& g, const Tensor& x,
 /// CumSum, CumProd, CumMax, CumMin, LogCumSumExp.
 void scan_family(ScanOp op, const ScanGeom& g, const Tensor& x, std::vector<Tensor>& outs);
 
-}  // namespace ember::cpu
+}  // namespace ember::cpu::inline EMBER_CPU_CAPABILITY

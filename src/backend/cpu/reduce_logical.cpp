@@ -1,7 +1,7 @@
 // all, any (bool or uint8 output, 1/0) and count_nonzero (int64). NaN is non-zero.
 #include "backend/cpu/reduce_kernels.h"
 
-namespace ember::cpu {
+namespace ember::cpu::inline EMBER_CPU_CAPABILITY {
 
 namespace {
 
@@ -60,4 +60,4 @@ void reduce_logical_family(ReduceOp op, const ReduceGeom& g, const Tensor& x,
   });
 }
 
-}  // namespace ember::cpu
+}  // namespace ember::cpu::inline EMBER_CPU_CAPABILITY

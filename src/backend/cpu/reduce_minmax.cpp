@@ -4,7 +4,7 @@
 
 #include "backend/cpu/reduce_kernels.h"
 
-namespace ember::cpu {
+namespace ember::cpu::inline EMBER_CPU_CAPABILITY {
 
 namespace {
 
@@ -178,4 +178,4 @@ void reduce_minmax_family(ReduceOp op, const ReduceGeom& g, const Tensor& x,
   });
 }
 
-}  // namespace ember::cpu
+}  // namespace ember::cpu::inline EMBER_CPU_CAPABILITY

@@ -5,7 +5,7 @@
 
 #include "backend/cpu/reduce_kernels.h"
 
-namespace ember::cpu {
+namespace ember::cpu::inline EMBER_CPU_CAPABILITY {
 
 namespace {
 
@@ -228,4 +228,4 @@ void reduce_stats_family(ReduceOp op, const ReduceGeom& g, const Tensor& x,
   });
 }
 
-}  // namespace ember::cpu
+}  // namespace ember::cpu::inline EMBER_CPU_CAPABILITY

@@ -2,7 +2,7 @@
 // for the 16-bit floats, double for float and double; the result is rounded once to the output.
 #include "backend/cpu/reduce_kernels.h"
 
-namespace ember::cpu {
+namespace ember::cpu::inline EMBER_CPU_CAPABILITY {
 
 namespace {
 
@@ -121,4 +121,4 @@ void reduce_sum_family(ReduceOp op, const ReduceGeom& g, const Tensor& x,
   });
 }
 
-}  // namespace ember::cpu
+}  // namespace ember::cpu::inline EMBER_CPU_CAPABILITY

@@ -8,7 +8,7 @@
 
 #include "backend/cpu/vec.h"
 
-namespace ember::cpu {
+namespace ember::cpu::inline EMBER_CPU_CAPABILITY {
 
 /// The row's maximum (-inf when empty), NaN if any element is NaN (as PyTorch: NaN propagates to
 /// the whole row).
@@ -68,4 +68,4 @@ A exp_sum(const A* x, A* e, int64_t n, A mx) {
   return hsum(s0 + s1);
 }
 
-}  // namespace ember::cpu
+}  // namespace ember::cpu::inline EMBER_CPU_CAPABILITY

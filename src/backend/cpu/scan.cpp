@@ -4,7 +4,7 @@
 
 #include "backend/cpu/reduce_kernels.h"
 
-namespace ember::cpu {
+namespace ember::cpu::inline EMBER_CPU_CAPABILITY {
 
 namespace {
 
@@ -100,4 +100,4 @@ void scan_family(ScanOp op, const ScanGeom& g, const Tensor& x, std::vector<Tens
   });
 }
 
-}  // namespace ember::cpu
+}  // namespace ember::cpu::inline EMBER_CPU_CAPABILITY

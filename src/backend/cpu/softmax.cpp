@@ -182,15 +182,14 @@ void softmax_backward_kernel(const Tensor& g, const Tensor& y, Tensor& gx, int64
 
 }  // namespace
 
-void Softmax::eval_cpu(const std::vector<Tensor>& inputs, std::vector<Tensor>& outputs) const {
+EMBER_CPU_KERNEL(Softmax, inputs, outputs) {
   const std::string kernel = std::string(name()) + "_lastdim_kernel_impl";
   cpu::visit_floating(inputs[0].dtype(), name(), kernel.c_str(), [&](auto* tag) {
     softmax_kernel<std::remove_pointer_t<decltype(tag)>>(inputs[0], outputs[0], p_.dim, p_.log);
   });
 }
 
-void SoftmaxBackward::eval_cpu(const std::vector<Tensor>& inputs,
-                               std::vector<Tensor>& outputs) const {
+EMBER_CPU_KERNEL(SoftmaxBackward, inputs, outputs) {
   const std::string kernel = std::string(name()) + "_lastdim_kernel_impl";
   cpu::visit_floating(inputs[1].dtype(), name(), kernel.c_str(), [&](auto* tag) {
     softmax_backward_kernel<std::remove_pointer_t<decltype(tag)>>(inputs[0], inputs[1], outputs[0],

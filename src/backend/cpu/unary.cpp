@@ -100,7 +100,7 @@ void predicate_kernel(UnaryOp op, const cpu::StridedLoop& loop, ScalarType in_dt
 
 }  // namespace
 
-void Unary::eval_cpu(const std::vector<Tensor>& inputs, std::vector<Tensor>& outputs) const {
+EMBER_CPU_KERNEL(Unary, inputs, outputs) {
   const Tensor& out = outputs.at(0);
   Tensor in = inputs.at(0);
   const ScalarType dt = out.dtype();

@@ -4,7 +4,7 @@
 #include "backend/cpu/unary_kernels.h"
 #include "backend/cpu/unary_loops.h"
 
-namespace ember::cpu {
+namespace ember::cpu::inline EMBER_CPU_CAPABILITY {
 
 EMBER_UNARY_ACTIVATION_OPS(EMBER_UNARY_KERNEL_DEF)
 
@@ -29,12 +29,11 @@ void leaky_relu_kernel(const UnaryArgs& args, const StridedLoop& loop, ScalarTyp
   float_unary<LeakyReluF>(loop, dt, "leaky_relu", args.a->toDouble());
 }
 
-}  // namespace ember::cpu
+}  // namespace ember::cpu::inline EMBER_CPU_CAPABILITY
 
 namespace ember {
 
-void UnaryBackward::eval_cpu(const std::vector<Tensor>& inputs,
-                             std::vector<Tensor>& outputs) const {
+EMBER_CPU_KERNEL(UnaryBackward, inputs, outputs) {
   const char* op = name();
   const ScalarType dt = outputs.at(0).dtype();
   EMBER_CHECK_T(TypeError, inputs.at(0).dtype() == dt && inputs.at(1).dtype() == dt, "[", op,

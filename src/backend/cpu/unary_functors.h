@@ -9,7 +9,7 @@
 
 #include "backend/cpu/vec.h"
 
-namespace ember::cpu {
+namespace ember::cpu::inline EMBER_CPU_CAPABILITY {
 
 /// sigmoid on lanes as PyTorch writes it, 1 / (1 + exp(-x)): exp(-x) overflows to inf below
 /// x = -88.7, giving 0 (and silu(-inf) = -inf / inf = NaN, as PyTorch's). The inlined exp keeps
@@ -290,4 +290,4 @@ struct ErfinvF {
   Vec<T> vec(const Vec<T>& x) const { return x.map(*this); }
 };
 
-}  // namespace ember::cpu
+}  // namespace ember::cpu::inline EMBER_CPU_CAPABILITY

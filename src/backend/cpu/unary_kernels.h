@@ -1,10 +1,11 @@
 #pragma once
 // The floating-point unary kernels, split over three files to keep each one quick to compile:
 // one function per op of the table (Note [Unary op table]) and per hand-written op.
+#include "backend/cpu/capability.h"
 #include "backend/cpu/loop.h"
 #include "primitives/unary.h"
 
-namespace ember::cpu {
+namespace ember::cpu::inline EMBER_CPU_CAPABILITY {
 
 /// unary_Exp(loop, dt), unary_Sin(...), ...: the table's ops, each running its functor.
 #define EMBER_UNARY_KERNEL_DECL(Op, ...) void unary_##Op(const StridedLoop& loop, ScalarType dt);
@@ -25,4 +26,4 @@ void softplus_kernel(const UnaryArgs& args, const StridedLoop& loop, ScalarType 
 void elu_kernel(const UnaryArgs& args, const StridedLoop& loop, ScalarType dt);
 void leaky_relu_kernel(const UnaryArgs& args, const StridedLoop& loop, ScalarType dt);
 
-}  // namespace ember::cpu
+}  // namespace ember::cpu::inline EMBER_CPU_CAPABILITY

@@ -3,10 +3,11 @@
 // functors]) applied to one floating dtype, with Vec<T> on contiguous runs.
 #include <algorithm>
 
+#include "backend/cpu/capability.h"
 #include "backend/cpu/kernel.h"
 #include "backend/cpu/unary_functors.h"
 
-namespace ember::cpu {
+namespace ember::cpu::inline EMBER_CPU_CAPABILITY {
 
 /// out = f(a) for T = float or double; operands are out, a (same dtype T).
 template <typename T, typename F>
@@ -119,4 +120,4 @@ void float_unary_backward(const StridedLoop& loop, ScalarType dt, const char* op
   float_map<2, F>(loop, dt, op);
 }
 
-}  // namespace ember::cpu
+}  // namespace ember::cpu::inline EMBER_CPU_CAPABILITY

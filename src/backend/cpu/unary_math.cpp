@@ -3,8 +3,8 @@
 #include "backend/cpu/unary_kernels.h"
 #include "backend/cpu/unary_loops.h"
 
-namespace ember::cpu {
+namespace ember::cpu::inline EMBER_CPU_CAPABILITY {
 
 EMBER_UNARY_MATH_OPS(EMBER_UNARY_KERNEL_DEF)
 
-}  // namespace ember::cpu
+}  // namespace ember::cpu::inline EMBER_CPU_CAPABILITY

@@ -7,7 +7,7 @@
 #include "backend/cpu/unary_kernels.h"
 #include "backend/cpu/unary_loops.h"
 
-namespace ember::cpu {
+namespace ember::cpu::inline EMBER_CPU_CAPABILITY {
 namespace {
 
 /// The largest and lowest finite values of a floating dtype, as doubles.
@@ -47,4 +47,4 @@ void nan_to_num_kernel(const UnaryArgs& args, const StridedLoop& loop, ScalarTyp
   float_unary<NanToNumF>(loop, dt, "nan_to_num", nan, posinf, neginf);
 }
 
-}  // namespace ember::cpu
+}  // namespace ember::cpu::inline EMBER_CPU_CAPABILITY

@@ -1,23 +1,48 @@
 #pragma once
 // Note [Vec]: a fixed-width SIMD value of T. The generic version is a plain array whose loops the
-// compiler vectorises; float and double have AVX2 specialisations with SLEEF for transcendental
-// functions. Kernels and (later) compiler-generated code use the same Vec and functors, so eager
-// and compiled results agree.
+// compiler vectorises; float and double have AVX-512 or AVX2 specialisations with SLEEF for
+// transcendental functions. Kernels and (later) compiler-generated code use the same Vec and
+// functors, so eager and compiled results agree.
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
 
-#if defined(__AVX2__)
+#include "backend/cpu/capability.h"
+
+// The widest instruction set the translation unit is compiled for picks the specialisations:
+// AVX-512 (F, DQ, BW, VL: ATen's "avx512" capability) or AVX2 with FMA; one body below serves both,
+// spelled through EMBER_MM (the intrinsic prefix).
+#if defined(__AVX512F__) && defined(__AVX512DQ__) && defined(__AVX512BW__) && defined(__AVX512VL__)
+#define EMBER_VEC_AVX512 1
+#define EMBER_VEC_BYTES 64
+#elif defined(__AVX2__) && defined(__FMA__)
+#define EMBER_VEC_AVX2 1
+#define EMBER_VEC_BYTES 32
+#else
+#define EMBER_VEC_BYTES 32
+#endif
+#if defined(EMBER_VEC_AVX512) || defined(EMBER_VEC_AVX2)
+#define EMBER_VEC_SIMD 1
+// GCC 12 warns inside avx512fintrin.h's intrinsics (the _mm512_undefined_* passthrough they all
+// use, GCC bug 105593); the warning is located in the header, so silencing it around the include
+// silences only that.
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#endif
 #include <immintrin.h>
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic pop
+#endif
 #include <sleef.h>
 #endif
 
-namespace ember::cpu {
+namespace ember::cpu::inline EMBER_CPU_CAPABILITY {
 
 template <typename T>
 struct Vec {
-  static constexpr int size = 32 / sizeof(T) > 0 ? 32 / sizeof(T) : 1;
+  static constexpr int size = EMBER_VEC_BYTES / sizeof(T) > 0 ? EMBER_VEC_BYTES / sizeof(T) : 1;
   T v[size];
 
   Vec() = default;
@@ -54,84 +79,77 @@ struct Vec {
   }
 };
 
-// Generic element functions: Vec versions fall back to map; the AVX2 specialisations override.
+// Generic element functions: Vec versions fall back to map; the SIMD specialisations override.
+// max/min propagate NaN as torch.maximum (x != x only for a NaN).
 template <typename T>
 Vec<T> vmax(const Vec<T>& a, const Vec<T>& b) {
-  return Vec<T>::zip(a, b, [](T x, T y) { return x > y ? x : y; });
+  return Vec<T>::zip(a, b, [](T x, T y) { return (x != x || y != y) ? T(x + y) : x > y ? x : y; });
 }
 template <typename T>
 Vec<T> vmin(const Vec<T>& a, const Vec<T>& b) {
-  return Vec<T>::zip(a, b, [](T x, T y) { return x < y ? x : y; });
+  return Vec<T>::zip(a, b, [](T x, T y) { return (x != x || y != y) ? T(x + y) : x < y ? x : y; });
 }
 
-#if defined(__AVX2__)
-template <>
-struct Vec<float> {
-  static constexpr int size = 8;
-  __m256 v;
-  Vec() = default;
-  Vec(__m256 x) : v(x) {}  // NOLINT
-  explicit Vec(float x) : v(_mm256_set1_ps(x)) {}
-  static Vec load(const float* p) { return _mm256_loadu_ps(p); }
-  void store(float* p) const { _mm256_storeu_ps(p, v); }
-  template <typename F>
-  Vec map(F f) const {
-    alignas(32) float t[8];
-    _mm256_store_ps(t, v);
-    for (float& x : t) x = f(x);
-    return _mm256_load_ps(t);
+#if defined(EMBER_VEC_SIMD)
+#if defined(EMBER_VEC_AVX512)
+#define EMBER_MM(op) _mm512_##op
+#define EMBER_MM_PS __m512
+#define EMBER_MM_PD __m512d
+#define EMBER_MM_SI __m512i
+#define EMBER_MM_CAST_PS_SI _mm512_castps_si512
+#define EMBER_MM_CAST_SI_PS _mm512_castsi512_ps
+// r = pred(a, b) ? x : y, lane-wise
+#define EMBER_MM_SELECT(sfx, a, b, pred, x, y) \
+  _mm512_mask_blend_##sfx(_mm512_cmp_##sfx##_mask(a, b, pred), y, x)
+#define EMBER_MM_ROUND(sfx, a, mode) _mm512_roundscale_##sfx(a, mode)
+#else
+#define EMBER_MM(op) _mm256_##op
+#define EMBER_MM_PS __m256
+#define EMBER_MM_PD __m256d
+#define EMBER_MM_SI __m256i
+#define EMBER_MM_CAST_PS_SI _mm256_castps_si256
+#define EMBER_MM_CAST_SI_PS _mm256_castsi256_ps
+#define EMBER_MM_SELECT(sfx, a, b, pred, x, y) \
+  _mm256_blendv_##sfx(y, x, _mm256_cmp_##sfx(a, b, pred))
+#define EMBER_MM_ROUND(sfx, a, mode) _mm256_round_##sfx(a, mode)
+#endif
+
+#define EMBER_VEC_SPECIALISE(T, R, sfx)                                                        \
+  template <>                                                                                  \
+  struct Vec<T> {                                                                              \
+    static constexpr int size = EMBER_VEC_BYTES / sizeof(T);                                   \
+    R v;                                                                                       \
+    Vec() = default;                                                                           \
+    Vec(R x) : v(x) {} /* NOLINT */                                                            \
+    explicit Vec(T x) : v(EMBER_MM(set1_##sfx)(x)) {}                                          \
+    static Vec load(const T* p) { return EMBER_MM(loadu_##sfx)(p); }                           \
+    void store(T* p) const { EMBER_MM(storeu_##sfx)(p, v); }                                   \
+    template <typename F>                                                                      \
+    Vec map(F f) const {                                                                       \
+      alignas(EMBER_VEC_BYTES) T t[size];                                                      \
+      EMBER_MM(store_##sfx)(t, v);                                                             \
+      for (T & x : t) x = f(x);                                                                \
+      return EMBER_MM(load_##sfx)(t);                                                          \
+    }                                                                                          \
+    friend Vec operator+(const Vec& a, const Vec& b) { return EMBER_MM(add_##sfx)(a.v, b.v); } \
+    friend Vec operator-(const Vec& a, const Vec& b) { return EMBER_MM(sub_##sfx)(a.v, b.v); } \
+    friend Vec operator*(const Vec& a, const Vec& b) { return EMBER_MM(mul_##sfx)(a.v, b.v); } \
+    friend Vec operator/(const Vec& a, const Vec& b) { return EMBER_MM(div_##sfx)(a.v, b.v); } \
+  };                                                                                           \
+  /* NaN-propagating max/min as torch.maximum: (a > b || isnan(a)) ? a : b. */                 \
+  template <>                                                                                  \
+  inline Vec<T> vmax(const Vec<T>& a, const Vec<T>& b) {                                       \
+    return EMBER_MM_SELECT(sfx, a.v, b.v, _CMP_UNORD_Q, EMBER_MM(add_##sfx)(a.v, b.v),         \
+                           EMBER_MM(max_##sfx)(a.v, b.v));                                     \
+  }                                                                                            \
+  template <>                                                                                  \
+  inline Vec<T> vmin(const Vec<T>& a, const Vec<T>& b) {                                       \
+    return EMBER_MM_SELECT(sfx, a.v, b.v, _CMP_UNORD_Q, EMBER_MM(add_##sfx)(a.v, b.v),         \
+                           EMBER_MM(min_##sfx)(a.v, b.v));                                     \
   }
-  friend Vec operator+(const Vec& a, const Vec& b) { return _mm256_add_ps(a.v, b.v); }
-  friend Vec operator-(const Vec& a, const Vec& b) { return _mm256_sub_ps(a.v, b.v); }
-  friend Vec operator*(const Vec& a, const Vec& b) { return _mm256_mul_ps(a.v, b.v); }
-  friend Vec operator/(const Vec& a, const Vec& b) { return _mm256_div_ps(a.v, b.v); }
-};
-template <>
-struct Vec<double> {
-  static constexpr int size = 4;
-  __m256d v;
-  Vec() = default;
-  Vec(__m256d x) : v(x) {}  // NOLINT
-  explicit Vec(double x) : v(_mm256_set1_pd(x)) {}
-  static Vec load(const double* p) { return _mm256_loadu_pd(p); }
-  void store(double* p) const { _mm256_storeu_pd(p, v); }
-  template <typename F>
-  Vec map(F f) const {
-    alignas(32) double t[4];
-    _mm256_store_pd(t, v);
-    for (double& x : t) x = f(x);
-    return _mm256_load_pd(t);
-  }
-  friend Vec operator+(const Vec& a, const Vec& b) { return _mm256_add_pd(a.v, b.v); }
-  friend Vec operator-(const Vec& a, const Vec& b) { return _mm256_sub_pd(a.v, b.v); }
-  friend Vec operator*(const Vec& a, const Vec& b) { return _mm256_mul_pd(a.v, b.v); }
-  friend Vec operator/(const Vec& a, const Vec& b) { return _mm256_div_pd(a.v, b.v); }
-};
-// NaN-propagating max/min as torch.maximum: (a > b || isnan(a)) ? a : b.
-template <>
-inline Vec<float> vmax(const Vec<float>& a, const Vec<float>& b) {
-  __m256 m = _mm256_max_ps(a.v, b.v);
-  __m256 nan = _mm256_cmp_ps(a.v, b.v, _CMP_UNORD_Q);
-  return _mm256_blendv_ps(m, _mm256_add_ps(a.v, b.v), nan);
-}
-template <>
-inline Vec<float> vmin(const Vec<float>& a, const Vec<float>& b) {
-  __m256 m = _mm256_min_ps(a.v, b.v);
-  __m256 nan = _mm256_cmp_ps(a.v, b.v, _CMP_UNORD_Q);
-  return _mm256_blendv_ps(m, _mm256_add_ps(a.v, b.v), nan);
-}
-template <>
-inline Vec<double> vmax(const Vec<double>& a, const Vec<double>& b) {
-  __m256d m = _mm256_max_pd(a.v, b.v);
-  __m256d nan = _mm256_cmp_pd(a.v, b.v, _CMP_UNORD_Q);
-  return _mm256_blendv_pd(m, _mm256_add_pd(a.v, b.v), nan);
-}
-template <>
-inline Vec<double> vmin(const Vec<double>& a, const Vec<double>& b) {
-  __m256d m = _mm256_min_pd(a.v, b.v);
-  __m256d nan = _mm256_cmp_pd(a.v, b.v, _CMP_UNORD_Q);
-  return _mm256_blendv_pd(m, _mm256_add_pd(a.v, b.v), nan);
-}
+EMBER_VEC_SPECIALISE(float, EMBER_MM_PS, ps)
+EMBER_VEC_SPECIALISE(double, EMBER_MM_PD, pd)
+#undef EMBER_VEC_SPECIALISE
 #endif
 
 // ---- Element functions for unary kernels (Note [Vec]). The generic versions map the <cmath>
@@ -212,43 +230,100 @@ Vec<T> vselect_gt(const Vec<T>& a, const Vec<T>& b, const Vec<T>& x, const Vec<T
   return vselect_lt(b, a, x, y);
 }
 
-#if defined(__AVX2__)
-#define EMBER_VEC_SLEEF(vname, ffn, dfn)           \
-  template <>                                      \
-  inline Vec<float> vname(const Vec<float>& a) {   \
-    return ffn(a.v);                               \
-  }                                                \
-  template <>                                      \
-  inline Vec<double> vname(const Vec<double>& a) { \
-    return dfn(a.v);                               \
+#if defined(EMBER_VEC_SIMD)
+// SLEEF's vector functions for this width: Sleef_<fn>f<lanes>_<ulp> and Sleef_<fn>d<lanes>_<ulp>.
+#define EMBER_VEC_CAT_(a, b, c, d, e) a##b##c##d##e
+#define EMBER_VEC_CAT(a, b, c, d, e) EMBER_VEC_CAT_(a, b, c, d, e)
+#define EMBER_VEC_SLEEF(vname, fn, ulp)                                    \
+  template <>                                                              \
+  inline Vec<float> vname(const Vec<float>& a) {                           \
+    return EMBER_VEC_CAT(Sleef_, fn, f, EMBER_VEC_FLOAT_LANES, ulp)(a.v);  \
+  }                                                                        \
+  template <>                                                              \
+  inline Vec<double> vname(const Vec<double>& a) {                         \
+    return EMBER_VEC_CAT(Sleef_, fn, d, EMBER_VEC_DOUBLE_LANES, ulp)(a.v); \
   }
-EMBER_VEC_SLEEF(vexp, Sleef_expf8_u10, Sleef_expd4_u10)
-EMBER_VEC_SLEEF(vexp2, Sleef_exp2f8_u10, Sleef_exp2d4_u10)
-EMBER_VEC_SLEEF(vexpm1, Sleef_expm1f8_u10, Sleef_expm1d4_u10)
-EMBER_VEC_SLEEF(vlog, Sleef_logf8_u10, Sleef_logd4_u10)
-EMBER_VEC_SLEEF(vlog2, Sleef_log2f8_u10, Sleef_log2d4_u10)
-EMBER_VEC_SLEEF(vlog10, Sleef_log10f8_u10, Sleef_log10d4_u10)
-EMBER_VEC_SLEEF(vlog1p, Sleef_log1pf8_u10, Sleef_log1pd4_u10)
-EMBER_VEC_SLEEF(vsin, Sleef_sinf8_u10, Sleef_sind4_u10)
-EMBER_VEC_SLEEF(vcos, Sleef_cosf8_u10, Sleef_cosd4_u10)
-EMBER_VEC_SLEEF(vtan, Sleef_tanf8_u10, Sleef_tand4_u10)
-EMBER_VEC_SLEEF(vasin, Sleef_asinf8_u10, Sleef_asind4_u10)
-EMBER_VEC_SLEEF(vacos, Sleef_acosf8_u10, Sleef_acosd4_u10)
-EMBER_VEC_SLEEF(vatan, Sleef_atanf8_u10, Sleef_atand4_u10)
-EMBER_VEC_SLEEF(vsinh, Sleef_sinhf8_u10, Sleef_sinhd4_u10)
-EMBER_VEC_SLEEF(vcosh, Sleef_coshf8_u10, Sleef_coshd4_u10)
-EMBER_VEC_SLEEF(vtanh, Sleef_tanhf8_u10, Sleef_tanhd4_u10)
-EMBER_VEC_SLEEF(verf, Sleef_erff8_u10, Sleef_erfd4_u10)
-EMBER_VEC_SLEEF(verfc, Sleef_erfcf8_u15, Sleef_erfcd4_u15)
+#if defined(EMBER_VEC_AVX512)
+#define EMBER_VEC_FLOAT_LANES 16
+#define EMBER_VEC_DOUBLE_LANES 8
+#else
+#define EMBER_VEC_FLOAT_LANES 8
+#define EMBER_VEC_DOUBLE_LANES 4
+#endif
+EMBER_VEC_SLEEF(vexp, exp, _u10)
+EMBER_VEC_SLEEF(vexp2, exp2, _u10)
+EMBER_VEC_SLEEF(vexpm1, expm1, _u10)
+EMBER_VEC_SLEEF(vlog, log, _u10)
+EMBER_VEC_SLEEF(vlog2, log2, _u10)
+EMBER_VEC_SLEEF(vlog10, log10, _u10)
+EMBER_VEC_SLEEF(vlog1p, log1p, _u10)
+EMBER_VEC_SLEEF(vsin, sin, _u10)
+EMBER_VEC_SLEEF(vcos, cos, _u10)
+EMBER_VEC_SLEEF(vtan, tan, _u10)
+EMBER_VEC_SLEEF(vasin, asin, _u10)
+EMBER_VEC_SLEEF(vacos, acos, _u10)
+EMBER_VEC_SLEEF(vatan, atan, _u10)
+EMBER_VEC_SLEEF(vsinh, sinh, _u10)
+EMBER_VEC_SLEEF(vcosh, cosh, _u10)
+EMBER_VEC_SLEEF(vtanh, tanh, _u10)
+EMBER_VEC_SLEEF(verf, erf, _u10)
+EMBER_VEC_SLEEF(verfc, erfc, _u15)
 #undef EMBER_VEC_SLEEF
-template <>
-inline Vec<float> vfma(const Vec<float>& a, const Vec<float>& b, const Vec<float>& c) {
-  return _mm256_fmadd_ps(a.v, b.v, c.v);
-}
-template <>
-inline Vec<double> vfma(const Vec<double>& a, const Vec<double>& b, const Vec<double>& c) {
-  return _mm256_fmadd_pd(a.v, b.v, c.v);
-}
+#undef EMBER_VEC_FLOAT_LANES
+#undef EMBER_VEC_DOUBLE_LANES
+#undef EMBER_VEC_CAT
+#undef EMBER_VEC_CAT_
+
+// Functions of one or two instructions, for float (ps) and double (pd).
+#define EMBER_VEC_INSN(T, sfx)                                                                   \
+  template <>                                                                                    \
+  inline Vec<T> vfma(const Vec<T>& a, const Vec<T>& b, const Vec<T>& c) {                        \
+    return EMBER_MM(fmadd_##sfx)(a.v, b.v, c.v);                                                 \
+  }                                                                                              \
+  template <>                                                                                    \
+  inline Vec<T> vabs(const Vec<T>& a) {                                                          \
+    return EMBER_MM(andnot_##sfx)(EMBER_MM(set1_##sfx)(T(-0.0)), a.v);                           \
+  }                                                                                              \
+  template <>                                                                                    \
+  inline Vec<T> vneg(const Vec<T>& a) {                                                          \
+    return EMBER_MM(xor_##sfx)(EMBER_MM(set1_##sfx)(T(-0.0)), a.v);                              \
+  }                                                                                              \
+  template <>                                                                                    \
+  inline Vec<T> vsqrt(const Vec<T>& a) {                                                         \
+    return EMBER_MM(sqrt_##sfx)(a.v);                                                            \
+  }                                                                                              \
+  template <>                                                                                    \
+  inline Vec<T> vrsqrt(const Vec<T>& a) {                                                        \
+    return EMBER_MM(div_##sfx)(EMBER_MM(set1_##sfx)(T(1)), EMBER_MM(sqrt_##sfx)(a.v));           \
+  }                                                                                              \
+  template <>                                                                                    \
+  inline Vec<T> vreciprocal(const Vec<T>& a) {                                                   \
+    return EMBER_MM(div_##sfx)(EMBER_MM(set1_##sfx)(T(1)), a.v);                                 \
+  }                                                                                              \
+  template <>                                                                                    \
+  inline Vec<T> vfloor(const Vec<T>& a) {                                                        \
+    return EMBER_MM_ROUND(sfx, a.v, _MM_FROUND_TO_NEG_INF | _MM_FROUND_NO_EXC);                  \
+  }                                                                                              \
+  template <>                                                                                    \
+  inline Vec<T> vceil(const Vec<T>& a) {                                                         \
+    return EMBER_MM_ROUND(sfx, a.v, _MM_FROUND_TO_POS_INF | _MM_FROUND_NO_EXC);                  \
+  }                                                                                              \
+  template <>                                                                                    \
+  inline Vec<T> vround(const Vec<T>& a) {                                                        \
+    return EMBER_MM_ROUND(sfx, a.v, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);              \
+  }                                                                                              \
+  template <>                                                                                    \
+  inline Vec<T> vtrunc(const Vec<T>& a) {                                                        \
+    return EMBER_MM_ROUND(sfx, a.v, _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC);                     \
+  }                                                                                              \
+  template <>                                                                                    \
+  inline Vec<T> vselect_lt(const Vec<T>& a, const Vec<T>& b, const Vec<T>& x, const Vec<T>& y) { \
+    return EMBER_MM_SELECT(sfx, a.v, b.v, _CMP_LT_OQ, x.v, y.v);                                 \
+  }
+EMBER_VEC_INSN(float, ps)
+EMBER_VEC_INSN(double, pd)
+#undef EMBER_VEC_INSN
+
 // exp(x) = 2^n exp(r), n = round(x / ln 2), r = x - n ln 2 (ln 2 in two parts) in [-ln2/2, ln2/2],
 // exp(r) = 1 + r + r^2 P(r) with Cephes' expf polynomial. x is clamped to [-87.3, 88.8] first
 // (NaN passes: max/min return their second operand for NaN), so that n + 126 is a valid biased
@@ -257,108 +332,46 @@ inline Vec<double> vfma(const Vec<double>& a, const Vec<double>& b, const Vec<do
 // polynomial (exact: powers of two) makes up for the scale being 2^(n-1).
 template <>
 inline Vec<float> vexp_fast(const Vec<float>& a) {
-  const __m256 x = _mm256_min_ps(_mm256_set1_ps(88.8f), _mm256_max_ps(_mm256_set1_ps(-87.3f), a.v));
-  const __m256 magic = _mm256_set1_ps(12582912.0f + 126.0f);
-  const __m256 k = _mm256_fmadd_ps(x, _mm256_set1_ps(1.44269504088896341f), magic);
-  const __m256 n = _mm256_sub_ps(k, magic);
-  __m256 r = _mm256_fnmadd_ps(n, _mm256_set1_ps(0.693359375f), x);
-  r = _mm256_fnmadd_ps(n, _mm256_set1_ps(-2.12194440e-4f), r);
-  __m256 p = _mm256_set1_ps(2 * 1.9875691500e-4f);
-  p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(2 * 1.3981999507e-3f));
-  p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(2 * 8.3334519073e-3f));
-  p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(2 * 4.1665795894e-2f));
-  p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(2 * 1.6666665459e-1f));
-  p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(2 * 5.0000001201e-1f));
-  const __m256 two = _mm256_set1_ps(2.0f);
-  const __m256 y = _mm256_fmadd_ps(p, _mm256_mul_ps(r, r), _mm256_fmadd_ps(r, two, two));
-  const __m256 scale = _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_castps_si256(k), 23));
-  return _mm256_mul_ps(y, scale);
+  using R = EMBER_MM_PS;
+  const auto c = [](float v) { return EMBER_MM(set1_ps)(v); };
+  const R x = EMBER_MM(min_ps)(c(88.8f), EMBER_MM(max_ps)(c(-87.3f), a.v));
+  const R magic = c(12582912.0f + 126.0f);
+  const R k = EMBER_MM(fmadd_ps)(x, c(1.44269504088896341f), magic);
+  const R n = EMBER_MM(sub_ps)(k, magic);
+  R r = EMBER_MM(fnmadd_ps)(n, c(0.693359375f), x);
+  r = EMBER_MM(fnmadd_ps)(n, c(-2.12194440e-4f), r);
+  R p = c(2 * 1.9875691500e-4f);
+  p = EMBER_MM(fmadd_ps)(p, r, c(2 * 1.3981999507e-3f));
+  p = EMBER_MM(fmadd_ps)(p, r, c(2 * 8.3334519073e-3f));
+  p = EMBER_MM(fmadd_ps)(p, r, c(2 * 4.1665795894e-2f));
+  p = EMBER_MM(fmadd_ps)(p, r, c(2 * 1.6666665459e-1f));
+  p = EMBER_MM(fmadd_ps)(p, r, c(2 * 5.0000001201e-1f));
+  const R y =
+      EMBER_MM(fmadd_ps)(p, EMBER_MM(mul_ps)(r, r), EMBER_MM(fmadd_ps)(r, c(2.0f), c(2.0f)));
+  const R scale = EMBER_MM_CAST_SI_PS(EMBER_MM(slli_epi32)(EMBER_MM_CAST_PS_SI(k), 23));
+  return EMBER_MM(mul_ps)(y, scale);
 }
 
 // float erf as PyTorch's vectorised GELU kernels compute it (Abramowitz & Stegun 7.1.26,
 // absolute error below 1.5e-7, up to about 5.4e-7 after float rounding, near |x| = 0.05): sign(x) *
 // (1 - t * P(t) * exp(-x^2)), t = 1 / (1 + 0.3275911 |x|). A fifth of the cost of SLEEF's
-// erff8_u10, which the erf op keeps for its accuracy.
+// erff_u10, which the erf op keeps for its accuracy.
 template <>
 inline Vec<float> verf_fast(const Vec<float>& a) {
-  const __m256 neg_zero = _mm256_set1_ps(-0.0f), one = _mm256_set1_ps(1.0f);
-  const __m256 sign = _mm256_and_ps(neg_zero, a.v);
-  const __m256 ax = _mm256_xor_ps(sign, a.v);
-  const __m256 t = _mm256_div_ps(one, _mm256_fmadd_ps(_mm256_set1_ps(0.3275911f), ax, one));
-  __m256 r = _mm256_fmadd_ps(_mm256_set1_ps(1.061405429f), t, _mm256_set1_ps(-1.453152027f));
-  r = _mm256_fmadd_ps(r, t, _mm256_set1_ps(1.421413741f));
-  r = _mm256_fmadd_ps(r, t, _mm256_set1_ps(-0.284496736f));
-  r = _mm256_fmadd_ps(r, t, _mm256_set1_ps(0.254829592f));
-  const __m256 e = vexp_fast(Vec<float>(_mm256_xor_ps(neg_zero, _mm256_mul_ps(a.v, a.v)))).v;
-  const __m256 y = _mm256_fmadd_ps(_mm256_xor_ps(neg_zero, _mm256_mul_ps(e, t)), r, one);
-  return _mm256_xor_ps(sign, y);
-}
-
-template <>
-inline Vec<float> vabs(const Vec<float>& a) {
-  return _mm256_andnot_ps(_mm256_set1_ps(-0.0f), a.v);
-}
-template <>
-inline Vec<double> vabs(const Vec<double>& a) {
-  return _mm256_andnot_pd(_mm256_set1_pd(-0.0), a.v);
-}
-template <>
-inline Vec<float> vneg(const Vec<float>& a) {
-  return _mm256_xor_ps(_mm256_set1_ps(-0.0f), a.v);
-}
-template <>
-inline Vec<double> vneg(const Vec<double>& a) {
-  return _mm256_xor_pd(_mm256_set1_pd(-0.0), a.v);
-}
-template <>
-inline Vec<float> vsqrt(const Vec<float>& a) {
-  return _mm256_sqrt_ps(a.v);
-}
-template <>
-inline Vec<double> vsqrt(const Vec<double>& a) {
-  return _mm256_sqrt_pd(a.v);
-}
-template <>
-inline Vec<float> vrsqrt(const Vec<float>& a) {
-  return _mm256_div_ps(_mm256_set1_ps(1.0f), _mm256_sqrt_ps(a.v));
-}
-template <>
-inline Vec<double> vrsqrt(const Vec<double>& a) {
-  return _mm256_div_pd(_mm256_set1_pd(1.0), _mm256_sqrt_pd(a.v));
-}
-template <>
-inline Vec<float> vreciprocal(const Vec<float>& a) {
-  return _mm256_div_ps(_mm256_set1_ps(1.0f), a.v);
-}
-template <>
-inline Vec<double> vreciprocal(const Vec<double>& a) {
-  return _mm256_div_pd(_mm256_set1_pd(1.0), a.v);
-}
-#define EMBER_VEC_ROUND(vname, mode)                         \
-  template <>                                                \
-  inline Vec<float> vname(const Vec<float>& a) {             \
-    return _mm256_round_ps(a.v, (mode) | _MM_FROUND_NO_EXC); \
-  }                                                          \
-  template <>                                                \
-  inline Vec<double> vname(const Vec<double>& a) {           \
-    return _mm256_round_pd(a.v, (mode) | _MM_FROUND_NO_EXC); \
-  }
-EMBER_VEC_ROUND(vfloor, _MM_FROUND_TO_NEG_INF)
-EMBER_VEC_ROUND(vceil, _MM_FROUND_TO_POS_INF)
-EMBER_VEC_ROUND(vround, _MM_FROUND_TO_NEAREST_INT)
-EMBER_VEC_ROUND(vtrunc, _MM_FROUND_TO_ZERO)
-#undef EMBER_VEC_ROUND
-
-template <>
-inline Vec<float> vselect_lt(const Vec<float>& a, const Vec<float>& b, const Vec<float>& x,
-                             const Vec<float>& y) {
-  return _mm256_blendv_ps(y.v, x.v, _mm256_cmp_ps(a.v, b.v, _CMP_LT_OQ));
-}
-template <>
-inline Vec<double> vselect_lt(const Vec<double>& a, const Vec<double>& b, const Vec<double>& x,
-                              const Vec<double>& y) {
-  return _mm256_blendv_pd(y.v, x.v, _mm256_cmp_pd(a.v, b.v, _CMP_LT_OQ));
+  using R = EMBER_MM_PS;
+  const auto c = [](float v) { return EMBER_MM(set1_ps)(v); };
+  const R neg_zero = c(-0.0f), one = c(1.0f);
+  const R sign = EMBER_MM(and_ps)(neg_zero, a.v);
+  const R ax = EMBER_MM(xor_ps)(sign, a.v);
+  const R t = EMBER_MM(div_ps)(one, EMBER_MM(fmadd_ps)(c(0.3275911f), ax, one));
+  R r = EMBER_MM(fmadd_ps)(c(1.061405429f), t, c(-1.453152027f));
+  r = EMBER_MM(fmadd_ps)(r, t, c(1.421413741f));
+  r = EMBER_MM(fmadd_ps)(r, t, c(-0.284496736f));
+  r = EMBER_MM(fmadd_ps)(r, t, c(0.254829592f));
+  const R e = vexp_fast(Vec<float>(EMBER_MM(xor_ps)(neg_zero, EMBER_MM(mul_ps)(a.v, a.v)))).v;
+  const R y = EMBER_MM(fmadd_ps)(EMBER_MM(xor_ps)(neg_zero, EMBER_MM(mul_ps)(e, t)), r, one);
+  return EMBER_MM(xor_ps)(sign, y);
 }
 #endif
 
-}  // namespace ember::cpu
+}  // namespace ember::cpu::inline EMBER_CPU_CAPABILITY

@@ -1,0 +1,48 @@
+# Note [CPU capability] (src/backend/cpu/capability.h): one object library per capability in
+# EMBER_CPU_CAPABILITIES, each compiling EMBER_CPU_DISPATCHED_SOURCES with its instruction set
+# into its own inline namespace, all linked into libember. DEFAULT comes first on the link line,
+# so that where two copies of a shared inline function remain, the baseline one is kept.
+set(EMBER_CPU_FLAGS_DEFAULT "")
+set(EMBER_CPU_FLAGS_AVX2 -mavx2 -mfma -mf16c)
+set(EMBER_CPU_FLAGS_AVX512 -mavx512f -mavx512bw -mavx512vl -mavx512dq -mavx2 -mfma -mf16c)
+set(EMBER_CPU_TAG_DEFAULT TagDefault)
+set(EMBER_CPU_TAG_AVX2 TagAvx2)
+set(EMBER_CPU_TAG_AVX512 TagAvx512)
+
+set(_ember_caps DEFAULT)
+foreach(cap IN LISTS EMBER_CPU_CAPABILITIES)
+  if(NOT DEFINED EMBER_CPU_TAG_${cap})
+    message(FATAL_ERROR "EMBER_CPU_CAPABILITIES: unknown capability '${cap}' (DEFAULT, AVX2, AVX512)")
+  endif()
+  if(NOT cap STREQUAL "DEFAULT")
+    list(APPEND _ember_caps ${cap})
+    list(APPEND _ember_cpu_have EMBER_CPU_HAVE_${cap})
+  endif()
+endforeach()
+list(REMOVE_DUPLICATES _ember_caps)
+
+# What the generated kernels of each capability are compiled with (src/compiler/toolchain.cpp).
+foreach(cap DEFAULT AVX2 AVX512)
+  list(JOIN EMBER_CPU_FLAGS_${cap} " " _flags)
+  list(APPEND _ember_cpu_have "EMBER_CPU_FLAGS_${cap}=\"${_flags}\"")
+endforeach()
+target_compile_definitions(ember PRIVATE ${_ember_cpu_have})
+
+foreach(cap IN LISTS _ember_caps)
+  string(TOLOWER "${cap}" _lower)
+  add_library(ember_cpu_${_lower} OBJECT ${EMBER_CPU_DISPATCHED_SOURCES})
+  target_compile_options(ember_cpu_${_lower} PRIVATE ${EMBER_WARNINGS} ${EMBER_CPU_FLAGS_${cap}})
+  target_compile_definitions(ember_cpu_${_lower} PRIVATE ${_ember_cpu_have}
+    EMBER_CPU_CAPABILITY=cap_${_lower} EMBER_CPU_TAG=${EMBER_CPU_TAG_${cap}}
+    $<$<STREQUAL:${cap},DEFAULT>:EMBER_CPU_IS_DEFAULT>)
+  # The library's include directories, definitions and dependencies' usage requirements.
+  target_include_directories(ember_cpu_${_lower} PRIVATE
+    $<TARGET_PROPERTY:ember,INCLUDE_DIRECTORIES>)
+  target_link_libraries(ember_cpu_${_lower} PRIVATE OpenMP::OpenMP_CXX DNNL::dnnl
+    nlohmann_json::nlohmann_json)
+  target_sources(ember PRIVATE $<TARGET_OBJECTS:ember_cpu_${_lower}>)
+endforeach()
+unset(_lower)
+unset(_flags)
+unset(_ember_caps)
+unset(_ember_cpu_have)
