@@ -379,6 +379,21 @@ TEST(Matmul, SgemmProvidersAgree) {
   cpu::set_sgemm_provider(cpu::SgemmProvider::Auto);
 }
 
+// bfloat16: oneDNN's native bf16 matmul where the CPU has AVX-512 BF16 (Note [GEMM providers]),
+// the float32 conversion otherwise (OpenBLAS forced); both round a float sum once.
+TEST(Matmul, Bfloat16ProvidersAgree) {
+  Tensor a = mk({64, 70}, kBFloat16, 3), b = mk({70, 50}, kBFloat16, 4);
+  Reference ref = EinsumRef{"nk,kp->np", kBFloat16}({a, b});
+  for (auto p : {cpu::SgemmProvider::Auto, cpu::SgemmProvider::OpenBLAS}) {
+    cpu::set_sgemm_provider(p);
+    EXPECT_TRUE(test::close(mm(a, b), ref.shape, ref.values, 1e-2, 8e-3));
+    Tensor at = a.t().contiguous().t(), bt = b.t().contiguous().t();
+    EXPECT_TRUE(test::close(mm(at, bt), ref.shape, ref.values, 1e-2, 8e-3));
+    EXPECT_TRUE(test::close(mm(a, bt), ref.shape, ref.values, 1e-2, 8e-3));
+  }
+  cpu::set_sgemm_provider(cpu::SgemmProvider::Auto);
+}
+
 // Output buffers come uninitialised from the allocator: with beta == 0 no provider may read C.
 TEST(Matmul, ProvidersDoNotReadCWhenBetaIsZero) {
   const int64_t m = 5, n = 6, k = 7;

@@ -3,6 +3,7 @@
 
 #include <cblas.h>
 #include <oneapi/dnnl/dnnl.h>
+#include <oneapi/dnnl/dnnl.hpp>
 
 #include <atomic>
 #include <climits>
@@ -117,6 +118,40 @@ void gemm_int(bool ta, bool tb, int64_t m, int64_t n, int64_t k, T alpha, const 
   });
 }
 
+// bfloat16 where the CPU multiplies it natively (AVX-512 BF16; oneDNN also takes AMX where
+// present): oneDNN's matmul on the bfloat16 operands as they are, accumulating in float and
+// rounding once, as the float32 path computes. False where it does not apply (alpha != 1,
+// beta != 0, no such CPU, OpenBLAS forced, oneDNN declines): the caller converts instead.
+bool onednn_bf16_gemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k, float alpha,
+                      const BFloat16* a, int64_t lda, const BFloat16* b, int64_t ldb, float beta,
+                      BFloat16* c, int64_t ldc) {
+  static const bool native_bf16 = [] {
+    __builtin_cpu_init();
+    return __builtin_cpu_supports("avx512bf16") != 0;
+  }();
+  if (!native_bf16 || alpha != 1.0f || beta != 0.0f ||
+      g_sgemm_provider.load(std::memory_order_relaxed) == SgemmProvider::OpenBLAS ||
+      g_onednn_broken.load(std::memory_order_relaxed))
+    return false;
+  using dnnl::memory;
+  try {
+    static const dnnl::engine engine(dnnl::engine::kind::cpu, 0);
+    const auto bf16 = memory::data_type::bf16;
+    const memory::desc ad({m, k}, bf16, ta ? memory::dims{1, lda} : memory::dims{lda, 1});
+    const memory::desc bd({k, n}, bf16, tb ? memory::dims{1, ldb} : memory::dims{ldb, 1});
+    const memory::desc cd({m, n}, bf16, memory::dims{ldc, 1});
+    const dnnl::matmul mm(dnnl::matmul::primitive_desc(dnnl::matmul::desc(ad, bd, cd), engine));
+    dnnl::stream stream(engine);
+    mm.execute(stream, {{DNNL_ARG_SRC, memory(ad, engine, const_cast<BFloat16*>(a))},
+                        {DNNL_ARG_WEIGHTS, memory(bd, engine, const_cast<BFloat16*>(b))},
+                        {DNNL_ARG_DST, memory(cd, engine, c)}});
+    stream.wait();
+    return true;
+  } catch (const dnnl::error&) {
+    return false;
+  }
+}
+
 }  // namespace
 
 void set_sgemm_provider(SgemmProvider p) { g_sgemm_provider.store(p); }
@@ -149,6 +184,7 @@ void gemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k, float alpha, const 
 
 void gemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k, float alpha, const BFloat16* a,
           int64_t lda, const BFloat16* b, int64_t ldb, float beta, BFloat16* c, int64_t ldc) {
+  if (onednn_bf16_gemm(ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)) return;
   gemm_16bit(ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
 }
 

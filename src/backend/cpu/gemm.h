@@ -4,8 +4,9 @@
 // op(X) is X (stored row-major with leading dimension ldx) or, when transx is true, X^T (X stored
 // k x m / n x k). With beta == 0, C is never read (NaN/garbage in C does not propagate).
 // Providers: float32 -> oneDNN's dnnl_sgemm (about twice OpenBLAS here, where OPENBLAS_CORETYPE
-// pins OpenBLAS to AVX2), falling back to OpenBLAS; float64 -> OpenBLAS; float16/bfloat16 ->
-// converted to float32, multiplied, rounded once; integers and bool -> a blocked loop in the type
+// pins OpenBLAS to AVX2), falling back to OpenBLAS; float64 -> OpenBLAS; bfloat16 on a CPU with
+// AVX-512 BF16 -> oneDNN's bf16 matmul (C = A B only); float16/bfloat16 otherwise -> converted to
+// float32, multiplied, rounded once; integers and bool -> a blocked loop in the type
 // itself (wraparound, as PyTorch). Callers guarantee m, n, k >= 1 and valid leading dimensions
 // (ld >= max(1, stored row length)); Matmul::eval_cpu handles empty shapes.
 #include <cstdint>
