@@ -28,6 +28,30 @@ class Lowered final : public CompiledGraph {
  public:
   Lowered(fx::GraphModule gm, Schedule s) : gm_(std::move(gm)), schedule_(std::move(s)) {
     plan_releases();
+    written_.assign(gm_.graph().nodes().size(), false);
+    for (const Kernel& k : schedule_.kernels) {
+      for (fx::ValueRef r : k.inplace_writes) written_[r.node] = true;
+    }
+    writes_inputs_ = !schedule_.aliases.empty();
+  }
+
+  // Note [In-place stores]: whether an input or attribute that a kernel writes shares memory
+  // with another one of the call (the same tensor passed twice, views of one storage).
+  bool shares_written_memory(const std::vector<std::vector<Tensor>>& env) const {
+    const std::vector<fx::Node>& nodes = gm_.graph().nodes();
+    std::vector<std::pair<const void*, bool>> storages;  // (storage, written)
+    for (size_t i = 0; i < nodes.size(); ++i) {
+      if (nodes[i].kind != fx::NodeKind::Placeholder && nodes[i].kind != fx::NodeKind::GetAttr)
+        continue;
+      const Tensor& t = env[i][0];
+      if (t.defined()) storages.emplace_back(t.unsafeGetTensorImpl()->storage().get(), written_[i]);
+    }
+    std::sort(storages.begin(), storages.end());
+    for (size_t i = 0; i + 1 < storages.size(); ++i) {
+      // Sorted by storage, then unwritten before written: a shared one ends its run written.
+      if (storages[i].first == storages[i + 1].first && storages[i + 1].second) return true;
+    }
+    return false;
   }
 
   // Intermediates are dropped after their last reader, so the caching allocator hands their
@@ -63,6 +87,10 @@ class Lowered final : public CompiledGraph {
       env[i].resize(nodes[i].outputs.size());
       if (nodes[i].kind == fx::NodeKind::Placeholder) env[i] = {inputs[next_input++]};
       if (nodes[i].kind == fx::NodeKind::GetAttr) env[i] = {gm_.attrs().at(nodes[i].target)};
+    }
+    if (writes_inputs_) {
+      if (shares_written_memory(env)) return gm_(inputs);
+      for (const auto& [v, input] : schedule_.aliases) env[v.node][v.output] = value(input);
     }
     std::vector<char*> bufs;
     std::vector<int64_t> sizes;
@@ -100,6 +128,8 @@ class Lowered final : public CompiledGraph {
     for (const SymInt& s : lk.size_args) sizes.push_back(fx::evaluate(s, values, lk.symbol));
     profiler::record_function scope(lk.symbol);
     lk.fn(bufs.data(), sizes.data());
+    for (fx::ValueRef r : k.inplace_writes)
+      env[r.node][r.output].unsafeGetTensorImpl()->bump_version();
   }
 
   std::vector<std::string> kernel_names() const override {
@@ -117,6 +147,8 @@ class Lowered final : public CompiledGraph {
   const fx::GraphModule gm_;
   const Schedule schedule_;
   std::vector<std::vector<fx::ValueRef>> release_;  // by step: values no later step reads
+  std::vector<bool> written_;  // by node: an input or attribute a kernel writes in place
+  bool writes_inputs_ = false;
   std::vector<LoweredKernel> kernels_;
   std::string source_;
   std::vector<std::shared_ptr<const KernelLibrary>> libraries_;  // the units holding its kernels
