@@ -12,7 +12,8 @@
 //    change the algorithm. A step whose structure is new traces a new function (a recompile);
 //    its guards cover the tensors' shapes.
 //  - The traced update writes p and the state in place with the eager step's arithmetic (lerp,
-//    addcmul and addcdiv spelled as their formulas, in their order), so the scheduler fuses each
+//    addcmul and addcdiv spelled as their formulas, in their order; Adam's division by the
+//    second bias correction's root is a product with its reciprocal), so the scheduler fuses each
 //    parameter's update into one kernel that stores p, exp_avg and exp_avg_sq straight into
 //    their buffers (Note [In-place stores]). Parameters are traced grouped by shape, so each run
 //    of parameters of one shape shares one kernel.
@@ -53,8 +54,8 @@ enum AdamCoef : int64_t {
   kLerpW,        // 1 - beta1 (lerp's weight), or beta1 (1 - w) on lerp's other side
   kBeta2,
   kOneMinusBeta2,
-  kNegStepSize,  // -lr / (1 - beta1^t)
-  kBias2Sqrt,    // sqrt(1 - beta2^t)
+  kNegStepSize,   // -lr / (1 - beta1^t)
+  kInvBias2Sqrt,  // 1 / sqrt(1 - beta2^t)
   kEps,
 };
 // SGD.
@@ -108,7 +109,9 @@ void adam_update(const Slot& s, const std::vector<Tensor>& xs, bool decoupled) {
     vmax.copy_(vmax.maximum(v));
     second = vmax;
   }
-  const Tensor denom = second.sqrt() / c(kBias2Sqrt) + c(kEps);
+  // A product with the reciprocal instead of eager's quotient: the kernel is bound by its
+  // divisions and square root (1 ulp of the denominator's rounding at most).
+  const Tensor denom = second.sqrt() * c(kInvBias2Sqrt) + c(kEps);
   p.add_(c(kNegStepSize) * m / denom);
 }
 
@@ -241,7 +244,7 @@ class OptimizerStepState {
       c[kBeta2] = b2;
       c[kOneMinusBeta2] = 1 - b2;
       c[kNegStepSize] = -(lr / (1 - std::pow(b1, t)));
-      c[kBias2Sqrt] = std::sqrt(1 - std::pow(b2, t));
+      c[kInvBias2Sqrt] = 1 / std::sqrt(1 - std::pow(b2, t));
       c[kEps] = o.eps();
       call.slots.push_back(s);
     }
