@@ -18,6 +18,7 @@
 #include <string>
 #include <vector>
 
+#include "bench_clock.h"
 #include "ember/compiler.h"
 #include "ember/ember.h"
 #include "ember/optim.h"
@@ -27,32 +28,7 @@ namespace {
 
 using ember::Tensor;
 
-bool g_cpu_clock = false;
 bool g_profile = false;  // --profile: one step of each, as profiler tables
-
-double now_ms() {
-  if (g_cpu_clock) {
-    timespec ts{};
-    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
-    return static_cast<double>(ts.tv_sec) * 1e3 + static_cast<double>(ts.tv_nsec) * 1e-6;
-  }
-  return std::chrono::duration<double, std::milli>(
-             std::chrono::steady_clock::now().time_since_epoch())
-      .count();
-}
-
-double median_ms(const std::function<void()>& f, int repeat) {
-  for (int i = 0; i < 3; ++i) f();  // warm the allocator's cache, the threads, the compile
-  std::vector<double> t;
-  for (int i = 0; i < repeat; ++i) {
-    const double t0 = now_ms();
-    f();
-    t.push_back(now_ms() - t0);
-  }
-  std::sort(t.begin(), t.end());
-  return t[t.size() / 2];
-}
-
 // The default GPT's parameters, in the model's order, with gradients.
 std::vector<Tensor> gpt_parameters() {
   const int64_t vocab = 65, context = 64, dim = 128, layers = 4;
@@ -104,7 +80,7 @@ int main(int argc, char** argv) {
   int repeat = 50;
   for (int i = 1; i < argc; ++i) {
     if (std::strncmp(argv[i], "--repeat=", 9) == 0) repeat = std::atoi(argv[i] + 9);
-    if (std::strcmp(argv[i], "--cpu") == 0) g_cpu_clock = true;
+    if (std::strcmp(argv[i], "--cpu") == 0) bench::g_cpu_clock = true;
     if (std::strcmp(argv[i], "--profile") == 0) g_profile = true;
   }
   repeat = std::max(repeat, 1);
@@ -117,20 +93,20 @@ int main(int argc, char** argv) {
   ember::CompiledOptimizer compiled = ember::compile(*compiled_opt);
   int64_t eager_steps = 0, compiled_steps = 0;
   auto lr = [](int64_t step) { return 1e-3 * (1.0 - 1e-4 * static_cast<double>(step)); };
-  const double eager_ms = median_ms(
+  const double eager_ms = bench::median_ms(
       [&] {
         for (auto& g : eager->param_groups()) g.options().set_lr(lr(eager_steps));
         eager->step();
         ++eager_steps;
       },
-      repeat);
-  const double compiled_ms = median_ms(
+      repeat, 3);
+  const double compiled_ms = bench::median_ms(
       [&] {
         for (auto& g : compiled_opt->param_groups()) g.options().set_lr(lr(compiled_steps));
         compiled.step();
         ++compiled_steps;
       },
-      repeat);
+      repeat, 3);
   // The kernels one compiled step runs (each a record_function named after its ops).
   ember::profiler::profile prof;
   prof.start();
