@@ -178,6 +178,7 @@ class OptimizerStepState {
       loss = closure();
     }
     std::lock_guard<std::mutex> lock(mu_);
+    check_dtypes();
     Call call = kind_ == StepKind::SGD ? sgd_call() : adam_call();
     if (call.inputs.size() == 2) return loss;  // no parameter has a gradient
     run(call);
@@ -192,6 +193,18 @@ class OptimizerStepState {
     std::vector<Tensor> inputs = {Tensor(), Tensor()};  // the coefficient tensors first
   };
 
+  // Before any state changes: parameters the compiled step does not handle.
+  void check_dtypes() const {
+    for (const auto& group : opt_.param_groups()) {
+      for (const Tensor& p : group.params()) {
+        EMBER_CHECK_NOT_IMPL(!p.grad().defined() || p.dtype() == kFloat32 || p.dtype() == kFloat64,
+                             "[compile] the compiled ", opt_.name(),
+                             " step supports float32 and float64 parameters, got ",
+                             dtype_name(p.dtype()), " (run its step() eagerly)");
+      }
+    }
+  }
+
   // The parameter's gradient for the step (undefined: skipped, as eager skips it), checked as
   // eager checks it; the slot gets its inputs' place and its coefficients' offset.
   Tensor begin_slot(Call& call, const Tensor& p, Slot& slot) const {
@@ -200,9 +213,6 @@ class OptimizerStepState {
       call.key += '-';
       return g;
     }
-    EMBER_CHECK_NOT_IMPL(p.dtype() == kFloat32 || p.dtype() == kFloat64, "[compile] the compiled ",
-                         opt_.name(), " step supports float32 and float64 parameters, got ",
-                         dtype_name(p.dtype()), " (run its step() eagerly)");
     slot.dtype = p.dtype() == kFloat64 ? 1 : 0;
     slot.first = static_cast<int64_t>(call.inputs.size());
     slot.coef = static_cast<int64_t>(call.coefs[slot.dtype].size());

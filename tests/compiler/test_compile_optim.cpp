@@ -271,13 +271,17 @@ TEST_F(CompileOptimizer, Errors) {
   CompileOptions bad_mode;
   bad_mode.mode = "fastest";
   expect_has(message_of<ValueError>([&] { compile(adamw, bad_mode); }), "mode");
-  // A float16 parameter: not compiled (eager steps handle it).
-  Tensor h = randn({3}).to(kFloat16);
+  // A float16 parameter: not compiled (eager steps handle it), refused before the float32 one
+  // is updated.
+  Tensor f = randn({3}), h = randn({3}).to(kFloat16);
+  f.requires_grad_();
   h.requires_grad_();
-  optim::AdamW half(std::vector<Tensor>{h});
+  optim::AdamW half(std::vector<Tensor>{f, h});
+  f.mutable_grad() = randn({3});
   h.mutable_grad() = randn({3}).to(kFloat16);
   CompiledOptimizer step = compile(half);
   expect_has(message_of<NotImplementedError>([&] { step.step(); }), "float16");
+  EXPECT_TRUE(half.state().empty());  // refused before any state changed
   // The closure runs with gradients enabled and its loss is returned.
   optim::SGD sgd(ps, optim::SGDOptions(0.1));
   CompiledOptimizer sgd_step = compile(sgd);
