@@ -11,6 +11,7 @@
 #include "ember/compiler.h"
 #include "ember/ember.h"
 #include "ember/optim.h"
+#include "ember/profiler.h"
 #include "ember/testing.h"
 #include "fx_test_util.h"
 
@@ -258,6 +259,31 @@ TEST_F(CompileOptimizer, RecompilesOnlyWhenTheStructureChanges) {
   const std::vector<Tensor> before = copies_of(b);
   step.step();
   expect_params_close(b, before);
+}
+
+// Note [In-place stores]: the step of parameters of two shapes (interleaved) is two kernels that
+// store p, exp_avg and exp_avg_sq themselves; no op of the step runs through dispatch.
+TEST_F(CompileOptimizer, OneKernelPerShapeAndNoOpCalls) {
+  std::vector<Tensor> ps = {randn({5, 3}), randn({7}), randn({5, 3})};
+  for (Tensor& p : ps) {
+    p.requires_grad_();
+    p.mutable_grad() = randn(p.sizes());
+  }
+  optim::AdamW opt(ps);
+  CompiledOptimizer step = compile(opt);
+  step.step();  // compiles
+  profiler::profile prof;
+  prof.start();
+  step.step();
+  prof.stop();
+  int kernels = 0;
+  std::vector<std::string> ops;
+  for (const auto& e : prof.events()) {
+    if (e.name.rfind("fused", 0) == 0) ++kernels;
+    if (e.name.rfind("aten::", 0) == 0 && e.name != "aten::empty") ops.push_back(e.name);
+  }
+  EXPECT_EQ(kernels, 2);
+  EXPECT_TRUE(ops.empty()) << ops.front();
 }
 
 TEST_F(CompileOptimizer, Errors) {
