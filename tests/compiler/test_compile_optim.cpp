@@ -10,6 +10,7 @@
 #include "compiler/lowering.h"
 #include "ember/compiler.h"
 #include "ember/ember.h"
+#include "ember/nn.h"
 #include "ember/optim.h"
 #include "ember/profiler.h"
 #include "ember/testing.h"
@@ -397,6 +398,22 @@ TEST(CompileInPlaceStores, OrdersReadsAroundWrites) {
     const auto g = lowered(fns[i], sq);
     expect_matches_eager(fns[i], *g, sq);
   }
+}
+
+// A compiled module's buffers written with copy_ (batch norm's running statistics, attributes of
+// the graph) update as eager's do, step after step.
+TEST(CompileInPlaceStores, ModuleBufferCopiesMatchEager) {
+  nn::BatchNorm1d eager(nn::BatchNorm1dOptions(6).momentum(0.3));
+  nn::BatchNorm1d bn(nn::BatchNorm1dOptions(6).momentum(0.3));
+  auto compiled = compile(bn);
+  NoGradGuard no_grad;
+  for (int s = 0; s < 3; ++s) {
+    const Tensor x = randn({10, 6});
+    EXPECT_NO_THROW(testing::assert_close(compiled(x), eager(x)));
+    EXPECT_NO_THROW(testing::assert_close(bn->running_mean, eager->running_mean));
+    EXPECT_NO_THROW(testing::assert_close(bn->running_var, eager->running_var));
+  }
+  EXPECT_EQ(compiler::stats().eager_fallbacks, 0);
 }
 
 }  // namespace
