@@ -20,6 +20,7 @@
 #include <string>
 #include <vector>
 
+#include "bench_clock.h"
 #include "compiler/lowering.h"
 #include "ember/compiler.h"
 #include "ember/ember.h"
@@ -38,38 +39,13 @@ struct Case {
   double bytes;  // read + written once
 };
 
-bool g_cpu_clock = false;
-
-double now_ms() {
-  if (g_cpu_clock) {
-    timespec ts{};
-    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
-    return static_cast<double>(ts.tv_sec) * 1e3 + static_cast<double>(ts.tv_nsec) * 1e-6;
-  }
-  return std::chrono::duration<double, std::milli>(
-             std::chrono::steady_clock::now().time_since_epoch())
-      .count();
-}
-
-double median_ms(const std::function<void()>& f, int repeat) {
-  for (int i = 0; i < 2; ++i) f();  // warm the allocator's cache and the threads
-  std::vector<double> t;
-  for (int i = 0; i < repeat; ++i) {
-    const double t0 = now_ms();
-    f();
-    t.push_back(now_ms() - t0);
-  }
-  std::sort(t.begin(), t.end());
-  return t[t.size() / 2];
-}
-
 }  // namespace
 
 int main(int argc, char** argv) {
   int repeat = 10;
   for (int i = 1; i < argc; ++i) {
     if (std::strncmp(argv[i], "--repeat=", 9) == 0) repeat = std::atoi(argv[i] + 9);
-    if (std::strcmp(argv[i], "--cpu") == 0) g_cpu_clock = true;
+    if (std::strcmp(argv[i], "--cpu") == 0) bench::g_cpu_clock = true;
   }
   ember::manual_seed(0);
   const Tensor x = ember::randn({4096, 4096}), y = ember::randn({4096, 1024});
@@ -113,13 +89,14 @@ int main(int argc, char** argv) {
   const double compile_s =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   std::printf("lowered %zu graphs in one lower() call: %.1f s; %d threads; %s clock\n",
-              cases.size(), compile_s, ember::get_num_threads(), g_cpu_clock ? "CPU" : "wall");
+              cases.size(), compile_s, ember::get_num_threads(),
+              bench::g_cpu_clock ? "CPU" : "wall");
   std::printf("%-42s %10s %10s %8s %8s %9s\n", "case", "eager ms", "lowered ms", "speedup",
               "kernels", "GB/s");
   for (size_t i = 0; i < cases.size(); ++i) {
     const Case& c = cases[i];
-    const double eager = median_ms([&] { c.fn(c.inputs); }, repeat);
-    const double comp = median_ms([&] { (*lowered[i])(c.inputs); }, repeat);
+    const double eager = bench::median_ms([&] { c.fn(c.inputs); }, repeat);
+    const double comp = bench::median_ms([&] { (*lowered[i])(c.inputs); }, repeat);
     std::printf("%-42s %10.2f %10.2f %7.2fx %8zu %9.1f\n", c.name.c_str(), eager, comp,
                 eager / comp, lowered[i]->kernel_names().size(), c.bytes / comp / 1e6);
   }

@@ -8,6 +8,7 @@
 //   });
 //   std::vector<Tensor> out = f({x});
 //   auto model = ember::compile(nn::Linear(4, 8));   // model->forward(x), model(x)
+//   auto step = ember::compile(optimizer);          // step() as optimizer.step()
 //   ember::compiler::Stats s = ember::compiler::stats();
 //
 // Current limitations:
@@ -26,6 +27,7 @@
 //    so later in-place changes to them are not seen; pass them as inputs instead.
 #include <concepts>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <type_traits>
@@ -36,6 +38,10 @@
 #include "ember/core/tensor.h"
 
 namespace ember {
+
+namespace optim {
+class Optimizer;
+}
 
 /// torch.compile's arguments.
 struct CompileOptions {
@@ -85,7 +91,8 @@ void reset();
 
 namespace detail {
 class CompileState;
-}
+class OptimizerStepState;
+}  // namespace detail
 
 /// A compiled function: copies share one cache of entries. Safe to call from several threads.
 class CompiledFunction {
@@ -189,5 +196,39 @@ template <detail::ModuleLike H, detail::TensorFunction F>
 CompiledFunction compile(const H& module, F&& fn, const CompileOptions& options = {}) {
   return detail::compile_module(detail::module_ptr(module), TracedFn(std::forward<F>(fn)), options);
 }
+
+/// The result of compile(optimizer) (torch.compile(optimizer.step)): step() does what the
+/// optimizer's step() does, as generated kernels (Note [Compiled optimizer step] in
+/// src/compiler/compile_optimizer.cpp). The optimizer keeps its state exactly as its eager step
+/// keeps it, so state_dict(), load_state_dict() and eager steps mix freely with compiled ones.
+/// Copies share one cache; the optimizer must outlive them.
+///
+///   optim::AdamW opt(model->parameters(), optim::AdamWOptions(1e-3));
+///   auto step = ember::compile(opt);
+///   loss.backward();
+///   step.step();  // or step()
+class CompiledOptimizer {
+ public:
+  using LossClosure = std::function<Tensor()>;
+  explicit CompiledOptimizer(std::shared_ptr<detail::OptimizerStepState> state);
+  /// One step (the closure, if any, runs with gradients enabled first; its result is returned).
+  Tensor step(const LossClosure& closure = nullptr) const;
+  Tensor operator()(const LossClosure& closure = nullptr) const { return step(closure); }
+  /// The optimizer (torch.compile's _orig_mod).
+  optim::Optimizer& optimizer() const;
+
+ private:
+  std::shared_ptr<detail::OptimizerStepState> state_;
+};
+
+/// Compiles `optimizer`'s step: Adam, AdamW and SGD, with every option of theirs, for float32
+/// and float64 parameters (other optimizers and dtypes raise NotImplementedError; the options
+/// are read at each step). The learning rate, the step counts and the other hyper-parameters
+/// enter the graph as tensor inputs, so an LR scheduler or a changed beta does not recompile;
+/// the set of parameters with gradients, their shapes and the options that change the
+/// algorithm (amsgrad, maximize, nesterov, whether weight decay or momentum is on) are guarded.
+/// `options` as for functions (mode, backend, fullgraph, recompile_limit, fallback_to_eager);
+/// a dynamic spec raises ValueError.
+CompiledOptimizer compile(optim::Optimizer& optimizer, const CompileOptions& options = {});
 
 }  // namespace ember

@@ -304,6 +304,13 @@ class Emitter {
     }
   }
 
+  // Every stored value is computed before the first store: a kernel that writes an input in
+  // place reads each element before it writes it (Note [In-place stores]).
+  void store_all() {
+    for (const Store& st : k_.stores) value(st.temp);
+    for (const Store& st : k_.stores) store(st);
+  }
+
   bool full_store(const Store& st) const {
     for (int f = 0; f < nd_; ++f) {
       const SymInt& s = st.access.strides[f];
@@ -319,7 +326,7 @@ class Emitter {
     top.indent = 2;
     if (nd_ == 0) {
       outer_ = &top;
-      for (const Store& st : k_.stores) store(st);
+      store_all();
       return "  {\n" + top.text + "  }\n";
     }
     std::string s = "  const int64_t numel = n0";
@@ -349,7 +356,7 @@ class Emitter {
       vec_ = vec;
       vdim_ = last;
       loop_dims_ = bit(last);
-      for (const Store& st : k_.stores) store(st);
+      store_all();
       inner_ = nullptr;
       vec_ = false;
       return sc.text;

@@ -29,6 +29,7 @@
 #include <set>
 
 #include "compiler/codecache.h"
+#include "compiler/compile_stats.h"
 #include "compiler/guards.h"
 #include "compiler/logs.h"
 #include "compiler/lowering.h"
@@ -520,6 +521,25 @@ Stats stats() {
   s.cache_hits = cache.memory_hits + cache.disk_hits;
   return s;
 }
+
+namespace detail {
+
+void count_recompile(const std::string& who, const std::string& reason) {
+  update_stats([&](Stats& s) {
+    ++s.recompiles;
+    ++s.guard_failures;
+    s.recompile_reasons.push_back(reason);
+  });
+  if (log_enabled("recompiles")) {
+    log("recompiles", "Recompiling " + who + "\n    triggered by: " + reason);
+  }
+}
+
+void count_eager_fallback() {
+  update_stats([](Stats& s) { ++s.eager_fallbacks; });
+}
+
+}  // namespace detail
 
 void reset() {
   ++g_generation;

@@ -12,6 +12,7 @@
 // one pass that stores the full-size values.
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "ember/core/dtype.h"
@@ -73,6 +74,9 @@ struct Kernel {
   std::vector<fx::ValueRef> buffers;
   std::vector<ScalarType> buffer_dtypes;
   std::vector<bool> buffer_written;
+  /// Inputs it writes in place, once per in-place call it computes (Note [In-place stores]):
+  /// their version counters are bumped when it runs, as those calls would bump them.
+  std::vector<fx::ValueRef> inplace_writes;
 };
 
 /// One step of a lowered graph: a generated kernel, or a graph node run through dispatch as the
@@ -85,6 +89,9 @@ struct Step {
 struct Schedule {
   std::vector<Kernel> kernels;
   std::vector<Step> steps;
+  /// In-place calls fused into kernels and the inputs they wrote: at run time each call's value
+  /// is that input (Note [In-place stores]).
+  std::vector<std::pair<fx::ValueRef, fx::ValueRef>> aliases;
 };
 
 /// Groups `graph`'s nodes into kernels (Note [Lowering]).

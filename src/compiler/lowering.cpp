@@ -27,7 +27,35 @@ struct LoweredKernel {
 class Lowered final : public CompiledGraph {
  public:
   Lowered(fx::GraphModule gm, Schedule s) : gm_(std::move(gm)), schedule_(std::move(s)) {
+    for (const fx::Node& n : gm_.graph().nodes()) {
+      first_.push_back(slots_);
+      slots_ += n.outputs.size();
+    }
     plan_releases();
+    written_.assign(gm_.graph().nodes().size(), false);
+    for (const Kernel& k : schedule_.kernels) {
+      for (fx::ValueRef r : k.inplace_writes) written_[r.node] = true;
+    }
+    writes_inputs_ = !schedule_.aliases.empty();
+  }
+
+  // Note [In-place stores]: whether an input or attribute that a kernel writes shares memory
+  // with another one of the call (the same tensor passed twice, views of one storage).
+  bool shares_written_memory(const std::vector<Tensor>& env) const {
+    const std::vector<fx::Node>& nodes = gm_.graph().nodes();
+    std::vector<std::pair<const void*, bool>> storages;  // (storage, written)
+    for (size_t i = 0; i < nodes.size(); ++i) {
+      if (nodes[i].kind != fx::NodeKind::Placeholder && nodes[i].kind != fx::NodeKind::GetAttr)
+        continue;
+      const Tensor& t = env[first_[i]];
+      if (t.defined()) storages.emplace_back(t.unsafeGetTensorImpl()->storage().get(), written_[i]);
+    }
+    std::sort(storages.begin(), storages.end());
+    for (size_t i = 0; i + 1 < storages.size(); ++i) {
+      // Sorted by storage, then unwritten before written: a shared one ends its run written.
+      if (storages[i].first == storages[i + 1].first && storages[i + 1].second) return true;
+    }
+    return false;
   }
 
   // Intermediates are dropped after their last reader, so the caching allocator hands their
@@ -56,27 +84,34 @@ class Lowered final : public CompiledGraph {
     const fx::Graph& g = gm_.graph();
     const std::vector<fx::Node>& nodes = g.nodes();
     fx::SymbolValues values = fx::detail::bind_inputs(g, inputs);
-    std::vector<std::vector<Tensor>> env(nodes.size());
-    auto value = [&](fx::ValueRef v) { return v.is_none() ? Tensor() : env[v.node][v.output]; };
+    std::vector<Tensor> env(slots_);  // one slot per value (first_[node] + output)
+    auto value = [&](fx::ValueRef v) { return v.is_none() ? Tensor() : at(env, v); };
     size_t next_input = 0;
     for (size_t i = 0; i < nodes.size(); ++i) {
-      env[i].resize(nodes[i].outputs.size());
-      if (nodes[i].kind == fx::NodeKind::Placeholder) env[i] = {inputs[next_input++]};
-      if (nodes[i].kind == fx::NodeKind::GetAttr) env[i] = {gm_.attrs().at(nodes[i].target)};
+      if (nodes[i].kind == fx::NodeKind::Placeholder) env[first_[i]] = inputs[next_input++];
+      if (nodes[i].kind == fx::NodeKind::GetAttr) env[first_[i]] = gm_.attrs().at(nodes[i].target);
+    }
+    if (writes_inputs_) {
+      if (shares_written_memory(env)) return gm_(inputs);
+      for (const auto& [v, input] : schedule_.aliases) at(env, v) = value(input);
     }
     std::vector<char*> bufs;
     std::vector<int64_t> sizes;
     for (size_t s = 0; s < schedule_.steps.size(); ++s) {
       const Step& st = schedule_.steps[s];
       run_step(st, env, value, values, bufs, sizes);
-      for (fx::ValueRef v : release_[s]) env[v.node][v.output] = Tensor();
+      for (fx::ValueRef v : release_[s]) at(env, v) = Tensor();
     }
     std::vector<Tensor> results;
     for (fx::ValueRef a : nodes.back().args) results.push_back(value(a));
     return results;
   }
 
-  void run_step(const Step& st, std::vector<std::vector<Tensor>>& env,
+  Tensor& at(std::vector<Tensor>& env, fx::ValueRef v) const {
+    return env[first_[v.node] + v.output];
+  }
+
+  void run_step(const Step& st, std::vector<Tensor>& env,
                 const std::function<Tensor(fx::ValueRef)>& value, fx::SymbolValues& values,
                 std::vector<char*>& bufs, std::vector<int64_t>& sizes) const {
     const fx::Graph& g = gm_.graph();
@@ -85,14 +120,15 @@ class Lowered final : public CompiledGraph {
       std::vector<Tensor> args;
       args.reserve(n.args.size());
       for (fx::ValueRef a : n.args) args.push_back(value(a));
-      env[st.index] = fx::detail::run_call(n, args, value, values);
+      std::vector<Tensor> out = fx::detail::run_call(n, args, value, values);
+      for (size_t k = 0; k < out.size(); ++k) env[first_[st.index] + k] = std::move(out[k]);
       return;
     }
     const Kernel& k = schedule_.kernels[st.index];
     const LoweredKernel& lk = kernels_[st.index];
     bufs.clear();
     for (size_t b = 0; b < k.buffers.size(); ++b) {
-      Tensor& t = env[k.buffers[b].node][k.buffers[b].output];
+      Tensor& t = at(env, k.buffers[b]);
       if (!t.defined()) t = fx::detail::allocate(g.meta(k.buffers[b]), lk.symbol.c_str(), values);
       bufs.push_back(static_cast<char*>(t.data_ptr()));
     }
@@ -100,6 +136,7 @@ class Lowered final : public CompiledGraph {
     for (const SymInt& s : lk.size_args) sizes.push_back(fx::evaluate(s, values, lk.symbol));
     profiler::record_function scope(lk.symbol);
     lk.fn(bufs.data(), sizes.data());
+    for (fx::ValueRef r : k.inplace_writes) at(env, r).unsafeGetTensorImpl()->bump_version();
   }
 
   std::vector<std::string> kernel_names() const override {
@@ -116,7 +153,11 @@ class Lowered final : public CompiledGraph {
 
   const fx::GraphModule gm_;
   const Schedule schedule_;
+  std::vector<size_t> first_;  // by node: its first output's slot in a call's values
+  size_t slots_ = 0;
   std::vector<std::vector<fx::ValueRef>> release_;  // by step: values no later step reads
+  std::vector<bool> written_;  // by node: an input or attribute a kernel writes in place
+  bool writes_inputs_ = false;
   std::vector<LoweredKernel> kernels_;
   std::string source_;
   std::vector<std::shared_ptr<const KernelLibrary>> libraries_;  // the units holding its kernels

@@ -19,6 +19,19 @@
 // generator does not know (src/compiler/lowering_ops.h) is a call of its primitive, run as the
 // interpreter runs it (src/compiler/interpret.h). Intermediates are released after their last
 // reader. Note [Kernel IR] describes the kernels; codegen.cpp how they become C++.
+//
+// Note [In-place stores]: an in-place pointwise call that writes a whole input or attribute
+// (an optimizer's p.mul_(...), a module's running statistics, a functionalised copy_ back into
+// an input) is fused like its out-of-place form, and its kernel stores the value straight into
+// the input instead of a fresh buffer that a later call copies back: one pass over the memory.
+// Chained writes of one input in one kernel store once, the last value. It is safe because the
+// kernel reads every element of that input where it writes it (at the store's own indexing;
+// otherwise the call runs through dispatch as before) and the emitter computes all stored values
+// before it stores any; groups that read the input's old values are sealed first, and readers of
+// its memory afterwards (views, calls, other kernels) seal the writing kernel before them. At run
+// time the call's value is the input itself, its version counter is bumped as eager's in-place
+// calls bump it, and a call whose inputs share memory with a written one runs in the graph
+// interpreter instead (the kernel assumes distinct memory).
 #include <memory>
 #include <string>
 #include <vector>

@@ -3,7 +3,8 @@
 // register of its group until something outside the group reads it (a call run through
 // dispatch, another group, the graph's output); then it is stored (materialised) and the group
 // is sealed: nothing joins it afterwards, so it runs before that reader. In-place calls seal
-// every open group (a group never straddles a write).
+// every open group (a group never straddles a write), except the pointwise writes of a whole
+// input that Note [In-place stores] fuses.
 #include <cstdio>
 #include <map>
 #include <set>
@@ -45,6 +46,7 @@ struct VInfo {
   int group = -1;    // Group, GroupView
   int temp = -1;
   std::vector<int> map;  // Group, GroupView: the kernel dim of each dim (-1: does not vary)
+  bool stored = false;   // Group: an in-place write its kernel stores into the input it writes
   static VInfo of(VKind kind) {
     VInfo v;
     v.kind = kind;
@@ -110,6 +112,23 @@ class Scheduler {
         for (const SymInt& s : m.strides) dynamic_ |= s.is_symbolic();
       }
     }
+    // Where each value's memory comes from: an input or attribute, or the call that made it.
+    storage_.resize(nodes_.size());
+    for (size_t i = 0; i < nodes_.size(); ++i) {
+      const Node& n = nodes_[i];
+      storage_[i].assign(n.outputs.size(), static_cast<int>(i));
+      if (n.kind != NodeKind::Call) continue;
+      for (size_t k = 0; k < n.outputs.size(); ++k) {
+        if (k == 0 && n.inplace_target) {
+          storage_[i][k] = storage_of(*n.inplace_target);
+        } else if (auto in = n.prim->aliased_input(k);
+                   in && *in < n.args.size() && !n.args[*in].is_none()) {
+          storage_[i][k] = storage_of(n.args[*in]);
+        }
+      }
+    }
+    pending_.assign(nodes_.size(), -1);
+    written_root_.assign(nodes_.size(), -1);
     // The values an in-place call writes, and what they are views of, are not constants.
     mutated_.assign(nodes_.size(), false);
     for (const Node& n : nodes_) {
@@ -178,6 +197,10 @@ class Scheduler {
       merge_dims(k);
       s.kernels.push_back(std::move(k));
     }
+    for (size_t i = 0; i < nodes_.size(); ++i) {
+      if (written_root_[i] >= 0)
+        s.aliases.push_back({{static_cast<int>(i), 0}, {written_root_[i], 0}});
+    }
     return s;
   }
 
@@ -187,6 +210,7 @@ class Scheduler {
     VInfo& vi = info(v);
     switch (vi.kind) {
       case VKind::Tensor:
+        order_after_writes(storage_of(v), -1);
         return;
       case VKind::View:
       case VKind::Const:
@@ -196,6 +220,11 @@ class Scheduler {
         run_extern(v.node);
         return;
       case VKind::Group:
+        if (vi.stored) {  // already in the input it writes
+          seal(vi.group);
+          vi = VInfo{};
+          return;
+        }
         if (store(v)) {
           seal(vi.group);
           vi = VInfo{};
@@ -277,8 +306,10 @@ class Scheduler {
     }
     const ValueRef in = n.args[0];
     const VInfo& src = info(in);
-    if (src.kind == VKind::Tensor || src.kind == VKind::View) {
-      const ValueRef root = src.kind == VKind::View ? src.root : in;
+    // A view of an in-place write reads the input's memory (later writes included), not the
+    // register of the value written.
+    if (src.kind == VKind::Tensor || src.kind == VKind::View || src.stored) {
+      const ValueRef root = src.kind == VKind::View ? src.root : buffer_of(in);
       // A dynamic graph records offsets for the example sizes: such views run as calls.
       if (dynamic_ && n.outputs[0].storage_offset != meta(root).storage_offset) return false;
       info_[i][0] = VInfo::of(VKind::View);
@@ -347,18 +378,116 @@ class Scheduler {
     }
   }
 
+  // ---- Note [In-place stores]
+
+  int storage_of(ValueRef v) const { return storage_[v.node][v.output]; }
+
+  // The tensor that holds `v` at run time: the input a fused in-place call wrote stands for the
+  // call's value.
+  ValueRef buffer_of(ValueRef v) const {
+    return written_root_[v.node] >= 0 ? ValueRef{written_root_[v.node], 0} : v;
+  }
+
+  // An in-place call that writes the whole of an input or attribute, each element once, with
+  // the input's own geometry.
+  bool writes_whole_input(const Node& n) const {
+    if (!n.prim->inplace() || !n.inplace_target || n.outputs.size() != 1) return false;
+    const int r = storage_of(*n.inplace_target);
+    if (nodes_[r].kind != NodeKind::Placeholder && nodes_[r].kind != NodeKind::GetAttr) {
+      return false;
+    }
+    const ValueMeta &m = n.outputs[0], &rm = nodes_[r].outputs[0];
+    if (m.dtype != rm.dtype || m.storage_offset != rm.storage_offset ||
+        !same_shape(m.sizes, rm.sizes) || !same_shape(m.strides, rm.strides)) {
+      return false;
+    }
+    for (size_t j = 0; j < m.sizes.size(); ++j) {
+      if (!is_one(m.sizes[j]) && is_zero(m.strides[j])) return false;  // an expanded input
+    }
+    return true;
+  }
+
+  // A read of memory that an open group writes in place: that group runs first (sealed now),
+  // or, when the reader is in that group, false (the kernel cannot read it after its write).
+  bool order_after_writes(int storage, int gi) {
+    const int w = pending_[storage];
+    if (w < 0 || groups_[w].sealed) return true;
+    if (w == gi) return false;
+    seal(w);
+    return true;
+  }
+
+  // Makes temp `ti` of group gi, the value of in-place call i, a store into the input it writes
+  // (instead of a fresh buffer and a copy): safe when every element the kernel reads of that
+  // input is read where it is written, as the emitter computes all stored values before it
+  // stores any (an element is read, then written, by the same iteration).
+  bool store_in_place(int gi, int i, int ti, const std::vector<int>& omap) {
+    Kernel& k = groups_[gi].k;
+    if (k.reduced != 0) return false;
+    const int r = storage_of(*nodes_[i].inplace_target);
+    const ValueRef root{r, 0};
+    const ValueMeta& m = nodes_[i].outputs[0];
+    const size_t nd = k.sizes.size();
+    std::vector<SymInt> strides(nd, SymInt(0));
+    uint64_t covered = 0, all = 0;
+    for (size_t j = 0; j < m.sizes.size(); ++j) {
+      if (is_one(m.sizes[j])) continue;
+      const int f = omap[j];
+      if (f < 0 || (covered >> f & 1)) return false;
+      covered |= uint64_t(1) << f;
+      strides[f] = m.strides[j];
+    }
+    for (size_t f = 0; f < nd; ++f) all |= is_one(k.sizes[f]) ? 0 : uint64_t(1) << f;
+    if (covered != all) return false;
+    for (const Temp& t : k.temps) {
+      if (t.kind != TempKind::Load || storage_of(k.buffers[t.access.buffer]) != r) continue;
+      if (!(k.buffers[t.access.buffer] == root) || !is_zero(t.access.offset) ||
+          !same_shape(t.access.strides, strides)) {
+        return false;
+      }
+    }
+    // Open groups that read the input's values from before this write run before it.
+    for (size_t h = 0; h < groups_.size(); ++h) {
+      if (static_cast<int>(h) == gi || groups_[h].sealed) continue;
+      for (ValueRef b : groups_[h].k.buffers) {
+        if (storage_of(b) == r) {
+          seal(static_cast<int>(h));
+          break;
+        }
+      }
+    }
+    const int b = buffer(gi, root, true);
+    bool replaced = false;  // a later write of the same input in the kernel replaces the earlier
+    for (Store& st : k.stores) {
+      if (st.access.buffer == b) {
+        st.temp = ti;
+        replaced = true;
+      }
+    }
+    if (!replaced) k.stores.push_back({ti, Access{b, 0, std::move(strides)}});
+    k.inplace_writes.push_back(root);
+    pending_[r] = gi;
+    written_root_[i] = r;
+    set_group_value({i, 0}, gi, ti, omap);
+    info({i, 0}).stored = true;
+    return true;
+  }
+
   // ---- fusion
 
   enum class Role : uint8_t { Pointwise, Reduce, Softmax };
 
   std::optional<Role> role(const Node& n) const {
-    if (n.prim->inplace() || n.inplace_target || n.outputs.empty()) return std::nullopt;
+    if (n.outputs.empty()) return std::nullopt;
+    const bool inplace = n.prim->inplace() || n.inplace_target;
+    if (inplace && !writes_whole_input(n)) return std::nullopt;
     for (ValueRef a : n.args) {
       if (a.is_none()) return std::nullopt;
     }
     std::vector<ScalarType> in;
     for (ValueRef a : n.args) in.push_back(meta(a).dtype);
     if (pointwise_supported(*n.prim, in, n.outputs[0].dtype)) return Role::Pointwise;
+    if (inplace) return std::nullopt;
     if (n.prim->kind() == PrimitiveKind::Reduce && reduce_supported(*n.prim, in[0]) &&
         !meta(n.args[0]).sizes.empty()) {
       return Role::Reduce;
@@ -433,7 +562,8 @@ class Scheduler {
       }
       case VKind::Tensor:
       case VKind::View: {
-        const ValueRef root = vi.kind == VKind::View ? vi.root : a;
+        const ValueRef root = vi.kind == VKind::View ? vi.root : buffer_of(a);
+        if (!order_after_writes(storage_of(root), gi)) return -1;
         const size_t nd = k.sizes.size();
         std::vector<SymInt> strides(nd, SymInt(0));
         for (size_t j = 0; j < m.sizes.size(); ++j) {
@@ -532,12 +662,14 @@ class Scheduler {
   bool add(int gi, int i, Role r) {
     const Node& n = nodes_[i];
     const size_t ntemps = groups_[gi].k.temps.size(), nbuf = groups_[gi].k.buffers.size();
+    const size_t nstores = groups_[gi].k.stores.size();
     const auto keys = groups_[gi].temp_keys;
     const uint64_t reduced = groups_[gi].k.reduced;
     const bool ok = r == Role::Pointwise ? add_pointwise(gi, i) : add_reduction(gi, i, r);
     if (!ok) {  // roll back what the attempt added
       Kernel& k = groups_[gi].k;
       k.temps.resize(ntemps);
+      k.stores.resize(nstores);
       k.buffers.resize(nbuf);
       k.buffer_dtypes.resize(nbuf);
       k.buffer_written.resize(nbuf);
@@ -564,6 +696,7 @@ class Scheduler {
       t.deps |= groups_[gi].k.temps[at].deps;
     }
     const int ti = push(gi, std::move(t));
+    if (n.inplace_target) return store_in_place(gi, i, ti, *omap);
     set_group_value({i, 0}, gi, ti, *omap);
     return true;
   }
@@ -582,7 +715,7 @@ class Scheduler {
     const ValueRef x = n.args[0];
     const ValueMeta& xm = meta(x);
     const int64_t rank = static_cast<int64_t>(xm.sizes.size());
-    if (!same_shape(xm.sizes, k.sizes)) return false;
+    if (!same_shape(xm.sizes, k.sizes) || !k.inplace_writes.empty()) return false;
     uint64_t dims = 0;
     if (r == Role::Softmax) {
       const int64_t d = static_cast<const Softmax&>(*n.prim).dim();
@@ -686,6 +819,12 @@ class Scheduler {
   std::vector<Step> steps_;  // kernel steps index groups_ until finish()
   bool dynamic_ = false;
   std::vector<bool> mutated_;  // by node: written in place, directly or through a view
+  // Note [In-place stores]: by value, the input, attribute or call whose memory it is; by input
+  // or attribute node, the open group that writes it in place (-1: none); by in-place call fused
+  // into a kernel, the input it wrote (-1: none).
+  std::vector<std::vector<int>> storage_;
+  std::vector<int> pending_;
+  std::vector<int> written_root_;
 };
 
 }  // namespace

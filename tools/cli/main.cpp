@@ -112,8 +112,8 @@ int main(int argc, char** argv) {
   train_cmd->add_option("--profile", train.profile_steps,
                         "record N steps after a warm-up; writes trace.json and profile.txt");
   train_cmd->add_flag("--compile", train.compile,
-                      "run the training forward and loss through ember::compile (float32, one "
-                      "process)");
+                      "run the training forward and loss, and the optimizer step, through "
+                      "ember::compile (float32, one process)");
   // Read as text and checked before training starts (CLI11 saturates out-of-range integers).
   std::string sample_arg = "200";
   train_cmd->add_option("--sample", sample_arg,

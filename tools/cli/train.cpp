@@ -1,5 +1,6 @@
 #include "cli/train.h"
 
+#include <ember/compile.h>
 #include <ember/core/error.h>
 #include <ember/core/parallel.h>
 #include <ember/distributed.h>
@@ -268,6 +269,10 @@ TrainResult train(TrainRequest r) {
   if (r.compile) task->compile();
   nn::Module& model = task->module();
   auto optimizer = make_optimizer(model, config);
+  // --compile: the optimizer's step too (Note [Compiled optimizer step]); it reads the
+  // optimizer's state at each step, so a checkpoint loaded below is seen.
+  std::optional<CompiledOptimizer> compiled_step;
+  if (r.compile) compiled_step.emplace(ember::compile(*optimizer));
   int64_t step = 0;
   if (ckpt) {
     const Tensor vocab = task->vocab();
@@ -341,7 +346,11 @@ TrainResult train(TrainRequest r) {
     loss.backward();
     task->after_backward();
     nn::utils::clip_grad_norm_(model.parameters(), config.clip);
-    optimizer->step();
+    if (compiled_step) {
+      compiled_step->step();
+    } else {
+      optimizer->step();
+    }
     ++step;
     const bool hook_stop = r.stop_after && r.stop_after(step);
     const auto [loss_value, stop] =

@@ -28,7 +28,8 @@ struct TrainRequest {
   /// ValueError before anything is written.
   int64_t profile_steps = 0;
   /// --compile: the training forward and loss run through ember::compile (generated kernels;
-  /// forward and backward from one joint graph). float32 and one process only for now.
+  /// forward and backward from one joint graph), and the AdamW step through
+  /// ember::compile(optimizer). float32 and one process only for now.
   bool compile = false;
   /// --distributed: this process is one rank of a data-parallel job whose launcher (`ember run`,
   /// or `ember train --nproc`) set RANK, WORLD_SIZE, MASTER_ADDR and MASTER_PORT; it joins the

@@ -156,6 +156,9 @@ class Optimizer {
   /// See the class comment for the layout. Tensors are copies: later steps do not change them.
   StateDict state_dict() const;
   void load_state_dict(const StateDict& state_dict);
+  /// The gradient of `p` if it has one, checked against the parameter (shape and dtype);
+  /// undefined when p has no gradient (the step skips it). Public for compiled steps.
+  Tensor grad_of(const Tensor& p) const;
 
  protected:
   /// Validates the defaults, then adds each group. `name` must be a string literal.
@@ -163,9 +166,6 @@ class Optimizer {
             std::unique_ptr<OptimizerOptions> defaults, const char* name);
   /// An empty state of the subclass's type (for load_state_dict).
   virtual std::unique_ptr<OptimizerParamState> make_state() const = 0;
-  /// The gradient of `p` if it has one, checked against the parameter (shape and dtype);
-  /// undefined when p has no gradient (the step skips it).
-  Tensor grad_of(const Tensor& p) const;
   /// Runs the closure with gradients enabled.
   static Tensor run_closure(const LossClosure& closure);
 
