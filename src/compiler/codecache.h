@@ -9,15 +9,16 @@
 // source tree in a build tree and from the installed copy after `cmake --install`.
 //
 // The compiler is EMBER_CXX, else the one Ember was built with, else `c++`; flags are
-// -std=c++20 -O3 -fPIC -shared -fopenmp (-march=native when Ember was), SLEEF is linked. The
+// -std=c++20 -O3 -fPIC -shared -fopenmp and the chosen CPU capability's instruction set flags
+// (Note [CPU capability]: the eager kernels' Vec width), SLEEF is linked. The
 // kernel headers come from EMBER_KERNEL_INCLUDE_DIR (colon-separated), else
 // <includedir>/ember/kernels next to an installed libember, else the source tree
 // (src/compiler/toolchain.cpp, cmake/codecache.cmake). A key hashes (128 bits) the source, the
-// headers it includes, the compiler's path and `--version`, the flags and (with -march=native)
-// the host CPU. An entry is <cache_dir>/kernels/<unit>-<key>.cpp, .so and .ok (the object's size
-// and checksum, written last); see src/compiler/codecache.cpp. Compiler runs are bounded by
-// EMBER_COMPILE_TIMEOUT seconds (300) and killed beyond it. The cache is kept under
-// EMBER_CACHE_SIZE_LIMIT (1 GiB) by removing the least recently used entries.
+// headers it includes, the compiler's path and `--version` and the flags. An entry is
+// <cache_dir>/kernels/<unit>-<key>.cpp, .so and .ok (the object's size and checksum, written last);
+// see src/compiler/codecache.cpp. Compiler runs are bounded by EMBER_COMPILE_TIMEOUT seconds (300)
+// and killed beyond it. The cache is kept under EMBER_CACHE_SIZE_LIMIT (1 GiB) by removing the
+// least recently used entries.
 #include <cstdint>
 #include <memory>
 #include <string>

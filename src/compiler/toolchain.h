@@ -11,7 +11,7 @@ namespace ember::compiler::toolchain {
 /// The compiler and everything that decides what it produces from a source.
 struct Toolchain {
   std::string compiler;                    // absolute path
-  std::string identity;                    // path, `--version` line, CPU (with -march=native)
+  std::string identity;                    // path and `--version` line
   std::vector<std::string> include_dirs;   // searched for the kernel headers
   std::vector<std::string> compile_flags;  // before the source: -std, -O3, -I...
   std::vector<std::string> link_flags;     // after the source: SLEEF
