@@ -16,23 +16,23 @@ foreach(cap IN LISTS EMBER_CPU_CAPABILITIES)
   endif()
   if(NOT cap STREQUAL "DEFAULT")
     list(APPEND _ember_caps ${cap})
-    list(APPEND _ember_cpu_have EMBER_CPU_HAVE_${cap})
+    list(APPEND _ember_cpu_defs EMBER_CPU_HAVE_${cap})
   endif()
 endforeach()
 list(REMOVE_DUPLICATES _ember_caps)
 
-# What the generated kernels of each capability are compiled with (src/compiler/toolchain.cpp).
+# What the generated kernels of each capability are compiled with (cpu::compile_flags).
 foreach(cap DEFAULT AVX2 AVX512)
   list(JOIN EMBER_CPU_FLAGS_${cap} " " _flags)
-  list(APPEND _ember_cpu_have "EMBER_CPU_FLAGS_${cap}=\"${_flags}\"")
+  list(APPEND _ember_cpu_defs "EMBER_CPU_FLAGS_${cap}=\"${_flags}\"")
 endforeach()
-target_compile_definitions(ember PRIVATE ${_ember_cpu_have})
+target_compile_definitions(ember PRIVATE ${_ember_cpu_defs})
 
 foreach(cap IN LISTS _ember_caps)
   string(TOLOWER "${cap}" _lower)
   add_library(ember_cpu_${_lower} OBJECT ${EMBER_CPU_DISPATCHED_SOURCES})
   target_compile_options(ember_cpu_${_lower} PRIVATE ${EMBER_WARNINGS} ${EMBER_CPU_FLAGS_${cap}})
-  target_compile_definitions(ember_cpu_${_lower} PRIVATE ${_ember_cpu_have}
+  target_compile_definitions(ember_cpu_${_lower} PRIVATE ${_ember_cpu_defs}
     EMBER_CPU_CAPABILITY=cap_${_lower} EMBER_CPU_TAG=${EMBER_CPU_TAG_${cap}}
     $<$<STREQUAL:${cap},DEFAULT>:EMBER_CPU_IS_DEFAULT>)
   # The library's include directories, definitions and dependencies' usage requirements.
@@ -45,4 +45,4 @@ endforeach()
 unset(_lower)
 unset(_flags)
 unset(_ember_caps)
-unset(_ember_cpu_have)
+unset(_ember_cpu_defs)

@@ -239,9 +239,7 @@ class OptimizerStepState {
       Slot s = proto;
       if (!begin_slot(call, p, s).defined()) continue;
       auto& st = optim::detail::state_of<State>(opt_.state(), p, [](State&) {});
-      if (!st.exp_avg().defined()) st.exp_avg(ember::zeros_like(p));
-      if (!st.exp_avg_sq().defined()) st.exp_avg_sq(ember::zeros_like(p));
-      if (s.amsgrad && !st.max_exp_avg_sq().defined()) st.max_exp_avg_sq(ember::zeros_like(p));
+      optim::detail::init_adam_state(st, p, s.amsgrad);
       st.step(st.step() + 1);
       call.inputs.push_back(st.exp_avg());
       call.inputs.push_back(st.exp_avg_sq());

@@ -122,26 +122,6 @@ bool is_system_include_dir(const std::string& dir) {
   return dir.empty() || dir == "/usr/include" || dir == "/usr/local/include";
 }
 
-// The instruction set flags of the capability the eager kernels run with (Note [CPU
-// capability]): generated kernels then use the same Vec width and agree with them, and a cache
-// shared between machines holds each capability's kernels under their own flags.
-std::vector<std::string> capability_flags() {
-  const cpu::Capability cap = cpu::capability();
-  const char* flags = cap == cpu::Capability::Avx512 ? EMBER_CPU_FLAGS_AVX512
-                      : cap == cpu::Capability::Avx2 ? EMBER_CPU_FLAGS_AVX2
-                                                     : EMBER_CPU_FLAGS_DEFAULT;
-  std::vector<std::string> out;
-  std::istringstream in(flags);
-  for (std::string f; in >> f;) out.push_back(f);
-  const std::string name = cpu::capability_name(cap);
-  const char* tag = cap == cpu::Capability::Avx512 ? "TagAvx512"
-                    : cap == cpu::Capability::Avx2 ? "TagAvx2"
-                                                   : "TagDefault";
-  out.push_back("-DEMBER_CPU_CAPABILITY=cap_" + name);
-  out.push_back(std::string("-DEMBER_CPU_TAG=") + tag);
-  return out;
-}
-
 Toolchain make_toolchain(const std::string& compiler, const std::string& scratch_dir) {
   Toolchain tc;
   tc.compiler = compiler;
@@ -158,7 +138,10 @@ Toolchain make_toolchain(const std::string& compiler, const std::string& scratch
   tc.identity = compiler + "\n" + first_line;
   tc.include_dirs = kernel_include_dirs();
   tc.compile_flags = {"-std=c++20", "-O3", "-fPIC", "-shared", "-fopenmp"};
-  for (std::string& f : capability_flags()) tc.compile_flags.push_back(std::move(f));
+  // The chosen CPU capability's instruction set (Note [CPU capability]): the same Vec width as
+  // the eager kernels; a cache shared between machines keeps each capability's kernels apart.
+  for (std::string& f : cpu::compile_flags(cpu::capability()))
+    tc.compile_flags.push_back(std::move(f));
   // GCC marks some inline statics STB_GNU_UNIQUE, which makes a library impossible to unload;
   // a rebuilt cache entry must replace the old one when reloaded.
   if (first_line.find("clang") == std::string::npos) tc.compile_flags.push_back("-fno-gnu-unique");

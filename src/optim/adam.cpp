@@ -1,6 +1,5 @@
 // Adam and AdamW: one update, with the weight decay coupled (L2 in the gradient) or decoupled.
 #include "ember/optim/adam.h"
-#include "ember/profiler.h"
 
 #include <cmath>
 
@@ -8,6 +7,7 @@
 #include "ember/ops/elementwise.h"
 #include "ember/ops/factory.h"
 #include "ember/optim/adamw.h"
+#include "ember/profiler.h"
 #include "optim/util.h"
 
 namespace ember::optim {
@@ -59,9 +59,7 @@ void visit_adam(Options& o, OptionsVisitor& v) {
 // torch.optim.adam._single_tensor_adam (PyTorch 2.x) for one parameter.
 template <typename State>
 void adam_update(Tensor& p, Tensor g, State& st, const AdamHyper& h) {
-  if (!st.exp_avg().defined()) st.exp_avg(ember::zeros_like(p));
-  if (!st.exp_avg_sq().defined()) st.exp_avg_sq(ember::zeros_like(p));
-  if (h.amsgrad && !st.max_exp_avg_sq().defined()) st.max_exp_avg_sq(ember::zeros_like(p));
+  detail::init_adam_state(st, p, h.amsgrad);
   if (h.maximize) g = -g;
   st.step(st.step() + 1);
   if (h.weight_decay != 0) {

@@ -2,6 +2,7 @@
 // Helpers shared by the optimizers' sources.
 #include <vector>
 
+#include "ember/ops/factory.h"
 #include "ember/optim/optimizer.h"
 
 namespace ember::optim::detail {
@@ -25,6 +26,15 @@ T& state_of(std::unordered_map<void*, std::unique_ptr<OptimizerParamState>>& sta
     slot = std::move(st);
   }
   return static_cast<T&>(*slot);
+}
+
+/// Adam's and AdamW's state tensors of `p`, zeros on first use (PyTorch's _init_group):
+/// exp_avg and exp_avg_sq, and max_exp_avg_sq with amsgrad.
+template <typename State>
+void init_adam_state(State& st, const Tensor& p, bool amsgrad) {
+  if (!st.exp_avg().defined()) st.exp_avg(ember::zeros_like(p));
+  if (!st.exp_avg_sq().defined()) st.exp_avg_sq(ember::zeros_like(p));
+  if (amsgrad && !st.max_exp_avg_sq().defined()) st.max_exp_avg_sq(ember::zeros_like(p));
 }
 
 }  // namespace ember::optim::detail

@@ -3,12 +3,31 @@
 
 #include <cstdlib>
 #include <iostream>
+#include <sstream>
 #include <string_view>
 
 #include "ember/core/parallel.h"
 
 namespace ember::cpu {
 namespace {
+
+// What each capability is called (EMBER_CPU_CAPABILITY's value and PyTorch's public spelling),
+// its copy's tag, and the flags its kernels are compiled with (cmake/cpu_capability.cmake).
+struct CapabilityInfo {
+  const char* name;
+  const char* public_name;
+  const char* tag;
+  const char* flags;
+};
+
+const CapabilityInfo& info(Capability c) {
+  static const CapabilityInfo table[] = {
+      {"default", "DEFAULT", "TagDefault", EMBER_CPU_FLAGS_DEFAULT},
+      {"avx2", "AVX2", "TagAvx2", EMBER_CPU_FLAGS_AVX2},
+      {"avx512", "AVX512", "TagAvx512", EMBER_CPU_FLAGS_AVX512},
+  };
+  return table[static_cast<int>(c)];
+}
 
 bool cpu_has(Capability c) {
 #if defined(__x86_64__) || defined(__i386__)
@@ -61,16 +80,16 @@ Capability capability() {
   return chosen;
 }
 
-const char* capability_name(Capability c) {
-  switch (c) {
-    case Capability::Default:
-      return "default";
-    case Capability::Avx2:
-      return "avx2";
-    case Capability::Avx512:
-      return "avx512";
-  }
-  return "?";
+const char* capability_name(Capability c) { return info(c).name; }
+
+std::vector<std::string> compile_flags(Capability c) {
+  const CapabilityInfo& ci = info(c);
+  std::vector<std::string> out;
+  std::istringstream in(ci.flags);
+  for (std::string f; in >> f;) out.push_back(f);
+  out.push_back(std::string("-DEMBER_CPU_CAPABILITY=cap_") + ci.name);
+  out.push_back(std::string("-DEMBER_CPU_TAG=") + ci.tag);
+  return out;
 }
 
 std::vector<Capability> built_capabilities() {
@@ -88,19 +107,11 @@ std::vector<Capability> built_capabilities() {
 
 namespace ember {
 
-namespace {
-std::string upper(const char* s) {
-  std::string out(s);
-  for (char& c : out) c = static_cast<char>(c >= 'a' && c <= 'z' ? c - 'a' + 'A' : c);
-  return out;
-}
-}  // namespace
-
-std::string get_cpu_capability() { return upper(cpu::capability_name(cpu::capability())); }
+std::string get_cpu_capability() { return cpu::info(cpu::capability()).public_name; }
 
 std::vector<std::string> get_built_cpu_capabilities() {
   std::vector<std::string> out;
-  for (cpu::Capability c : cpu::built_capabilities()) out.push_back(upper(cpu::capability_name(c)));
+  for (cpu::Capability c : cpu::built_capabilities()) out.push_back(cpu::info(c).public_name);
   return out;
 }
 

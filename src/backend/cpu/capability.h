@@ -29,6 +29,9 @@ Capability capability();
 constexpr int vec_bytes(Capability c) { return c == Capability::Avx512 ? 64 : 32; }
 /// "default", "avx2" or "avx512".
 const char* capability_name(Capability c);
+/// The instruction set flags and definitions that compile code as capability c's copy: what
+/// generated kernels are compiled with, so that they agree with the eager kernels.
+std::vector<std::string> compile_flags(Capability c);
 /// The capabilities this build compiled kernels for, lowest first.
 std::vector<Capability> built_capabilities();
 
