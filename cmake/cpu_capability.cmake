@@ -26,21 +26,18 @@ foreach(cap DEFAULT AVX2 AVX512)
   list(JOIN EMBER_CPU_FLAGS_${cap} " " _flags)
   list(APPEND _ember_cpu_defs "EMBER_CPU_FLAGS_${cap}=\"${_flags}\"")
 endforeach()
-target_compile_definitions(ember PRIVATE ${_ember_cpu_defs})
+target_compile_definitions(ember_build INTERFACE ${_ember_cpu_defs})
 
 foreach(cap IN LISTS _ember_caps)
   string(TOLOWER "${cap}" _lower)
   add_library(ember_cpu_${_lower} OBJECT ${EMBER_CPU_DISPATCHED_SOURCES})
-  target_compile_options(ember_cpu_${_lower} PRIVATE ${EMBER_WARNINGS} ${EMBER_CPU_FLAGS_${cap}})
-  target_compile_definitions(ember_cpu_${_lower} PRIVATE ${_ember_cpu_defs}
+  target_compile_options(ember_cpu_${_lower} PRIVATE ${EMBER_CPU_FLAGS_${cap}})
+  target_compile_definitions(ember_cpu_${_lower} PRIVATE
     EMBER_CPU_CAPABILITY=cap_${_lower} EMBER_CPU_TAG=${EMBER_CPU_TAG_${cap}}
     $<$<STREQUAL:${cap},DEFAULT>:EMBER_CPU_IS_DEFAULT>)
-  # The library's include directories, definitions and dependencies' usage requirements.
-  target_include_directories(ember_cpu_${_lower} PRIVATE
-    $<TARGET_PROPERTY:ember,INCLUDE_DIRECTORIES>)
-  target_link_libraries(ember_cpu_${_lower} PRIVATE OpenMP::OpenMP_CXX DNNL::dnnl
-    nlohmann_json::nlohmann_json)
-  target_sources(ember PRIVATE $<TARGET_OBJECTS:ember_cpu_${_lower}>)
+  target_link_libraries(ember_cpu_${_lower} PRIVATE ember_build)
+  # Part of the "tensor" layer (Note [Layers], cmake/layers.cmake).
+  list(APPEND EMBER_CPU_KERNEL_OBJECTS $<TARGET_OBJECTS:ember_cpu_${_lower}>)
 endforeach()
 unset(_lower)
 unset(_flags)

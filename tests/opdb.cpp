@@ -328,7 +328,6 @@ const std::map<std::string, std::pair<std::vector<ScalarType>, std::string>>& un
       {"tanhshrink", {{kUInt8, kInt8, kInt16, kInt32, kInt64}, kUnchecked}},
       {"F_hardtanh", {{kInt8, kInt16, kInt32, kInt64}, kUnchecked}},
       {"embedding", {{kBool, kUInt8, kInt8, kInt16, kInt32, kInt64}, kUnchecked}},
-      {"embedding_bag", {{kUInt8, kInt8, kInt16, kInt32, kInt64}, kRefusedByTorch113}},
       {"linear_bilinear", {{kUInt8, kInt8, kInt16, kInt32, kInt64}, kUnchecked}},
       {"pad_constant_1d", {{kBool, kInt8, kInt16}, kUnchecked}},
       {"pad_constant_2d_value", {{kBool, kInt8, kInt16}, kUnchecked}},

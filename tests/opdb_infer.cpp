@@ -97,9 +97,6 @@ const std::map<std::string, std::string>& meta_pending() {
       {"bincount", kBincount},
       {"bincount_f32_weights", kBincount},
       {"bincount_int_weights", kBincount},
-      {"embedding_bag",
-       "it builds its bag matrix on the host from the values of offsets and indices "
-       "(src/nn/functional/embedding.cpp): it needs a primitive of its own"},
   };
   return pending;
 }

@@ -108,6 +108,7 @@ RoleOf role_of(PrimitiveKind kind) {
     case PrimitiveKind::Histc:
     case PrimitiveKind::Unique:
     case PrimitiveKind::SearchSorted:
+    case PrimitiveKind::EmbeddingBag:
       return {Role::Core, kData};
   }
   return {Role::Core, ""};

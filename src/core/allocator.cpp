@@ -1,5 +1,6 @@
 #include "ember/core/allocator.h"
 
+#include <atomic>
 #include <cstdlib>
 #include <mutex>
 #include <unordered_map>
@@ -20,7 +21,7 @@ size_t bucket_size(size_t n) {
   return (n + step - 1) / step * step;
 }
 
-struct CachingAllocator {
+struct CachingAllocator final : Allocator {
   std::mutex mu;
   // Cached blocks by size class: the 16 classes up to 1 KiB (tiny tensors: one per op) in an
   // array, larger ones in a map.
@@ -34,7 +35,7 @@ struct CachingAllocator {
     return b <= 1024 ? small_blocks[b / kAlignment - 1] : large_blocks[b];
   }
 
-  void* alloc(size_t n) {
+  void* allocate(size_t n) override {
     size_t b = bucket_size(n);
     std::lock_guard<std::mutex> lock(mu);
     void* p = nullptr;
@@ -48,8 +49,9 @@ struct CachingAllocator {
         release_cache_locked();
         p = std::aligned_alloc(kAlignment, b);
       }
-      EMBER_CHECK_T(OutOfMemoryError, p != nullptr, "[allocator] CPU out of memory: tried to "
-                    "allocate ", b, " bytes (", stats.allocated, " bytes already allocated)");
+      EMBER_CHECK_T(OutOfMemoryError, p != nullptr,
+                    "[allocator] CPU out of memory: tried to allocate ", b, " bytes (",
+                    stats.allocated, " bytes already allocated)");
       stats.reserved += static_cast<int64_t>(b);
       ++stats.num_os_allocs;
     }
@@ -60,7 +62,7 @@ struct CachingAllocator {
     return p;
   }
 
-  void free(void* p, size_t n) {
+  void deallocate(void* p, size_t n) override {
     if (!p) return;
     size_t b = bucket_size(n);
     std::lock_guard<std::mutex> lock(mu);
@@ -85,6 +87,16 @@ CachingAllocator& allocator() {
   return *a;
 }
 
+constexpr size_t kDeviceTypes = 3;  // DeviceType's values
+std::atomic<Allocator*>* registry() {
+  static std::atomic<Allocator*> table[kDeviceTypes] = {&allocator(), nullptr, nullptr};
+  return table;
+}
+size_t slot(DeviceType type) {
+  static_assert(static_cast<size_t>(DeviceType::Meta) + 1 == kDeviceTypes);
+  return static_cast<size_t>(type);
+}
+
 }  // namespace
 
 MemoryStats memory_stats() {
@@ -105,9 +117,15 @@ void empty_cache() {
   a.release_cache_locked();
 }
 
+Allocator* get_allocator(DeviceType type) {
+  return registry()[slot(type)].load(std::memory_order_acquire);
+}
+
+void set_allocator(DeviceType type, Allocator* allocator) {
+  registry()[slot(type)].store(allocator, std::memory_order_release);
+}
+
 namespace detail {
-void* cpu_alloc(size_t nbytes) { return allocator().alloc(nbytes); }
-void cpu_free(void* p, size_t nbytes) { allocator().free(p, nbytes); }
 void set_alloc_observer(AllocObserver obs) {
   auto& a = allocator();
   std::lock_guard<std::mutex> lock(a.mu);

@@ -1,23 +1,25 @@
 #include "ember/core/storage.h"
 
 #include "ember/core/allocator.h"
+#include "ember/core/error.h"
 
 namespace ember {
 
-StorageImpl::StorageImpl(size_t nbytes, Device device)
-    : data_(device.is_meta() ? nullptr : detail::cpu_alloc(nbytes)),
-      nbytes_(nbytes),
-      owned_(!device.is_meta()),
-      device_(device) {
+StorageImpl::StorageImpl(size_t nbytes, Device device) : nbytes_(nbytes), device_(device) {
   check_device_available(device, "storage");
+  if (device.is_meta()) return;
+  allocator_ = get_allocator(device.type());
+  EMBER_CHECK_NOT_IMPL(allocator_ != nullptr, "[storage] device '", device.str(),
+                       "' has no allocator in this build of Ember");
+  data_ = allocator_->allocate(nbytes);
 }
 
 StorageImpl::StorageImpl(void* data, size_t nbytes, Deleter deleter)
-    : data_(data), nbytes_(nbytes), owned_(false), deleter_(std::move(deleter)) {}
+    : data_(data), nbytes_(nbytes), deleter_(std::move(deleter)) {}
 
 StorageImpl::~StorageImpl() {
-  if (owned_) {
-    detail::cpu_free(data_, nbytes_);
+  if (allocator_) {
+    allocator_->deallocate(data_, nbytes_);
   } else if (deleter_) {
     deleter_(data_);
   }

@@ -3,9 +3,7 @@
 #include <iostream>
 #include <sstream>
 
-#include "ops/promotion.h"
-#include "ops/util.h"
-#include "primitives/copy.h"
+#include "core/shape.h"
 
 namespace ember {
 
@@ -23,15 +21,6 @@ void* checked_data(const std::shared_ptr<TensorImpl>& impl) {
   return impl->data();
 }
 
-// `t` as `dt` on `d`, always a new tensor (Note [Meta device]: to meta moves no data).
-Tensor converted(const Tensor& t, ScalarType dt, Device d) {
-  ops::check_implemented(dt, "to");
-  check_device_available(d, "to");
-  EMBER_CHECK_NOT_IMPL(!t.device().is_meta() || d.is_meta(),
-                       "[to] Cannot copy out of meta tensor; no data!");
-  if (t.device().type() == d.type()) return dispatch(Copy(dt), {t})[0];
-  return ops::empty_tensor(t.sizes(), dt, "to", d);  // to meta: no values to move
-}
 }  // namespace
 
 const std::vector<int64_t>& Tensor::sizes() const { return checked(impl_).sizes(); }
@@ -41,7 +30,7 @@ const std::vector<int64_t>& Tensor::strides() const { return checked(impl_).stri
 static int64_t dim_of_shape(int64_t d, int64_t ndim, const char* op) {
   EMBER_CHECK_INDEX(ndim > 0, "[", op, "] dimension specified as ", d,
                     " but tensor has no dimensions");
-  return ops::wrap_dim(d, ndim, op);
+  return wrap_dim(d, ndim, op);
 }
 std::vector<SymInt> Tensor::sym_sizes() const { return checked(impl_).sym_sizes(); }
 std::vector<SymInt> Tensor::sym_strides() const { return checked(impl_).sym_strides(); }
@@ -87,7 +76,7 @@ void Tensor::print() const {
     std::cout << "[UndefinedTensor]\n";
     return;
   }
-  std::cout << "[CPU" << scalar_type_name(dtype()) << "Type " << ops::shape_str(sizes()) << "]\n";
+  std::cout << "[CPU" << scalar_type_name(dtype()) << "Type " << shape_str(sizes()) << "]\n";
 }
 
 void Tensor::check_accessor_dim(size_t n) const {
@@ -125,86 +114,10 @@ Scalar Tensor::item() const {
   return Scalar(item<int64_t>());
 }
 
-template <typename T>
-std::vector<T> Tensor::tolist() const {
-  Tensor c = contiguous().to(dtype_of<T>);
-  const T* p = c.data_ptr<T>();
-  return std::vector<T>(p, p + c.numel());
-}
-
 #define EMBER_INSTANTIATE(T)               \
   template T* Tensor::data_ptr<T>() const; \
-  template T Tensor::item<T>() const;      \
-  template std::vector<T> Tensor::tolist<T>() const;
+  template T Tensor::item<T>() const;
 EMBER_FORALL_CPP_TYPES(EMBER_INSTANTIATE)
 #undef EMBER_INSTANTIATE
-
-Tensor Tensor::to(ScalarType dt, bool, bool copy) const {
-  if (dt == dtype() && !copy) return *this;  // a tensor's own dtype is implemented
-  return converted(*this, dt, device());
-}
-
-Tensor Tensor::to(Device d, std::optional<ScalarType> dt, bool, bool copy) const {
-  const ScalarType target = dt.value_or(dtype());
-  if (target == dtype() && d.type() == device().type() && !copy) return *this;
-  return converted(*this, target, d);
-}
-
-Tensor Tensor::to(const TensorOptions& o, bool non_blocking, bool copy) const {
-  return to(o.has_device() ? o.device() : device(), o.dtype_opt(), non_blocking, copy);
-}
-
-Tensor Tensor::clone() const { return to(dtype(), false, true); }
-
-Tensor Tensor::contiguous() const { return is_contiguous() ? *this : clone(); }
-
-const Tensor& Tensor::copy_(const Tensor& src, bool) const {
-  EMBER_CHECK(src.defined(), "[copy_] the source tensor is undefined");
-  ops::check_no_internal_overlap(mutable_self(), "copy_");
-  // SymInts when either side is symbolic (Note [Symbolic shapes]): a dynamic dim stays symbolic.
-  const bool symbolic = impl()->is_symbolic() || src.impl()->is_symbolic();
-  const std::vector<SymInt> dst = symbolic ? sym_sizes() : std::vector<SymInt>();
-  if (symbolic) {
-    auto shape = ops::broadcast_pair(src.sym_sizes(), dst, "copy_");
-    EMBER_CHECK(shape == dst, "[copy_] output with shape ", ops::shape_str(dst),
-                " doesn't match the broadcast shape ", ops::shape_str(shape));
-  } else {
-    auto shape = ops::broadcast_pair(src.sizes(), sizes(), "copy_");
-    EMBER_CHECK(shape == sizes(), "[copy_] output with shape ", ops::shape_str(sizes()),
-                " doesn't match the broadcast shape ", ops::shape_str(shape));
-  }
-  // Partially overlapping memory would be read after being written: copy through a temporary.
-  Tensor s =
-      ops::may_overlap(mutable_self(), src) && !(src.is_same(mutable_self())) ? src.clone() : src;
-  // Copy's inference states the input's sizes: a broadcast source arrives expanded.
-  if (symbolic) {
-    if (s.sym_sizes() != dst) s = s.expand(SymIntList(dst));
-  } else if (s.sizes() != sizes()) {
-    s = s.expand(SymIntList(sizes()));
-  }
-  Tensor self = *this;
-  dispatch(in_place(Copy(dtype())), {s}, {self});
-  return *this;
-}
-
-const Tensor& Tensor::fill_(const Scalar& value) const {
-  ops::check_no_internal_overlap(mutable_self(), "fill_");
-  ops::check_scalar_fits(value, dtype(), "fill_");
-  Tensor self = *this;
-  dispatch(in_place(Fill(value)), {}, {self});
-  return *this;
-}
-
-const Tensor& Tensor::fill_(const Tensor& value) const {
-  EMBER_CHECK(value.dim() == 0,
-              "[fill_] fill_ only supports 0-dimension value tensor but got "
-              "tensor with ",
-              value.dim(), " dimensions.");
-  // A value that needs a gradient gets the sum of this tensor's: copy_ broadcasts it.
-  if (ops::value_needs_grad(value)) return copy_(value);
-  return fill_(value.item());
-}
-
-const Tensor& Tensor::zero_() const { return fill_(0); }
 
 }  // namespace ember

@@ -1,5 +1,7 @@
 #include "dispatch/backend.h"
 
+#include "backend/cpu/kernels.h"
+
 namespace ember {
 
 namespace {
@@ -7,10 +9,12 @@ namespace {
 class CpuBackend final : public Backend {
  public:
   Device device() const override { return kCPU; }
-  bool supports(const Primitive&) const override { return true; }
+  bool supports(const Primitive& prim) const override {
+    return cpu::kernel_for(prim.kind()) != nullptr;
+  }
   void run(const Primitive& prim, const std::vector<Tensor>& inputs,
            std::vector<Tensor>& outputs) const override {
-    prim.eval_cpu(inputs, outputs);
+    cpu::run_kernel(prim, inputs, outputs);
   }
 };
 
@@ -21,7 +25,7 @@ class MetaBackend final : public Backend {
   void run(const Primitive& prim, const std::vector<Tensor>& inputs,
            std::vector<Tensor>& outputs) const override {
     // A view's kernel only makes metadata over the input's storage: it runs as on the CPU.
-    if (prim.is_view()) return prim.eval_cpu(inputs, outputs);
+    if (prim.is_view()) return cpu::run_kernel(prim, inputs, outputs);
     // Only a kernel that sizes its outputs from the data (nonzero, unique) receives none.
     EMBER_CHECK_NOT_IMPL(!outputs.empty(), "[", prim.name(),
                          "] cannot run on the meta device: its output's size depends on the "

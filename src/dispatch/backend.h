@@ -2,14 +2,17 @@
 // Note [Backend]: what dispatch needs from a device. Dispatch is the only place that knows about
 // devices: it picks the call's device (call_device) and hands the call to that device's backend,
 // after the outputs were allocated there (from inference, Note [Inference], or by the op
-// builder). A new device (CUDA) is a new Backend, not an edit to every primitive. Storage for a
-// device comes from StorageImpl(nbytes, device).
-//  - CPU: every primitive's eval_cpu.
-//  - Meta (Note [Meta device]): runs nothing; outputs allocated on the meta device by inference
-//    are the whole result.
+// builder). A backend keeps its kernels in a table by PrimitiveKind (a kind without one is
+// unsupported there) and registers its device's allocator (Note [Allocators]), from which
+// StorageImpl(nbytes, device) takes memory. A new device (CUDA) is a new Backend and a kernel
+// table, not an edit to every primitive.
+//  - CPU: the kernel table of backend/cpu/kernels.h (every kind has one); the caching allocator.
+//  - Meta (Note [Meta device]): runs nothing but views (metadata only); outputs allocated on the
+//    meta device by inference are the whole result. No allocator.
 #include <vector>
 
 #include "dispatch/primitive.h"
+#include "ember/core/allocator.h"
 
 namespace ember {
 
@@ -25,6 +28,8 @@ class Backend {
                    std::vector<Tensor>& outputs) const = 0;
   /// Waits until the work queued on the device is done (kernels that run synchronously: nothing).
   virtual void synchronize() const {}
+  /// Where this device's storages take their memory (null: the device holds none, as meta).
+  virtual Allocator* allocator() const { return get_allocator(device().type()); }
 };
 
 /// The backend of `device`; NotImplementedError naming `op` when this build has none.

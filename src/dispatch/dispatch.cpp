@@ -3,6 +3,7 @@
 #include <mutex>
 
 #include "autograd/functions.h"
+#include "backend/cpu/kernels.h"
 #include "dispatch/backend.h"
 
 namespace ember {
@@ -106,7 +107,7 @@ void run_backend(OpCall& call) {
   const char* op = call.prim.name();
   const Device device = call_device(call.inputs, call.outputs, op);
   if (device.is_cpu()) [[likely]] {
-    call.prim.eval_cpu(call.inputs, call.outputs);
+    cpu::run_kernel(call.prim, call.inputs, call.outputs);
   } else {
     const Backend& backend = backend_for(device, op);
     EMBER_CHECK_NOT_IMPL(backend.supports(call.prim), "[", op, "] is not implemented on ",

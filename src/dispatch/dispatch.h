@@ -103,7 +103,7 @@ P in_place(P prim) {
   return prim;
 }
 
-/// Runs `prim` on `inputs`, writing `outputs` (see Primitive::eval_cpu); returns the outputs.
+/// Runs `prim` on `inputs`, writing `outputs` (Note [Backend]); returns the outputs.
 /// Without outputs, a primitive that infers gets them allocated from its inference. The in-place
 /// form (Primitive::inplace) takes its target as outputs[0].
 inline std::vector<Tensor> dispatch(const Primitive& prim, const std::vector<Tensor>& inputs,

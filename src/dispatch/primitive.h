@@ -1,9 +1,10 @@
 #pragma once
 // Note [Primitive]: one class per operation kind (or per family, parametrised by an op enum).
 // A primitive is a value: its kind, plus parameters in one reflected struct (Note [Primitive
-// params]) that give it equality, a hash, a description and a JSON form. It knows how to run on
-// each backend and its vjp, written with Ember ops (so that higher-order gradients work). Ops
-// build a primitive, allocate outputs, and call dispatch().
+// params]) that give it equality, a hash, a description and a JSON form. It knows its outputs'
+// metadata (Note [Inference]) and its vjp, written with Ember ops (so that higher-order gradients
+// work); its kernels are registered by kind with each backend (Note [Backend]). Ops validate,
+// build a primitive and call dispatch().
 #include <functional>
 #include <memory>
 #include <optional>
@@ -33,7 +34,7 @@ namespace ember {
   X(LinalgLuFactor) X(LinalgLuSolve) X(LinalgSolve) X(LinalgSolveTriangular) X(LinalgEigh)        \
   X(LinalgSvd) X(LinalgQr) X(LinalgHouseholderProduct) X(LinalgDet)                             \
   X(SoftmaxBackward) X(LayerNorm) X(LayerNormBackward) X(RmsNorm) X(RmsNormBackward)     \
-  X(UnaryBackward)
+  X(UnaryBackward) X(EmbeddingBag)
 // clang-format on
 
 enum class PrimitiveKind : uint8_t {
@@ -172,10 +173,10 @@ class Primitive {
   /// arrive as metadata with no sizes).
   virtual MetaList infer(std::span<const TensorMeta> inputs) const;
 
-  /// Runs on the CPU. `outputs` arrive allocated (by dispatch from infer(), or by the op builder)
-  /// or hold the in-place target; a view primitive receives an empty vector and appends the
-  /// views it creates.
-  virtual void eval_cpu(const std::vector<Tensor>& inputs, std::vector<Tensor>& outputs) const = 0;
+  // ---- kernels (Note [Backend], dispatch/backend.h): a backend registers its kernel per kind;
+  // the CPU's are the classes' `eval_cpu` members (backend/cpu/kernels.h). A kernel receives
+  // `outputs` allocated (by dispatch from infer(), or by the op builder) or holding the in-place
+  // target; a view primitive receives an empty vector and appends the views it creates.
   /// True when the outputs alias the first input's storage (views).
   virtual bool is_view() const { return false; }
 
@@ -257,7 +258,7 @@ std::shared_ptr<Primitive> primitive_from_json(const std::string& json);
 /// In the class of a primitive whose CPU kernel is compiled once per CPU capability (Note [CPU
 /// capability], backend/cpu/capability.h): eval_cpu runs the copy chosen for this CPU, each copy
 /// being one explicit specialisation of eval_cpu_for, defined with EMBER_CPU_KERNEL.
-#define EMBER_CPU_DISPATCHED_KERNEL                                                              \
-  void eval_cpu(const std::vector<Tensor>& inputs, std::vector<Tensor>& outputs) const override; \
-  template <typename Tag>                                                                        \
+#define EMBER_CPU_DISPATCHED_KERNEL                                                     \
+  void eval_cpu(const std::vector<Tensor>& inputs, std::vector<Tensor>& outputs) const; \
+  template <typename Tag>                                                               \
   void eval_cpu_for(const std::vector<Tensor>& inputs, std::vector<Tensor>& outputs) const

@@ -133,25 +133,11 @@ Tensor histc(const Tensor& x, int64_t bins, const Scalar& min, const Scalar& max
   if (!is_floating_point(x.dtype())) ops::throw_not_implemented(op, "histogram_cpu", x.dtype());
   EMBER_CHECK(bins > 0, "[", op, "] torch.histc(): bins must be > 0, but got ", bins,
               " for dimension 0");
-  double lo = min.toDouble(), hi = max.toDouble();
+  const double lo = min.toDouble(), hi = max.toDouble();
   EMBER_CHECK(!(lo > hi), "[", op, "] torch.histc(): max must be larger than min");
-  // A graph traced with dynamic shapes holds no values to take the range from (PyTorch's kernel
-  // takes it when it runs); a meta tensor made by the tracer must not bake in [-1, 1].
-  EMBER_CHECK_NOT_IMPL(lo != hi || !x.unsafeGetTensorImpl()->is_symbolic(), "[", op,
-                       "] min == max takes the range from the input's values, which a graph "
-                       "traced with dynamic shapes does not hold: pass min < max");
-  if (lo == hi && x.numel() > 0 && !x.device().is_meta()) {
-    // The data's range (ember::min/max dispatch their own reductions). A meta tensor has none,
-    // and the result's shape ([bins]) does not depend on it.
-    lo = ember::min(x).item<double>();
-    hi = ember::max(x).item<double>();
-  }
-  if (lo == hi) {
-    lo -= 1;
-    hi += 1;
-  }
-  EMBER_CHECK(std::isfinite(lo) && std::isfinite(hi), "[", op, "] torch.histc(): range of [", lo,
-              ", ", hi, "] is not finite");
+  // min == max: the kernel takes the range from the input's values when it runs (as PyTorch's),
+  // so the builder reads no data (meta and traced inputs work).
+  if (lo != hi) Histc::check_range(lo, hi);
   return dispatch(Histc(bins, lo, hi), {x})[0];
 }
 

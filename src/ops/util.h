@@ -3,6 +3,7 @@
 #include <string>
 #include <vector>
 
+#include "core/shape.h"
 #include "dispatch/dispatch.h"
 #include "ember/core/checked.h"
 #include "ember/core/tensor.h"
@@ -13,9 +14,7 @@ class Generator;
 
 namespace ember::ops {
 
-/// Wraps a possibly negative dim into [0, ndim); IndexError naming `op` when out of range.
-/// A 0-d tensor accepts dims -1 and 0, as PyTorch.
-int64_t wrap_dim(int64_t dim, int64_t ndim, const char* op);
+using ember::wrap_dim;  // core/shape.h
 /// Wraps a dim list, raising RuntimeError on repeated dims ("dim 1 appears multiple times").
 std::vector<int64_t> wrap_dims(const IntList& dims, int64_t ndim, const char* op);
 
@@ -42,9 +41,7 @@ inline int64_t padded_size(int64_t size, int64_t padding, const char* op) {
 
 /// A C++ number as a 0-d "wrapped number" tensor: int64, float64 or bool by its kind.
 Tensor wrapped_scalar(const Scalar& s);
-/// "[2, 3]" for messages.
-std::string shape_str(const std::vector<SymInt>& sizes);
-std::string shape_str(const std::vector<int64_t>& sizes);
+using ember::shape_str;  // core/shape.h
 /// Broadcast shape of a and b; RuntimeError naming `op` with PyTorch's wording when they differ.
 std::vector<int64_t> broadcast_pair(const std::vector<int64_t>& a, const std::vector<int64_t>& b,
                                     const char* op);

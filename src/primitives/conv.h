@@ -56,7 +56,7 @@ class Convolution : public PrimitiveOf<Convolution, ConvolutionParams, Primitive
   EMBER_INFER
   EMBER_VJP
   const char* default_name() const override { return "convolution"; }
-  void eval_cpu(const std::vector<Tensor>& inputs, std::vector<Tensor>& outputs) const override;
+  void eval_cpu(const std::vector<Tensor>& inputs, std::vector<Tensor>& outputs) const;
   ConvOp op() const { return p_.op; }
   const Conv2dParams& conv() const { return p_.conv; }
 };
@@ -84,7 +84,7 @@ class SlidingWindow
   EMBER_VJP
   bool saves_input(size_t) const override { return false; }
   const char* default_name() const override { return p_.to_columns ? "im2col" : "col2im"; }
-  void eval_cpu(const std::vector<Tensor>& inputs, std::vector<Tensor>& outputs) const override;
+  void eval_cpu(const std::vector<Tensor>& inputs, std::vector<Tensor>& outputs) const;
   bool to_columns() const { return p_.to_columns; }
   int64_t kernel_h() const { return p_.kernel_h; }
   int64_t kernel_w() const { return p_.kernel_w; }

@@ -34,7 +34,7 @@ class Range : public PrimitiveOf<Range, RangeParams, PrimitiveKind::Range> {
       : PrimitiveOf({op, start, end_or_step, base, {std::move(size)}, dtype, device}) {}
   EMBER_INFER
   const char* default_name() const override;
-  void eval_cpu(const std::vector<Tensor>& inputs, std::vector<Tensor>& outputs) const override;
+  void eval_cpu(const std::vector<Tensor>& inputs, std::vector<Tensor>& outputs) const;
   RangeOp op() const { return p_.op; }
   const Scalar& start() const { return p_.start; }
   /// `step` for Arange, `end` for Linspace and Logspace.

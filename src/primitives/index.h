@@ -36,7 +36,7 @@ class Index : public PrimitiveOf<Index, DimsParam, PrimitiveKind::Index> {
   EMBER_VJP
   bool saves_input(size_t i) const override { return i > 0; }
   const char* default_name() const override { return "index"; }
-  void eval_cpu(const std::vector<Tensor>& inputs, std::vector<Tensor>& outputs) const override;
+  void eval_cpu(const std::vector<Tensor>& inputs, std::vector<Tensor>& outputs) const;
   const std::vector<int64_t>& dims() const { return p_.dims; }
 };
 
@@ -60,7 +60,7 @@ class IndexPut : public PrimitiveOf<IndexPut, IndexPutParams, PrimitiveKind::Ind
   EMBER_VJP
   bool saves_input(size_t i) const override { return i >= 2; }
   bool accumulate() const { return p_.accumulate; }
-  void eval_cpu(const std::vector<Tensor>& inputs, std::vector<Tensor>& outputs) const override;
+  void eval_cpu(const std::vector<Tensor>& inputs, std::vector<Tensor>& outputs) const;
   const std::vector<int64_t>& dims() const { return p_.dims; }
 };
 
@@ -69,7 +69,7 @@ class IndexPut : public PrimitiveOf<IndexPut, IndexPutParams, PrimitiveKind::Ind
 class Nonzero : public PrimitiveOf<Nonzero, NoParams, PrimitiveKind::Nonzero> {
  public:
   const char* default_name() const override { return "nonzero"; }
-  void eval_cpu(const std::vector<Tensor>& inputs, std::vector<Tensor>& outputs) const override;
+  void eval_cpu(const std::vector<Tensor>& inputs, std::vector<Tensor>& outputs) const;
 };
 
 }  // namespace ember

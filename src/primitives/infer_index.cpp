@@ -4,6 +4,8 @@
 // ranks). The
 // in-place primitives (Scatter, IndexUpdate, IndexPut, MaskedScatter) write into their target,
 // inputs[0]: their inference states that tensor as it is.
+#include <cmath>
+
 #include "primitives/index.h"
 #include "primitives/infer_util.h"
 #include "primitives/scatter.h"
@@ -100,6 +102,11 @@ MetaList Take::infer(std::span<const TensorMeta> in) const {
 
 MetaList MaskedScatter::infer(std::span<const TensorMeta> in) const {
   return update_result(in[0], inplace());
+}
+
+void Histc::check_range(double lo, double hi) {
+  EMBER_CHECK(std::isfinite(lo) && std::isfinite(hi), "[histc] torch.histc(): range of [", lo, ", ",
+              hi, "] is not finite");
 }
 
 MetaList Histc::infer(std::span<const TensorMeta> in) const {

@@ -24,7 +24,7 @@ class LinalgCholesky
   explicit LinalgCholesky(bool upper) : PrimitiveOf({upper}) {}
   EMBER_INFER
   const char* default_name() const override { return "linalg_cholesky_ex"; }
-  void eval_cpu(const std::vector<Tensor>& inputs, std::vector<Tensor>& outputs) const override;
+  void eval_cpu(const std::vector<Tensor>& inputs, std::vector<Tensor>& outputs) const;
   EMBER_VJP
   bool saves_input(size_t) const override { return false; }
   bool saves_output(size_t i) const override { return i == 0; }
@@ -37,7 +37,7 @@ class LinalgLuFactor : public PrimitiveOf<LinalgLuFactor, NoParams, PrimitiveKin
  public:
   EMBER_INFER
   const char* default_name() const override { return "linalg_lu_factor_ex"; }
-  void eval_cpu(const std::vector<Tensor>& inputs, std::vector<Tensor>& outputs) const override;
+  void eval_cpu(const std::vector<Tensor>& inputs, std::vector<Tensor>& outputs) const;
   EMBER_VJP
   bool saves_input(size_t) const override { return false; }
   bool saves_output(size_t i) const override { return i < 2; }
@@ -59,7 +59,7 @@ class LinalgLuSolve
   bool saves_output(size_t) const override { return true; }
   EMBER_INFER
   const char* default_name() const override { return "linalg_lu_solve"; }
-  void eval_cpu(const std::vector<Tensor>& inputs, std::vector<Tensor>& outputs) const override;
+  void eval_cpu(const std::vector<Tensor>& inputs, std::vector<Tensor>& outputs) const;
   bool trans() const { return p_.trans; }
 };
 
@@ -68,7 +68,7 @@ class LinalgSolve : public PrimitiveOf<LinalgSolve, NoParams, PrimitiveKind::Lin
  public:
   EMBER_INFER
   const char* default_name() const override { return "linalg_solve_ex"; }
-  void eval_cpu(const std::vector<Tensor>& inputs, std::vector<Tensor>& outputs) const override;
+  void eval_cpu(const std::vector<Tensor>& inputs, std::vector<Tensor>& outputs) const;
   EMBER_VJP
   bool saves_input(size_t i) const override { return i == 0; }
   bool saves_output(size_t i) const override { return i == 0; }
@@ -88,7 +88,7 @@ class LinalgSolveTriangular : public PrimitiveOf<LinalgSolveTriangular, SolveTri
   LinalgSolveTriangular(bool upper, bool unitriangular) : PrimitiveOf({upper, unitriangular}) {}
   EMBER_INFER
   const char* default_name() const override { return "linalg_solve_triangular"; }
-  void eval_cpu(const std::vector<Tensor>& inputs, std::vector<Tensor>& outputs) const override;
+  void eval_cpu(const std::vector<Tensor>& inputs, std::vector<Tensor>& outputs) const;
   EMBER_VJP
   bool saves_input(size_t i) const override { return i == 0; }
   bool saves_output(size_t i) const override { return i == 0; }
@@ -103,7 +103,7 @@ class LinalgEigh : public PrimitiveOf<LinalgEigh, UpperParam, PrimitiveKind::Lin
   explicit LinalgEigh(bool upper) : PrimitiveOf({upper}) {}
   EMBER_INFER
   const char* default_name() const override { return "linalg_eigh"; }
-  void eval_cpu(const std::vector<Tensor>& inputs, std::vector<Tensor>& outputs) const override;
+  void eval_cpu(const std::vector<Tensor>& inputs, std::vector<Tensor>& outputs) const;
   EMBER_VJP
   bool saves_input(size_t) const override { return false; }
   bool saves_output(size_t) const override { return true; }
@@ -122,7 +122,7 @@ class LinalgSvd : public PrimitiveOf<LinalgSvd, SvdParams, PrimitiveKind::Linalg
   explicit LinalgSvd(bool full_matrices) : PrimitiveOf({full_matrices}) {}
   EMBER_INFER
   const char* default_name() const override { return "linalg_svd"; }
-  void eval_cpu(const std::vector<Tensor>& inputs, std::vector<Tensor>& outputs) const override;
+  void eval_cpu(const std::vector<Tensor>& inputs, std::vector<Tensor>& outputs) const;
   EMBER_VJP
   bool saves_input(size_t) const override { return false; }
   bool saves_output(size_t) const override { return true; }
@@ -143,7 +143,7 @@ class LinalgQr : public PrimitiveOf<LinalgQr, QrParams, PrimitiveKind::LinalgQr>
   explicit LinalgQr(QrMode mode) : PrimitiveOf({mode}) {}
   EMBER_INFER
   const char* default_name() const override { return "linalg_qr"; }
-  void eval_cpu(const std::vector<Tensor>& inputs, std::vector<Tensor>& outputs) const override;
+  void eval_cpu(const std::vector<Tensor>& inputs, std::vector<Tensor>& outputs) const;
   EMBER_VJP
   bool saves_input(size_t) const override { return false; }
   bool saves_output(size_t) const override { return true; }
@@ -156,7 +156,7 @@ class LinalgHouseholderProduct : public PrimitiveOf<LinalgHouseholderProduct, No
  public:
   EMBER_INFER
   const char* default_name() const override { return "linalg_householder_product"; }
-  void eval_cpu(const std::vector<Tensor>& inputs, std::vector<Tensor>& outputs) const override;
+  void eval_cpu(const std::vector<Tensor>& inputs, std::vector<Tensor>& outputs) const;
 };
 
 /// A [n, n] -> det (log_abs=false) or {sign, logabsdet} (log_abs=true), through LU.
@@ -171,7 +171,7 @@ class LinalgDet : public PrimitiveOf<LinalgDet, DetParams, PrimitiveKind::Linalg
   explicit LinalgDet(bool log_abs) : PrimitiveOf({log_abs}) {}
   EMBER_INFER
   const char* default_name() const override { return p_.log_abs ? "linalg_slogdet" : "linalg_det"; }
-  void eval_cpu(const std::vector<Tensor>& inputs, std::vector<Tensor>& outputs) const override;
+  void eval_cpu(const std::vector<Tensor>& inputs, std::vector<Tensor>& outputs) const;
   EMBER_VJP
   bool saves_input(size_t) const override { return true; }
   bool saves_output(size_t i) const override { return !p_.log_abs && i == 0; }

@@ -27,7 +27,7 @@ class Matmul : public PrimitiveOf<Matmul, MatmulParams, PrimitiveKind::Matmul> {
   EMBER_INFER
   bool saves_input(size_t i) const override { return i < 2; }
   const char* default_name() const override { return "bmm"; }
-  void eval_cpu(const std::vector<Tensor>& inputs, std::vector<Tensor>& outputs) const override;
+  void eval_cpu(const std::vector<Tensor>& inputs, std::vector<Tensor>& outputs) const;
   const Scalar& alpha() const { return p_.alpha; }
   const Scalar& beta() const { return p_.beta; }
 };

@@ -61,7 +61,7 @@ class Pooling : public PrimitiveOf<Pooling, PoolingParams, PrimitiveKind::Poolin
   bool saves_input(size_t i) const override { return p_.op == PoolOp::MaxBackward && i == 1; }
   bool saves_output(size_t i) const override { return i == 1; }
   const char* default_name() const override { return "pooling"; }
-  void eval_cpu(const std::vector<Tensor>& inputs, std::vector<Tensor>& outputs) const override;
+  void eval_cpu(const std::vector<Tensor>& inputs, std::vector<Tensor>& outputs) const;
   PoolOp op() const { return p_.op; }
   const Pool2dParams& pool() const { return p_.pool; }
 };
@@ -93,7 +93,7 @@ class Upsample : public PrimitiveOf<Upsample, UpsampleParams, PrimitiveKind::Ups
   EMBER_VJP
   bool saves_input(size_t) const override { return false; }
   const char* default_name() const override { return "upsample"; }
-  void eval_cpu(const std::vector<Tensor>& inputs, std::vector<Tensor>& outputs) const override;
+  void eval_cpu(const std::vector<Tensor>& inputs, std::vector<Tensor>& outputs) const;
   ResampleOp op() const { return p_.op; }
   bool backward() const { return p_.backward; }
   bool align_corners() const { return p_.align_corners; }
@@ -125,7 +125,7 @@ class Pad : public PrimitiveOf<Pad, PadParams, PrimitiveKind::Pad> {
   EMBER_VJP
   bool saves_input(size_t) const override { return false; }
   const char* default_name() const override { return "pad"; }
-  void eval_cpu(const std::vector<Tensor>& inputs, std::vector<Tensor>& outputs) const override;
+  void eval_cpu(const std::vector<Tensor>& inputs, std::vector<Tensor>& outputs) const;
   PadMode mode() const { return p_.mode; }
   const std::vector<int64_t>& pad() const { return p_.pad; }
   double value() const { return p_.value; }

@@ -60,7 +60,7 @@ class Random : public PrimitiveOf<Random, RandomPrimParams, PrimitiveKind::Rando
       : PrimitiveOf({op, params, std::move(sizes), dtype}) {}
   EMBER_INFER
   const char* default_name() const override;
-  void eval_cpu(const std::vector<Tensor>& inputs, std::vector<Tensor>& outputs) const override;
+  void eval_cpu(const std::vector<Tensor>& inputs, std::vector<Tensor>& outputs) const;
   RandomOp op() const { return p_.op; }
   const RandomParams& args() const { return p_.args; }
 

@@ -1,24 +1,6 @@
 // Makes a primitive of any kind from default parameters: the one switch over every kind (no
 // default: a kind added to EMBER_PRIMITIVE_KINDS without a class fails to compile here).
-#include "primitives/attention.h"
-#include "primitives/binary.h"
-#include "primitives/conv.h"
-#include "primitives/copy.h"
-#include "primitives/factory.h"
-#include "primitives/index.h"
-#include "primitives/linalg.h"
-#include "primitives/matmul.h"
-#include "primitives/norm.h"
-#include "primitives/pool.h"
-#include "primitives/random.h"
-#include "primitives/reduction.h"
-#include "primitives/scatter.h"
-#include "primitives/shape.h"
-#include "primitives/softmax.h"
-#include "primitives/sort.h"
-#include "primitives/ternary.h"
-#include "primitives/unary.h"
-#include "primitives/view.h"
+#include "primitives/all.h"
 
 namespace ember {
 

@@ -26,7 +26,7 @@ class IndexSelect : public PrimitiveOf<IndexSelect, DimParam, PrimitiveKind::Ind
   EMBER_VJP
   bool saves_input(size_t i) const override { return i == 1; }
   const char* default_name() const override { return "index_select"; }
-  void eval_cpu(const std::vector<Tensor>& inputs, std::vector<Tensor>& outputs) const override;
+  void eval_cpu(const std::vector<Tensor>& inputs, std::vector<Tensor>& outputs) const;
   int64_t dim() const { return p_.dim; }
 };
 
@@ -39,7 +39,7 @@ class Gather : public PrimitiveOf<Gather, DimParam, PrimitiveKind::Gather> {
   EMBER_VJP
   bool saves_input(size_t i) const override { return i == 1; }
   const char* default_name() const override { return "gather"; }
-  void eval_cpu(const std::vector<Tensor>& inputs, std::vector<Tensor>& outputs) const override;
+  void eval_cpu(const std::vector<Tensor>& inputs, std::vector<Tensor>& outputs) const;
   int64_t dim() const { return p_.dim; }
 };
 
@@ -71,7 +71,7 @@ class Scatter : public PrimitiveOf<Scatter, ScatterParams, PrimitiveKind::Scatte
   bool saves_input(size_t i) const override { return i == 1 || reads_values(); }
   bool saves_output(size_t) const override { return reads_values(); }
   const char* default_name() const override { return "scatter"; }
-  void eval_cpu(const std::vector<Tensor>& inputs, std::vector<Tensor>& outputs) const override;
+  void eval_cpu(const std::vector<Tensor>& inputs, std::vector<Tensor>& outputs) const;
   int64_t dim() const { return p_.dim; }
   ScatterReduce reduce() const { return p_.reduce; }
   bool include_self() const { return p_.include_self; }
@@ -105,7 +105,7 @@ class IndexUpdate : public PrimitiveOf<IndexUpdate, IndexUpdateParams, Primitive
   EMBER_VJP
   bool saves_input(size_t i) const override { return i == 1; }
   const char* default_name() const override;
-  void eval_cpu(const std::vector<Tensor>& inputs, std::vector<Tensor>& outputs) const override;
+  void eval_cpu(const std::vector<Tensor>& inputs, std::vector<Tensor>& outputs) const;
   IndexUpdateOp op() const { return p_.op; }
   int64_t dim() const { return p_.dim; }
   const Scalar& scalar() const { return p_.scalar; }
@@ -118,7 +118,7 @@ class Take : public PrimitiveOf<Take, NoParams, PrimitiveKind::Take> {
   EMBER_VJP
   bool saves_input(size_t i) const override { return i == 1; }
   const char* default_name() const override { return "take"; }
-  void eval_cpu(const std::vector<Tensor>& inputs, std::vector<Tensor>& outputs) const override;
+  void eval_cpu(const std::vector<Tensor>& inputs, std::vector<Tensor>& outputs) const;
 };
 
 /// In place on outputs[0] (self, also inputs[0]): the positions where inputs[1] (a bool mask of
@@ -131,7 +131,7 @@ class MaskedScatter : public PrimitiveOf<MaskedScatter, NoParams, PrimitiveKind:
   const char* default_name() const override {
     return inplace() ? "masked_scatter_" : "masked_scatter";
   }
-  void eval_cpu(const std::vector<Tensor>& inputs, std::vector<Tensor>& outputs) const override;
+  void eval_cpu(const std::vector<Tensor>& inputs, std::vector<Tensor>& outputs) const;
 };
 
 /// Counts (or sums of inputs[1], float32 or float64) of the values of the 1-D integer inputs[0].
@@ -146,11 +146,13 @@ class Bincount : public PrimitiveOf<Bincount, BincountParams, PrimitiveKind::Bin
   using PrimitiveOf::PrimitiveOf;
   explicit Bincount(int64_t minlength) : PrimitiveOf({minlength}) {}
   const char* default_name() const override { return "bincount"; }
-  void eval_cpu(const std::vector<Tensor>& inputs, std::vector<Tensor>& outputs) const override;
+  void eval_cpu(const std::vector<Tensor>& inputs, std::vector<Tensor>& outputs) const;
   int64_t minlength() const { return p_.minlength; }
 };
 
-/// outputs[0] ([bins], input's dtype) = the histogram of inputs[0] over [min, max].
+/// outputs[0] ([bins], input's dtype) = the histogram of inputs[0] over [min, max]; with
+/// min == max the kernel takes the range of the input's values (widened by 1 on each side when
+/// that is one value), as PyTorch's kernel does.
 struct HistcParams {
   int64_t bins = 100;
   double min = 0, max = 0;
@@ -163,7 +165,9 @@ class Histc : public PrimitiveOf<Histc, HistcParams, PrimitiveKind::Histc> {
   Histc(int64_t bins, double min, double max) : PrimitiveOf({bins, min, max}) {}
   EMBER_INFER
   const char* default_name() const override { return "histc"; }
-  void eval_cpu(const std::vector<Tensor>& inputs, std::vector<Tensor>& outputs) const override;
+  void eval_cpu(const std::vector<Tensor>& inputs, std::vector<Tensor>& outputs) const;
+  /// RuntimeError unless [lo, hi] is finite (PyTorch's "range of [lo, hi] is not finite").
+  static void check_range(double lo, double hi);
 };
 
 }  // namespace ember

@@ -31,7 +31,7 @@ class Cat : public PrimitiveOf<Cat, CatParams, PrimitiveKind::Cat> {
   EMBER_VJP
   bool saves_input(size_t) const override { return false; }
   const char* default_name() const override { return "cat"; }
-  void eval_cpu(const std::vector<Tensor>& inputs, std::vector<Tensor>& outputs) const override;
+  void eval_cpu(const std::vector<Tensor>& inputs, std::vector<Tensor>& outputs) const;
   int64_t dim() const { return p_.dim; }
 };
 
@@ -49,7 +49,7 @@ class Flip : public PrimitiveOf<Flip, DimsParam, PrimitiveKind::Flip> {
   EMBER_INFER
   bool saves_input(size_t) const override { return false; }
   const char* default_name() const override { return "flip"; }
-  void eval_cpu(const std::vector<Tensor>& inputs, std::vector<Tensor>& outputs) const override;
+  void eval_cpu(const std::vector<Tensor>& inputs, std::vector<Tensor>& outputs) const;
   const std::vector<int64_t>& dims() const { return p_.dims; }
 };
 
@@ -69,7 +69,7 @@ class Roll : public PrimitiveOf<Roll, RollParams, PrimitiveKind::Roll> {
   EMBER_INFER
   bool saves_input(size_t) const override { return false; }
   const char* default_name() const override { return "roll"; }
-  void eval_cpu(const std::vector<Tensor>& inputs, std::vector<Tensor>& outputs) const override;
+  void eval_cpu(const std::vector<Tensor>& inputs, std::vector<Tensor>& outputs) const;
   const std::vector<int64_t>& shifts() const { return p_.shifts; }
   const std::vector<int64_t>& dims() const { return p_.dims; }
 };
@@ -89,7 +89,7 @@ class Repeat : public PrimitiveOf<Repeat, RepeatParams, PrimitiveKind::Repeat> {
   EMBER_INFER
   bool saves_input(size_t) const override { return false; }
   const char* default_name() const override { return "repeat"; }
-  void eval_cpu(const std::vector<Tensor>& inputs, std::vector<Tensor>& outputs) const override;
+  void eval_cpu(const std::vector<Tensor>& inputs, std::vector<Tensor>& outputs) const;
   const std::vector<int64_t>& repeats() const { return p_.repeats; }
 };
 
@@ -111,7 +111,7 @@ class Triangle : public PrimitiveOf<Triangle, TriangleParams, PrimitiveKind::Tri
   const char* default_name() const override {
     return p_.lower ? (inplace() ? "tril_" : "tril") : (inplace() ? "triu_" : "triu");
   }
-  void eval_cpu(const std::vector<Tensor>& inputs, std::vector<Tensor>& outputs) const override;
+  void eval_cpu(const std::vector<Tensor>& inputs, std::vector<Tensor>& outputs) const;
   bool lower() const { return p_.lower; }
   int64_t diagonal() const { return p_.diagonal; }
 };

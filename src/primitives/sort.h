@@ -50,7 +50,7 @@ class SortSelect : public PrimitiveOf<SortSelect, SortSelectParams, PrimitiveKin
   bool saves_input(size_t) const override { return p_.whole; }
   bool saves_output(size_t i) const override { return p_.whole ? i == 0 : i == 1; }
   const char* default_name() const override { return sort_op_name(p_.op); }
-  void eval_cpu(const std::vector<Tensor>& inputs, std::vector<Tensor>& outputs) const override;
+  void eval_cpu(const std::vector<Tensor>& inputs, std::vector<Tensor>& outputs) const;
   SortOp op() const { return p_.op; }
   int64_t dim() const { return p_.dim; }
   bool descending() const { return p_.descending; }
@@ -71,7 +71,7 @@ class Unique : public PrimitiveOf<Unique, UniqueParams, PrimitiveKind::Unique> {
   Unique(bool consecutive, bool return_inverse, bool return_counts, bool by_dim)
       : PrimitiveOf({consecutive, return_inverse, return_counts, by_dim}) {}
   const char* default_name() const override;
-  void eval_cpu(const std::vector<Tensor>& inputs, std::vector<Tensor>& outputs) const override;
+  void eval_cpu(const std::vector<Tensor>& inputs, std::vector<Tensor>& outputs) const;
   bool consecutive() const { return p_.consecutive; }
   bool return_inverse() const { return p_.return_inverse; }
   bool return_counts() const { return p_.return_counts; }
@@ -96,7 +96,7 @@ class SearchSorted
   }
   EMBER_INFER
   const char* default_name() const override { return "searchsorted"; }
-  void eval_cpu(const std::vector<Tensor>& inputs, std::vector<Tensor>& outputs) const override;
+  void eval_cpu(const std::vector<Tensor>& inputs, std::vector<Tensor>& outputs) const;
   bool right() const { return p_.right; }
 };
 

@@ -37,7 +37,7 @@ class ViewOf : public PrimitiveOf<Derived, Params, K> {
   bool is_view() const final { return true; }
   bool saves_input(size_t) const override { return false; }
   EMBER_INFER
-  void eval_cpu(const std::vector<Tensor>& inputs, std::vector<Tensor>& outputs) const final {
+  void eval_cpu(const std::vector<Tensor>& inputs, std::vector<Tensor>& outputs) const {
     outputs.push_back(make_view(inputs[0], derived().layout(layout_of(inputs[0])), this->name()));
   }
 

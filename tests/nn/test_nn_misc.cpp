@@ -336,6 +336,25 @@ TEST(NNMisc, EmbeddingErrors) {
                           F::EmbeddingBagFuncOptions().offsets(ids({2}, {1, 2})));
        },
        "offsets[0] has to be 0"},
+      {"decreasing offsets (the kernel reads them)",
+       [&] {
+         F::embedding_bag(ids({3}, {0, 1, 1}), w,
+                          F::EmbeddingBagFuncOptions().offsets(ids({3}, {0, 2, 1})));
+       },
+       "offsets must be non-decreasing and within the input, but got offsets[2] = 1"},
+      {"offsets past the indices",
+       [&] {
+         F::embedding_bag(ids({3}, {0, 1, 1}), w,
+                          F::EmbeddingBagFuncOptions().offsets(ids({2}, {0, 4})));
+       },
+       "but got offsets[1] = 4"},
+      {"include_last_offset without offsets",
+       [&] {
+         F::embedding_bag(ids({0}, {}), w,
+                          F::EmbeddingBagFuncOptions().offsets(ids({0}, {})).include_last_offset(
+                              true));
+       },
+       "number of offsets should be at least 1"},
   });
 }
 

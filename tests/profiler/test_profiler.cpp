@@ -26,25 +26,15 @@ namespace prof = ember::profiler;
 using prof::FunctionEvent;
 using prof::ProfileOptions;
 
-// Test doubles: they borrow an existing kind (Copy) since they are never compared, serialised
-// or differentiated; only their names, shapes and nesting matter here.
-// A primitive that runs another op inside itself (an op within an op).
-class OuterOp : public PrimitiveOf<OuterOp, NoParams, PrimitiveKind::Copy> {
- public:
-  const char* default_name() const override { return "outer_test_op"; }
-  void eval_cpu(const std::vector<Tensor>& inputs, std::vector<Tensor>&) const override {
-    Tensor t = inputs[0];
-    t.fill_(3);
-  }
-};
-
-// Stands in for matmul-family ops that do not exist yet: only its name and shapes matter.
-class FakeOp : public PrimitiveOf<FakeOp, NoParams, PrimitiveKind::Copy> {
- public:
-  explicit FakeOp(const char* name) { set_display_name(name); }
-  const char* default_name() const override { return "fake_test_op"; }
-  void eval_cpu(const std::vector<Tensor>&, std::vector<Tensor>&) const override {}
-};
+// An op whose kernel runs another op (kernels are leaves in Ember, but the event tree must hold
+// one, as PyTorch's composite ops): an op event opened the way the dispatch observer opens one,
+// around a fill_.
+void outer_test_op(const Tensor& t) {
+  const auto h =
+      prof::detail::begin_scope("aten::", "outer_test_op", {}, prof::EventCategory::Op, {});
+  t.fill_(3);
+  prof::detail::end_scope(h);
+}
 
 Tensor make(std::vector<int64_t> shape) { return test::make_tensor(shape, kFloat32); }
 
@@ -113,7 +103,7 @@ TEST(Profiler, OpsAndScopesNestWithParentLinks) {
       Tensor v = t.view({6});
       t.zero_();
     }
-    dispatch(OuterOp(), {t}, {});
+    outer_test_op(t);
   }
   p.stop();
 
@@ -276,7 +266,7 @@ TEST(Profiler, FlopsColumnAndFormulas) {
   Tensor a = make({2, 3}), b = make({3, 4}), out = make({2, 4});
   prof::profile p(ProfileOptions().with_flops(true).record_shapes(true));
   p.start();
-  for (int i = 0; i < 2; ++i) dispatch(FakeOp("mm"), {a, b}, {out});
+  for (int i = 0; i < 2; ++i) out = a.mm(b);
   out.fill_(0);
   p.stop();
   EXPECT_EQ(named(p, "aten::mm")[0]->flops, 2 * 2 * 3 * 4);

@@ -418,6 +418,16 @@ TEST(UniqueSearch, Errors) {
       {"histc min > max", [&] { histc(b, 3, 2, 1); }, "max must be larger than min"},
       {"histc inf", [&] { histc(b, 3, 0, std::numeric_limits<double>::infinity()); },
        "is not finite"},
+      {"histc data range with inf (the kernel takes it)",
+       [&] {
+         histc(from_values({3}, {1, std::numeric_limits<double>::infinity(), 2}));
+       },
+       "range of [1, inf] is not finite"},
+      {"histc data range with nan",
+       [&] {
+         histc(from_values({2}, {kNan, 2}));
+       },
+       "range of [nan, nan] is not finite"},
       {"searchsorted side", [&] { searchsorted(b, b, false, false, "middle"); },
        "side can only be 'left' or 'right'"},
       {"searchsorted opposite", [&] { searchsorted(b, b, false, true, "left"); },

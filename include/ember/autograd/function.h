@@ -25,7 +25,7 @@
 #include <vector>
 
 #include "ember/autograd.h"
-#include "ember/serialize/pickle.h"
+#include "ember/core/ivalue.h"
 
 namespace ember::autograd {
 

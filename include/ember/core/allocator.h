@@ -5,7 +5,29 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "ember/core/device.h"
+
 namespace ember {
+
+/// Note [Allocators]: where a device's memory comes from. A storage takes its memory from the
+/// allocator registered for its device type and gives it back there (c10's GetAllocator /
+/// SetAllocator); each backend registers its device's allocator, and Backend::allocator()
+/// (dispatch/backend.h) returns it. The CPU's is the caching allocator below, registered from
+/// the start; the meta device has none (its storages hold no memory).
+class Allocator {
+ public:
+  virtual ~Allocator() = default;
+  /// A block of at least nbytes (nbytes may be 0); OutOfMemoryError when there is none.
+  virtual void* allocate(size_t nbytes) = 0;
+  /// Returns a block from allocate(nbytes), with the same nbytes.
+  virtual void deallocate(void* ptr, size_t nbytes) = 0;
+};
+
+/// The allocator registered for `type`; null where there is none (meta, or a device this build
+/// has no backend for).
+Allocator* get_allocator(DeviceType type);
+/// Registers `allocator` for `type` (not owned: it must outlive every storage it allocated).
+void set_allocator(DeviceType type, Allocator* allocator);
 
 struct MemoryStats {
   int64_t allocated = 0;       // bytes in live tensors (requested sizes rounded to the bucket)
@@ -23,10 +45,6 @@ void reset_peak_memory_stats();
 void empty_cache();
 
 namespace detail {
-/// Raw entry points used by Storage. Throws OutOfMemoryError on failure. nbytes may be 0.
-void* cpu_alloc(size_t nbytes);
-/// Returns a block from cpu_alloc(nbytes), with the same nbytes (its size class follows from it).
-void cpu_free(void* p, size_t nbytes);
 /// Called on every allocation and free (profiler hook); null when nobody listens.
 using AllocObserver = void (*)(void* ptr, int64_t delta_bytes, int64_t allocated, int64_t reserved);
 void set_alloc_observer(AllocObserver obs);

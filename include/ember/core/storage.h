@@ -7,12 +7,15 @@
 
 namespace ember {
 
-/// A flat buffer shared by a tensor and its views. Owned memory comes from the caching allocator;
-/// external memory (from_blob) carries the user's deleter, or none.
+class Allocator;
+
+/// A flat buffer shared by a tensor and its views. Owned memory comes from its device's allocator
+/// (Note [Allocators], ember/core/allocator.h) and goes back there; external memory (from_blob)
+/// carries the user's deleter, or none.
 class StorageImpl {
  public:
   using Deleter = std::function<void(void*)>;
-  /// Allocates nbytes from the caching allocator; on the meta device nothing is allocated and
+  /// Allocates nbytes from the device's allocator; on the meta device nothing is allocated and
   /// data() is null (Note [Meta device]).
   explicit StorageImpl(size_t nbytes, Device device = kCPU);
   /// Wraps external memory; the deleter (if any) runs when the last user releases it.
@@ -23,13 +26,15 @@ class StorageImpl {
 
   void* data() const { return data_; }
   size_t nbytes() const { return nbytes_; }
-  bool owned() const { return owned_; }
+  bool owned() const { return allocator_ != nullptr; }
   Device device() const { return device_; }
+  /// The allocator the memory came from; null for external memory and on the meta device.
+  Allocator* allocator() const { return allocator_; }
 
  private:
-  void* data_;
+  void* data_ = nullptr;
   size_t nbytes_;
-  bool owned_;
+  Allocator* allocator_ = nullptr;
   Device device_ = kCPU;
   Deleter deleter_;
 };

@@ -425,7 +425,30 @@ void Histc::eval_cpu(const std::vector<Tensor>& inputs, std::vector<Tensor>& out
     using T = std::remove_pointer_t<decltype(tag)>;
     if constexpr (!std::is_integral_v<T>) {
       using A = op_t<T>;
-      const A lo = static_cast<A>(p_.min), hi = static_cast<A>(p_.max);
+      double range_lo = p_.min, range_hi = p_.max;
+      if (range_lo == range_hi && x.numel() > 0) {  // the data's range; NaN propagates
+        range_lo = std::numeric_limits<double>::infinity();
+        range_hi = -range_lo;
+        bool nan = false;
+        cpu::for_each(
+            loop,
+            [&](char** p, const int64_t* st, int64_t m) {
+              for (int64_t i = 0; i < m; ++i) {
+                const double v = static_cast<double>(*reinterpret_cast<const T*>(p[0] + i * st[0]));
+                nan = nan || std::isnan(v);
+                range_lo = std::min(range_lo, v);
+                range_hi = std::max(range_hi, v);
+              }
+            },
+            std::numeric_limits<int64_t>::max());
+        if (nan) range_lo = range_hi = std::numeric_limits<double>::quiet_NaN();
+      }
+      if (range_lo == range_hi) {
+        range_lo -= 1;
+        range_hi += 1;
+      }
+      Histc::check_range(range_lo, range_hi);
+      const A lo = static_cast<A>(range_lo), hi = static_cast<A>(range_hi);
       const int64_t bins = p_.bins;
       cpu::for_each(
           loop,

@@ -1,17 +1,16 @@
-// Embedding lookups as gathers (advanced indexing) and bag reductions as small dense products,
-// so that the gradients come from the indexing and matmul ops.
+// Embedding lookups as gathers (advanced indexing, whose vjp gives the gradients) and bag
+// reductions as one primitive (Note [Embedding bags], primitives/embedding.h).
 #include "ember/nn/functional/embedding.h"
-
-#include <algorithm>
-#include <limits>
 
 #include "ember/autograd.h"
 #include "ember/ops/elementwise.h"
 #include "ember/ops/factory.h"
-#include "ember/ops/matmul.h"
 #include "ember/ops/reduction.h"
 #include "ember/ops/shape.h"
 #include "nn/functional/common.h"
+#include "ops/factory_internal.h"
+#include "ops/promotion.h"
+#include "primitives/embedding.h"
 
 namespace ember::nn::functional {
 namespace {
@@ -109,23 +108,19 @@ Tensor embedding_bag(const Tensor& input, const Tensor& weight, const EmbeddingB
               "] embedding_bag: per_sample_weights was not None. per_sample_weights is only "
               "supported for mode='sum' (got mode='",
               mode, "'). Please open a feature request on the Pytorch GitHub.");
-  const int64_t n = weight.size(0), width = weight.size(1);
-  const int64_t pad = wrap_padding_idx(o.padding_idx(), n, op);
-  // Bag boundaries on the host: starts[b] .. starts[b + 1].
-  Tensor flat;
-  std::vector<int64_t> starts;
+  if (!is_floating_point(weight.dtype())) {
+    ops::throw_not_implemented(op, "embedding_bag_cpu", weight.dtype());
+  }
+  const int64_t pad = wrap_padding_idx(o.padding_idx(), weight.size(0), op);
+  // Note [Embedding bags]: the bags are bounded by offsets the kernel reads; a 2-D input is a
+  // batch of equal bags starting at multiples of its row length.
+  Tensor offsets;
   if (input.dim() == 2) {
     EMBER_CHECK_VALUE(!o.offsets().defined(), "[", op,
                       "] if input is 2D, then offsets has to be None, as input is treated is a "
                       "mini-batch of fixed length sequences.");
-    flat = input.reshape({-1});
-    for (int64_t b = 0; b <= input.size(0); ++b) starts.push_back(b * input.size(1));
-    if (psw.defined()) {
-      EMBER_CHECK(psw.sizes() == input.sizes(), "[", op, "] embedding_bag: If per_sample_weights (",
-                  ops::shape_str(psw.sizes()),
-                  ") is not None, then it must have the same shape as the input (",
-                  ops::shape_str(input.sizes()), ")");
-    }
+    const TensorOptions on = TensorOptions(kInt64).device(input.device());
+    offsets = ops::sym_arange(input.sym_size(0), on) * ops::sym_size_tensor(input.sym_size(1), on);
   } else {
     EMBER_CHECK_VALUE(input.dim() == 1, "[", op,
                       "] input has to be 1D or 2D Tensor, but got Tensor of dimension ",
@@ -134,75 +129,27 @@ Tensor embedding_bag(const Tensor& input, const Tensor& weight, const EmbeddingB
                       "] offsets has to be a 1D Tensor but got None");
     check_indices(o.offsets(), op, "argument #2 'offsets'");
     EMBER_CHECK_VALUE(o.offsets().dim() == 1, "[", op, "] offsets has to be a 1D Tensor");
-    flat = input;
-    starts = o.offsets().to(kInt64).tolist<int64_t>();
-    if (!o.include_last_offset()) starts.push_back(input.numel());
-    EMBER_CHECK(!starts.empty(), "[", op,
+    EMBER_CHECK(!o.include_last_offset() || o.offsets().sym_size(0) >= 1, "[", op,
                 "] include_last_offset: number of offsets should be at least 1");
-    for (size_t b = 0; b < starts.size(); ++b) {
-      const int64_t lo = b == 0 ? 0 : starts[b - 1];
-      EMBER_CHECK(starts[b] >= lo && starts[b] <= input.numel(), "[", op,
-                  "] offsets must be non-decreasing and within the input, but got offsets[", b,
-                  "] = ", starts[b]);
-    }
-    EMBER_CHECK(starts[0] == 0, "[", op,
-                "] offsets[0] has to be 0, i.e., the first sequence in the mini-batch has to start "
-                "from position 0. However, got ",
-                starts[0]);
-    if (psw.defined()) {
-      EMBER_CHECK(psw.sizes() == input.sizes(), "[", op, "] embedding_bag: If per_sample_weights (",
-                  ops::shape_str(psw.sizes()),
-                  ") is not None, then it must have the same shape as the input (",
-                  ops::shape_str(input.sizes()), ")");
-    }
+    offsets = o.offsets().to(kInt64);
   }
-  check_range(flat, n, op);
+  if (psw.defined()) {
+    EMBER_CHECK(psw.sym_sizes() == input.sym_sizes(), "[", op,
+                "] embedding_bag: If per_sample_weights (", ops::shape_str(psw.sym_sizes()),
+                ") is not None, then it must have the same shape as the input (",
+                ops::shape_str(input.sym_sizes()), ")");
+  }
+  const Tensor flat = input.reshape({-1}).to(kInt64);
   if (o.max_norm().has_value()) renorm_(weight, flat, *o.max_norm(), o.norm_type());
-  const int64_t bags = static_cast<int64_t>(starts.size()) - 1;
-  const auto ids = flat.to(kInt64).tolist<int64_t>();
-  const int64_t total = static_cast<int64_t>(ids.size());
-  const ScalarType acc = opmath_type(weight.dtype());
-  Tensor rows = weight.index({flat}).to(acc);  // [total, width]
-  if (mode == "max") {
-    // Pad every bag to the longest with a -inf row, then amax; empty bags give zeros.
-    int64_t longest = 0;
-    for (int64_t b = 0; b < bags; ++b) longest = std::max(longest, starts[b + 1] - starts[b]);
-    std::vector<double> sel;
-    std::vector<double> empty_bag;
-    sel.reserve(bags * longest);
-    for (int64_t b = 0; b < bags; ++b) {
-      int64_t kept = 0;
-      for (int64_t i = starts[b]; i < starts[b] + longest; ++i) {
-        const bool real = i < starts[b + 1] && ids[i] != pad;
-        sel.push_back(static_cast<double>(real ? i : total));
-        kept += real ? 1 : 0;
-      }
-      empty_bag.push_back(kept == 0 ? 1.0 : 0.0);
-    }
-    Tensor padded =
-        ember::cat({rows, ember::full({1, width}, -std::numeric_limits<double>::infinity(),
-                                      TensorOptions().dtype(acc))});
-    Tensor index = ember::tensor(sel, kInt64).reshape({bags, longest});
-    Tensor out = longest == 0 ? ember::zeros({bags, width}, TensorOptions().dtype(acc))
-                              : padded.index({index}).amax({1});
-    Tensor is_empty = ember::tensor(empty_bag, kBool).reshape({bags, 1});
-    return out.masked_fill(is_empty, 0).to(weight.dtype());
-  }
-  // sum / mean: out = M @ rows with M[b, i] = 1 (or 1 / count, or the sample weight).
-  std::vector<double> m(bags * total, 0.0);
-  for (int64_t b = 0; b < bags; ++b) {
-    int64_t count = 0;
-    for (int64_t i = starts[b]; i < starts[b + 1]; ++i) count += ids[i] != pad ? 1 : 0;
-    for (int64_t i = starts[b]; i < starts[b + 1]; ++i) {
-      if (ids[i] == pad) continue;
-      m[b * total + i] = mode == "mean" ? 1.0 / static_cast<double>(count) : 1.0;
-    }
-  }
-  Tensor mat = ember::tensor(m, TensorOptions().dtype(acc)).reshape({bags, total});
-  if (psw.defined()) mat = mat * psw.reshape({1, -1}).to(acc);
-  Tensor out = total == 0 ? ember::zeros({bags, width}, TensorOptions().dtype(acc))
-                          : ember::matmul(mat, rows);
-  return out.to(weight.dtype());
+  EmbeddingBagParams p;
+  p.mode = mode == "sum" ? EmbeddingBagMode::Sum
+                         : (mode == "mean" ? EmbeddingBagMode::Mean : EmbeddingBagMode::Max);
+  p.padding_idx = pad;
+  p.include_last_offset = input.dim() == 1 && o.include_last_offset();
+  p.has_per_sample_weights = psw.defined();
+  std::vector<Tensor> args{weight, flat, offsets};
+  if (psw.defined()) args.push_back(psw.reshape({-1}).to(weight.dtype()));
+  return dispatch(EmbeddingBag(p), args)[0];
 }
 
 }  // namespace ember::nn::functional

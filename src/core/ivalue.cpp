@@ -1,9 +1,9 @@
-// IValue: the values the restricted unpickler produces.
+// IValue (ember/core/ivalue.h).
 #include <algorithm>
 #include <string>
 
+#include "core/ivalue_internal.h"
 #include "ember/core/error.h"
-#include "serialize/pickle_internal.h"
 
 namespace ember {
 

@@ -1,0 +1,19 @@
+#pragma once
+// Shape helpers the core itself needs (Tensor::size(d), messages); the op builders reach them
+// through ops/util.h.
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "ember/core/symint.h"
+
+namespace ember {
+
+/// Wraps a possibly negative dim into [0, ndim); IndexError naming `op` when out of range.
+/// A 0-d tensor accepts dims -1 and 0, as PyTorch.
+int64_t wrap_dim(int64_t dim, int64_t ndim, const char* op);
+/// "[2, 3]" for messages.
+std::string shape_str(const std::vector<SymInt>& sizes);
+std::string shape_str(const std::vector<int64_t>& sizes);
+
+}  // namespace ember

@@ -1,0 +1,23 @@
+#pragma once
+// Every primitive class: for the code that handles every kind (make_primitive's switch, the CPU
+// kernel table). A new primitive header is added here.
+#include "primitives/attention.h"
+#include "primitives/binary.h"
+#include "primitives/conv.h"
+#include "primitives/copy.h"
+#include "primitives/embedding.h"
+#include "primitives/factory.h"
+#include "primitives/index.h"
+#include "primitives/linalg.h"
+#include "primitives/matmul.h"
+#include "primitives/norm.h"
+#include "primitives/pool.h"
+#include "primitives/random.h"
+#include "primitives/reduction.h"
+#include "primitives/scatter.h"
+#include "primitives/shape.h"
+#include "primitives/softmax.h"
+#include "primitives/sort.h"
+#include "primitives/ternary.h"
+#include "primitives/unary.h"
+#include "primitives/view.h"
