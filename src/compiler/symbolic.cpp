@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <functional>
+#include <iterator>
 #include <limits>
 #include <set>
 
@@ -276,19 +277,70 @@ class Expr final : public SymNode {
     return value(a.symbol);
   }
 
+  static Interval product(Interval x, Interval y) {
+    const int64_t c[4] = {sat_mul(x.lo, y.lo), sat_mul(x.lo, y.hi), sat_mul(x.hi, y.lo),
+                          sat_mul(x.hi, y.hi)};
+    return {*std::min_element(c, c + 4), *std::max_element(c, c + 4)};
+  }
+
+  // Term by term, then tightened by two rewrites that the terms alone miss:
+  //  - the atoms every non-constant term shares come out first: 32*s0*s1 - 32*s1 is
+  //    s1 * (32*s0 - 32), which the ranges s0, s1 >= 2 put above 0 (a view's stride against a
+  //    larger one, x < x*y);
+  //  - Min(a, b) <= a, b and Max(a, b) >= a, b: a term k*Min(a, b) is bounded on one side by k*a
+  //    and by k*b (a slice x[:5] of a dynamic dim: s0 - Min(5, s0) >= 0).
   Interval range(const Poly& p) const {
-    Interval total{0, 0};
+    Interval r{0, 0};
     for (const auto& [key, term] : p.terms) {
       Interval t{term.second, term.second};
-      for (const AtomPtr& a : term.first) {
-        const Interval r = atom_range(*a);
-        const int64_t c[4] = {sat_mul(t.lo, r.lo), sat_mul(t.lo, r.hi), sat_mul(t.hi, r.lo),
-                              sat_mul(t.hi, r.hi)};
-        t = {*std::min_element(c, c + 4), *std::max_element(c, c + 4)};
-      }
-      total = {sat_add(total.lo, t.lo), sat_add(total.hi, t.hi)};
+      for (const AtomPtr& a : term.first) t = product(t, atom_range(*a));
+      r = {sat_add(r.lo, t.lo), sat_add(r.hi, t.hi)};
     }
-    return total;
+    if (auto f = factored_range(p)) r = {std::max(r.lo, f->lo), std::min(r.hi, f->hi)};
+    for (const auto& [key, term] : p.terms) {
+      const AtomKind kind = term.first.size() == 1 ? term.first[0]->kind : AtomKind::Symbol;
+      if (kind != AtomKind::Min && kind != AtomKind::Max) continue;
+      const Atom& m = *term.first[0];
+      const int64_t k = term.second;
+      Poly without = p;
+      without.terms.erase(key);
+      const Interval x = range(fx::add(without, fx::mul(*m.a, Poly::constant(k))));
+      const Interval y = range(fx::add(without, fx::mul(*m.b, Poly::constant(k))));
+      if ((kind == AtomKind::Min) == (k < 0)) {
+        r.lo = std::max({r.lo, x.lo, y.lo});  // p >= p with Min(a, b) replaced by a, and by b
+      } else {
+        r.hi = std::min({r.hi, x.hi, y.hi});
+      }
+    }
+    return r;
+  }
+
+  // p's range with the atoms its non-constant terms share taken out; none when they share none.
+  std::optional<Interval> factored_range(const Poly& p) const {
+    const auto constant = p.terms.find("");
+    const int64_t c = constant == p.terms.end() ? 0 : constant->second.second;
+    if (p.terms.size() - (constant == p.terms.end() ? 0 : 1) < 2) return std::nullopt;
+    const auto by_text = [](const AtomPtr& x, const AtomPtr& y) { return x->text < y->text; };
+    Monomial common = std::prev(p.terms.end())->second.first;  // "" sorts first
+    for (const auto& [key, term] : p.terms) {
+      if (key.empty()) continue;
+      Monomial kept;
+      std::set_intersection(common.begin(), common.end(), term.first.begin(), term.first.end(),
+                            std::back_inserter(kept), by_text);
+      common = std::move(kept);
+    }
+    if (common.empty()) return std::nullopt;
+    Poly rest;  // p - c with `common` taken out of every term
+    for (const auto& [key, term] : p.terms) {
+      if (key.empty()) continue;
+      Monomial m;
+      std::set_difference(term.first.begin(), term.first.end(), common.begin(), common.end(),
+                          std::back_inserter(m), by_text);
+      rest.add_term(mono_key(m), m, term.second);
+    }
+    Interval f = range(rest);
+    for (const AtomPtr& a : common) f = product(f, atom_range(*a));
+    return Interval{sat_add(f.lo, c), sat_add(f.hi, c)};
   }
 
   // range(p) tightened by the env's facts (Note [Assumptions]): p = (p - k*e) + k*e, and

@@ -68,6 +68,20 @@ TEST(SymExpr, RangesDecideComparisonsAndTheRestRaise) {
   EXPECT_TRUE(2 * s0 - s0 == s0);
   EXPECT_TRUE(mod(s0, SymInt(4)) < 4);
   EXPECT_TRUE(floordiv(s0, SymInt(2)) >= 1);
+  // Shared factors come out before the ranges are added up: 32*s1 < 32*s0*s1 is
+  // 32*s1*(s0 - 1) > 0, with s1 >= 2 and s0 - 1 >= 1 (a view's stride against a larger one).
+  EXPECT_TRUE(32 * s1 < 32 * s0 * s1);
+  EXPECT_TRUE(s0 * s1 - s1 >= 2);
+  EXPECT_TRUE(s0 * s0 * s1 > s0 * s1);
+  EXPECT_FALSE(s0 * s1 * 2 <= s1 * 3);
+  // ... but not what still depends on the values: s1 * (s0 - 3) is -64..65472.
+  EXPECT_THROW((void)(s0 * s1 > 3 * s1), ConstraintViolationError);
+  // Min and Max against their operands: Min(a, b) <= a, b <= Max(a, b).
+  EXPECT_TRUE(s0 >= sym_min(SymInt(5), s0));
+  EXPECT_TRUE(sym_min(s0, s1) <= s1);
+  EXPECT_TRUE(sym_max(s0, s1) + 1 > s0);
+  EXPECT_TRUE(sym_max(s0, s1) - s1 >= 0);
+  EXPECT_THROW((void)(sym_min(s0, s1) == s0), ConstraintViolationError);
   // Not decided: the program would specialise a declared-dynamic dim.
   std::string m = message_of([&] { (void)(s0 == 8); });
   expect_has(m, "Constraints violated (batch)!");
@@ -207,6 +221,19 @@ TEST(SymbolicTrace, SameDimMeansEqualSizes) {
             {.dynamic = {{{0, Dim("a", 2, 10)}}, {{0, Dim("b", 2, 10)}}}});
   });
   expect_has(m, "Constraints violated (a, b)!");
+}
+
+// A slice with a constant end on a dynamic dim has size Min(5, s0) (PyTorch's sympy form); the
+// graph takes each run's size, shorter or longer than the end.
+TEST(SymbolicTrace, SliceOfADynamicDim) {
+  auto fn = [](const std::vector<Tensor>& xs) -> std::vector<Tensor> {
+    return {xs[0].slice(0, 0, 5) * 2 + 1};
+  };
+  fx::GraphModule gm = make_fx(fn, {randn({8, 3})}, {.dynamic = {{{0, Dim("n", 2, 64)}}}});
+  for (int64_t n : {2, 5, 9, 64}) {
+    Tensor x = randn({n, 3});
+    EXPECT_TRUE(gm({x})[0].equal(x.slice(0, 0, 5) * 2 + 1)) << n;
+  }
 }
 
 // Derived dims (2*n, n + 1) are affine functions of their root's symbol; static pins check.

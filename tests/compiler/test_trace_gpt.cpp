@@ -81,5 +81,32 @@ TEST(TraceGpt, ForwardWithDynamicBatch) {
   EXPECT_THROW(gm({randint(0, config.vocab_size, {65, 16}, kInt64)}), ValueError);
 }
 
+// The test: batch and sequence declared dynamic (batch 1..64, sequence 1..context), one
+// trace runs every size in range with no retrace and equals eager.
+TEST(TraceGpt, ForwardWithDynamicBatchAndSequence) {
+  manual_seed(5);
+  cli::GPTConfig config{/*vocab_size=*/65, /*context=*/16, /*layers=*/2, /*heads=*/4, /*dim=*/32};
+  cli::GPT model(config);
+  model->eval();
+  auto forward = [&](const std::vector<Tensor>& xs) -> std::vector<Tensor> {
+    return {model->forward(xs[0])};
+  };
+  const fx::GraphModule gm = make_fx(
+      *model, forward, {randint(0, config.vocab_size, {3, 8}, kInt64)},
+      {.dynamic = DynamicSpec{{{0, Dim("batch", 1, 64)}, {1, Dim("seq", 1, config.context)}}}});
+  EXPECT_NE(gm.graph().to_string().find("f32[s0, s1, 65]"), std::string::npos)
+      << gm.graph().to_string();
+  for (int64_t batch : {1, 2, 64}) {
+    for (int64_t seq : {1, 2, 9, 16}) {
+      const Tensor idx = randint(0, config.vocab_size, {batch, seq}, kInt64);
+      const Tensor got = gm({idx})[0], want = model->forward(idx);
+      EXPECT_EQ(got.sizes(), (std::vector<int64_t>{batch, seq, 65}));
+      EXPECT_TRUE(got.allclose(want, 1e-5, 1e-6)) << "batch " << batch << " seq " << seq;
+    }
+  }
+  EXPECT_THROW(gm({randint(0, config.vocab_size, {65, 4}, kInt64)}), ValueError);
+  EXPECT_THROW(gm({randint(0, config.vocab_size, {2, 17}, kInt64)}), ValueError);
+}
+
 }  // namespace
 }  // namespace ember::test

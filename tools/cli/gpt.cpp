@@ -54,8 +54,9 @@ class CausalSelfAttentionImpl : public nn::Module {
 
   /// x: [B, t, dim] for positions cache.length().. (no cache: the whole sequence from 0).
   Tensor forward(const Tensor& x, Tensor* cache_k, Tensor* cache_v, ScalarType compute) {
-    const SymInt B = x.sym_size(0);  // the batch may be dynamic (Note [Symbolic shapes])
-    const int64_t t = x.size(1), dim = x.size(2), hd = dim / heads_;
+    // The batch and the sequence may be dynamic (Note [Symbolic shapes]).
+    const SymInt B = x.sym_size(0), t = x.sym_size(1);
+    const int64_t dim = x.size(2), hd = dim / heads_;
     // q, k and v from row blocks of c_attn's weight: three matmuls cost what one does, and the
     // gradient of a weight slice is cheap where splitting the [B, t, 3 * dim] output is not.
     auto heads = [&](int64_t i) {
@@ -73,8 +74,9 @@ class CausalSelfAttentionImpl : public nn::Module {
         v = cat({*cache_v, v}, 2);
         causal = false;
         // Query i sits at position past + i and sees keys 0..past + i; one query sees them all.
-        if (t > 1)
-          mask = arange(past + t, kInt64).unsqueeze(0) <= (arange(t, kInt64) + past).unsqueeze(1);
+        const int64_t n = x.size(1);
+        if (n > 1)
+          mask = arange(past + n, kInt64).unsqueeze(0) <= (arange(n, kInt64) + past).unsqueeze(1);
       }
       *cache_k = k;
       *cache_v = v;
@@ -167,7 +169,7 @@ Tensor GPTImpl::run(const Tensor& idx, KVCache* cache, ScalarType compute) {
   const char* op = cache != nullptr ? "[GPT.forward_cached]" : "[GPT.forward]";
   EMBER_CHECK_TYPE(idx.dtype() == kInt64, op, " expected int64 token ids, got ",
                    dtype_name(idx.dtype()));
-  EMBER_CHECK_VALUE(idx.dim() == 2 && idx.size(1) >= 1, op,
+  EMBER_CHECK_VALUE(idx.dim() == 2 && idx.sym_size(1) >= 1, op,
                     " expected token ids of shape [B, T] with T >= 1, got ", idx.dim(), " dims",
                     idx.dim() == 2 ? " with T = 0" : "");
   const Tensor& w = wte->weight;
@@ -175,7 +177,8 @@ Tensor GPTImpl::run(const Tensor& idx, KVCache* cache, ScalarType compute) {
       compute == kFloat32 || compute == w.dtype() || compute == kBFloat16 || compute == kFloat16,
       op, " compute must be float32, bfloat16 or float16, got ", dtype_name(compute));
   if (compute == kFloat32) compute = w.dtype();  // a float64 model computes in float64
-  const int64_t t = idx.size(1), past = cache != nullptr ? cache->length() : 0;
+  const SymInt t = idx.sym_size(1);  // symbolic while traced with a dynamic sequence
+  const int64_t past = cache != nullptr ? cache->length() : 0;
   EMBER_CHECK_VALUE(past + t <= config_.context, op, " sequence of ", past + t,
                     " positions exceeds the context length ", config_.context);
   if (!idx.device().is_meta() && idx.numel() > 0) {  // meta ids (tracing) have no values
@@ -187,7 +190,8 @@ Tensor GPTImpl::run(const Tensor& idx, KVCache* cache, ScalarType compute) {
     cache->keys.resize(blocks_.size());
     cache->values.resize(blocks_.size());
   }
-  Tensor x = wte(idx) + wpe(arange(past, past + t, 1, kInt64)).unsqueeze(0);
+  // Positions past..past + t: rows of wpe's weight (a slice, as wpe(arange(past, past + t))).
+  Tensor x = wte(idx) + wpe->weight.narrow(0, past, t).unsqueeze(0);
   for (size_t i = 0; i < blocks_.size(); ++i)
     x = blocks_[i]->forward(x, cache ? &cache->keys[i] : nullptr,
                             cache ? &cache->values[i] : nullptr, compute);
