@@ -204,7 +204,6 @@ class Emitter {
 
   // softmax: exp(x - max) * (1 / sum); log_softmax: x - (max + log(sum)), as eager's rows.
   std::string softmax_out(const Temp& tp) {
-    const std::string x = value(tp.args[0]);
     const std::string mx = outer_->names.at(tp.args[1]), sum = outer_->names.at(tp.args[2]);
     const std::string aux = (tp.log ? "lse" : "inv") + std::to_string(tp.args[2]);
     if (!outer_->names.count(-1 - tp.args[2])) {
@@ -212,9 +211,45 @@ class Emitter {
                         (tp.log ? mx + " + std::log(" + sum + ")" : T_ + "(1) / " + sum) + ";");
       outer_->names[-1 - tp.args[2]] = aux;
     }
+    if (auto it = stash_.find(tp.args[2]); it != stash_.end()) {  // exp(x - max), stored
+      const Access& a = k_.stores[it->second].access;
+      const std::string p = var("p", a.buffer) + " + " + offset(a);
+      if (!vec_) return "(" + var("p", a.buffer) + "[" + offset(a) + "] * " + aux + ")";
+      const SymInt& st = a.strides[vdim_];
+      const bool unit = !st.is_symbolic() && st.hint() == 1;
+      return "(" +
+             (unit ? "V::load(" + p + ")"
+                   : "ember_gather<" + T_ + ">(" + p + ", " + size(st) + ")") +
+             " * V(" + aux + "))";
+    }
+    const std::string x = value(tp.args[0]);
     if (tp.log) return vec_ ? "(" + x + " - V(" + aux + "))" : "(" + x + " - " + aux + ")";
     return vec_ ? "(vexp(" + x + " - V(" + mx + ")) * V(" + aux + "))"
                 : "(std::exp(" + x + " - " + mx + ") * " + aux + ")";
+  }
+
+  // Note [Softmax stash]: a softmax stored as it is (no pointwise op after it in the kernel) into
+  // a float32/float64 buffer the kernel does not read keeps exp(x - max) there during its sum
+  // pass, and the store pass scales it by 1 / sum: one exp per element, as eager's row kernel
+  // (the same values as computing it twice). Maps the SumExp temp to the store.
+  void find_stashes() {
+    for (size_t t = 0; t < k_.temps.size(); ++t) {
+      const Temp& tp = k_.temps[t];
+      if (tp.kind != TempKind::SoftmaxOut || tp.log || is_reduced_float(tp.dtype)) continue;
+      int found = -1, count = 0;
+      for (size_t i = 0; i < k_.stores.size(); ++i) {
+        if (k_.stores[i].temp == static_cast<int>(t)) {
+          found = static_cast<int>(i);
+          ++count;
+        }
+      }
+      if (count != 1 || !full_store(k_.stores[found])) continue;
+      const int b = k_.stores[found].access.buffer;
+      bool read = k_.buffer_dtypes[b] != tp.dtype;
+      for (const Temp& o : k_.temps)
+        read = read || (o.kind == TempKind::Load && o.access.buffer == b);
+      if (!read) stash_[tp.args[2]] = static_cast<size_t>(found);
+    }
   }
 
   static void line(Scope& sc, const std::string& s) {
@@ -278,17 +313,18 @@ class Emitter {
     outer_->text += s;
   }
 
-  void store(const Store& st) {
-    const std::string p = var("p", st.access.buffer);
-    const std::string off = offset(st.access);
-    const std::string v = value(st.temp);
+  void store(const Store& st) { store_to(st.access, k_.temps[st.temp].dtype, value(st.temp)); }
+
+  // Writes `v` (of dtype dt, a vector when vectorised) at `a` in the current scope.
+  void store_to(const Access& a, ScalarType dt, const std::string& v) {
+    const std::string p = var("p", a.buffer);
+    const std::string off = offset(a);
     Scope& sc = inner_ ? *inner_ : *outer_;
     if (!vec_) {
       line(sc, p + "[" + off + "] = " + v + ";");
       return;
     }
-    const SymInt& s = st.access.strides[vdim_];
-    const ScalarType dt = k_.temps[st.temp].dtype;
+    const SymInt& s = a.strides[vdim_];
     if (dt == kBool) {
       line(sc,
            "ember_store_bool<" + T_ + ">(" + v + ", " + p + " + " + off + ", " + size(s) + ");");
@@ -519,6 +555,7 @@ class Emitter {
 
   std::string reduction_body() {
     if (columns()) return column_body();
+    find_stashes();
     std::string s = counts() + "  if (nk == 0) return;\n";
     s += "  parallel_for(0, nk, std::max<int64_t>(1, kGrainSize / std::max<int64_t>(1, rn)), "
          "[&](int64_t begin, int64_t end) {\n";
@@ -624,10 +661,19 @@ class Emitter {
           pre = "V s_(" + T + "(0));";
           mid = lanes("s_", acc + " += e_[q];");
         }
-        body = [&](bool vec) {
+        body = [&, t](bool vec) {
           const std::string v = x();
-          line(*inner_, vec ? "s_ = s_ + vexp(" + v + " - V(" + aux + "));"
-                            : acc + " += std::exp(" + v + " - " + aux + ");");
+          const auto stash = stash_.find(t);
+          if (stash == stash_.end()) {
+            line(*inner_, vec ? "s_ = s_ + vexp(" + v + " - V(" + aux + "));"
+                              : acc + " += std::exp(" + v + " - " + aux + ");");
+            return;
+          }
+          const std::string e = "e" + std::to_string(t);
+          line(*inner_, vec ? "const V " + e + " = vexp(" + v + " - V(" + aux + "));"
+                            : "const " + T + " " + e + " = std::exp(" + v + " - " + aux + ");");
+          line(*inner_, vec ? "s_ = s_ + " + e + ";" : acc + " += " + e + ";");
+          store_to(k_.stores[stash->second].access, tp.dtype, e);
         };
         break;
     }
@@ -677,6 +723,7 @@ class Emitter {
   bool vec_ = false;
   int vdim_ = 0;
   uint64_t loop_dims_ = 0;
+  std::map<int, size_t> stash_;  // Note [Softmax stash]: SumExp temp -> store
 };
 
 }  // namespace
