@@ -3,8 +3,8 @@
 // on the same inputs (median of repeated calls after a warm-up). Prints one row per case with
 // both times, the speed-up, and the effective bandwidth of the lowered kernel (bytes read and
 // written once). The case list follows issue 20's benchmark table: a 5-op pointwise chain on 16M
-// floats (with and without a final row sum), softmax and layer_norm forward on [4096, 1024], and
-// a column sum (a bias gradient's shape) over [4096, 1024].
+// floats (with and without a final row sum), softmax, layer_norm, rms_norm and cross_entropy
+// forward on [4096, 1024], and a column sum (a bias gradient's shape) over [4096, 1024].
 //
 // --cpu times with the process's CPU clock instead of the wall clock: on a machine that others
 // load, with OMP_NUM_THREADS=1, it measures the work alone.
@@ -79,6 +79,18 @@ int main(int argc, char** argv) {
        },
        {y},
        2 * f4 * 4096 * 1024},
+      {"rms_norm [4096,1024]",
+       [](const std::vector<Tensor>& xs) {
+         return std::vector<Tensor>{F::rms_norm(xs[0], std::vector<int64_t>{1024})};
+       },
+       {y},
+       2 * f4 * 4096 * 1024},
+      {"cross_entropy [4096,1024]",
+       [](const std::vector<Tensor>& xs) {
+         return std::vector<Tensor>{F::cross_entropy(xs[0], xs[1])};
+       },
+       {y, ember::randint(0, 1024, {4096}, ember::kInt64)},
+       f4 * 4096 * 1024},
   };
   std::vector<ember::fx::GraphModule> gms;
   std::vector<const ember::fx::GraphModule*> ptrs;

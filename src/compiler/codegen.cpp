@@ -100,8 +100,13 @@ class Emitter {
   }
 
   bool vectorisable() {
+    // A row reduction computes the values that do not vary along its reduced dims once per kept
+    // index, in scalar code (cross_entropy's target, ignore_index mask and their stores): only
+    // what its loops compute needs vector lanes.
+    const bool rows = k_.reduced != 0 && !columns();
     ScalarType t = ScalarType::Undefined;
     for (const Temp& tp : k_.temps) {
+      if (rows && tp.kind != TempKind::Reduce && (tp.deps & k_.reduced) == 0) continue;
       if (tp.kind == TempKind::Reduce && tp.red == RedKind::MeanAcc) continue;
       if (tp.dtype == kBool && tp.kind != TempKind::Reduce) continue;  // lanes of 1 or 0
       if (!is_float(tp.dtype)) return false;
@@ -224,14 +229,15 @@ class Emitter {
     }
     const std::string x = value(tp.args[0]);
     if (tp.log) return vec_ ? "(" + x + " - V(" + aux + "))" : "(" + x + " - " + aux + ")";
-    return vec_ ? "(vexp(" + x + " - V(" + mx + ")) * V(" + aux + "))"
+    return vec_ ? "(vexp_fast(" + x + " - V(" + mx + ")) * V(" + aux + "))"
                 : "(std::exp(" + x + " - " + mx + ") * " + aux + ")";
   }
 
   // Note [Softmax stash]: a softmax stored as it is (no pointwise op after it in the kernel) into
   // a float32/float64 buffer the kernel does not read keeps exp(x - max) there during its sum
   // pass, and the store pass scales it by 1 / sum: one exp per element, as eager's row kernel
-  // (the same values as computing it twice). Maps the SumExp temp to the store.
+  // (the same values as computing it twice). Softmax's vector exponential is eager's softmax's,
+  // vexp_fast (Note [Generated exp]). Maps the SumExp temp to the store.
   void find_stashes() {
     for (size_t t = 0; t < k_.temps.size(); ++t) {
       const Temp& tp = k_.temps[t];
@@ -665,12 +671,12 @@ class Emitter {
           const std::string v = x();
           const auto stash = stash_.find(t);
           if (stash == stash_.end()) {
-            line(*inner_, vec ? "s_ = s_ + vexp(" + v + " - V(" + aux + "));"
+            line(*inner_, vec ? "s_ = s_ + vexp_fast(" + v + " - V(" + aux + "));"
                               : acc + " += std::exp(" + v + " - " + aux + ");");
             return;
           }
           const std::string e = "e" + std::to_string(t);
-          line(*inner_, vec ? "const V " + e + " = vexp(" + v + " - V(" + aux + "));"
+          line(*inner_, vec ? "const V " + e + " = vexp_fast(" + v + " - V(" + aux + "));"
                             : "const " + T + " " + e + " = std::exp(" + v + " - " + aux + ");");
           line(*inner_, vec ? "s_ = s_ + " + e + ";" : acc + " += " + e + ";");
           store_to(k_.stores[stash->second].access, tp.dtype, e);
