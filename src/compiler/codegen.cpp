@@ -104,9 +104,17 @@ class Emitter {
     // index, in scalar code (cross_entropy's target, ignore_index mask and their stores): only
     // what its loops compute needs vector lanes.
     const bool rows = k_.reduced != 0 && !columns();
+    std::vector<bool> in_loops(k_.temps.size(), !rows);  // computed, or read, in the loops
+    for (size_t i = 0; rows && i < k_.temps.size(); ++i) {
+      const Temp& tp = k_.temps[i];
+      if (tp.kind == TempKind::Reduce || (tp.deps & k_.reduced) == 0) continue;
+      in_loops[i] = true;
+      for (int a : tp.args) in_loops[a] = true;
+    }
     ScalarType t = ScalarType::Undefined;
-    for (const Temp& tp : k_.temps) {
-      if (rows && tp.kind != TempKind::Reduce && (tp.deps & k_.reduced) == 0) continue;
+    for (size_t i = 0; i < k_.temps.size(); ++i) {
+      const Temp& tp = k_.temps[i];
+      if (tp.kind != TempKind::Reduce && !in_loops[i]) continue;
       if (tp.kind == TempKind::Reduce && tp.red == RedKind::MeanAcc) continue;
       if (tp.dtype == kBool && tp.kind != TempKind::Reduce) continue;  // lanes of 1 or 0
       if (!is_float(tp.dtype)) return false;
