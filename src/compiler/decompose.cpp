@@ -32,6 +32,7 @@ RoleOf role_of(PrimitiveKind kind) {
     case PrimitiveKind::Fill:
     case PrimitiveKind::Reduce:
     case PrimitiveKind::Softmax:
+    case PrimitiveKind::UnaryBackward:  // with eager's functor (sigmoid, tanh, silu, gelu)
       return {Role::Core, kFused};
     case PrimitiveKind::Clamp:
       return {Role::CoreExcept,
@@ -43,8 +44,6 @@ RoleOf role_of(PrimitiveKind kind) {
       return {Role::Decomposed, "self + value * tensor1 * tensor2 (or / tensor2)"};
     case PrimitiveKind::IsClose:
       return {Role::Decomposed, "|a - b| <= atol + |rtol * b|, or a == b, as torch.isclose"};
-    case PrimitiveKind::UnaryBackward:
-      return {Role::Decomposed, "the derivative's formula times the gradient (silu, gelu, ...)"};
     case PrimitiveKind::SoftmaxBackward:
       return {Role::Decomposed, "y * (g - sum(g * y)), or g - exp(y) * sum(g) after log_softmax"};
     case PrimitiveKind::LayerNorm:

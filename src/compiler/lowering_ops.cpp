@@ -66,6 +66,24 @@ double rounded(ScalarType t, float f) {
   return t == kBFloat16 ? static_cast<float>(BFloat16(f)) : static_cast<float>(Half(f));
 }
 
+// The fused activation backwards generated (Note [Fused unary backward]): eager's functor, so a
+// compiled gelu/silu backward is eager's one pass rather than its decomposed formula.
+std::optional<std::string> unary_backward_functor(const UnaryBackward& u, const std::string& T) {
+  switch (u.op()) {
+    case UnaryOp::Sigmoid:
+      return "SigmoidBackwardF<" + T + ">{}";
+    case UnaryOp::Tanh:
+      return "TanhBackwardF<" + T + ">{}";
+    case UnaryOp::Silu:
+      return "SiluBackwardF<" + T + ">{}";
+    case UnaryOp::Gelu:
+      return std::string(u.args().tanh_approx ? "GeluTanhBackwardF" : "GeluBackwardF") + "<" + T +
+             ">{}";
+    default:
+      return std::nullopt;
+  }
+}
+
 // The unary ops generated, with their functor (the table's for the table ops).
 std::optional<std::string> unary_functor(const Unary& u, const std::string& T) {
   const UnaryArgs& a = u.args();
@@ -287,6 +305,9 @@ bool pointwise_supported(const Primitive& prim, const std::vector<ScalarType>& i
       return in.size() == 1 && in[0] == out && is_float(out) &&
              unary_functor(u, vtype(out)).has_value();
     }
+    case PrimitiveKind::UnaryBackward:
+      return in.size() == 2 && in[0] == out && in[1] == out && is_float(out) &&
+             unary_backward_functor(static_cast<const UnaryBackward&>(prim), vtype(out));
     case PrimitiveKind::Binary: {
       const auto& b = static_cast<const Binary&>(prim);
       if (in.size() != 2 || in[0] != in[1]) return false;
@@ -416,6 +437,11 @@ std::optional<std::string> pointwise_expr(const Primitive& prim,
       // exp streams at memory speed; the scalar tail is std::exp, as eager's.
       if (vector && u.op() == UnaryOp::Exp) return "vexp_fast(" + args[0] + ")";
       return vector ? *f + ".vec(" + args[0] + ")" : *f + "(" + args[0] + ")";
+    }
+    case PrimitiveKind::UnaryBackward: {
+      const auto f = unary_backward_functor(static_cast<const UnaryBackward&>(prim), T);
+      if (!f) return std::nullopt;
+      return *f + (vector ? ".vec(" : "(") + args[0] + ", " + args[1] + ")";
     }
     case PrimitiveKind::Binary:
       return binary_expr(static_cast<const Binary&>(prim), args[0], args[1], in[0], vector);

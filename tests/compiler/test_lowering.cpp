@@ -11,8 +11,10 @@
 
 #include "compiler/codecache.h"
 #include "compiler/lowering.h"
+#include "dispatch/dispatch.h"
 #include "fx_test_util.h"
 #include "opdb.h"
+#include "primitives/unary.h"
 
 namespace ember::test {
 namespace {
@@ -65,6 +67,43 @@ void expect_matches(const Case& c, const CompiledGraph& g, const std::vector<Ten
 
 Tensor rand(std::vector<int64_t> shape, ScalarType dt = kFloat32, uint64_t seed = 1) {
   return make_tensor(shape, dt, -2, 2, seed);
+}
+
+// The fused activation backwards (sigmoid, tanh, silu, gelu and its tanh form: UnaryBackward)
+// lower as pointwise ops with eager's functors: with the chain around them, one kernel each,
+// equal to eager's kernel within the dtype's tolerance (bfloat16 computes in float and rounds
+// once, as eager does).
+TEST(Lowering, ActivationBackwardsFuseWithEagersFunctors) {
+  struct Op {
+    UnaryOp op;
+    bool tanh_approx;
+    bool reads_output;
+  };
+  const std::vector<Op> ops = {{UnaryOp::Sigmoid, false, true},
+                               {UnaryOp::Tanh, false, true},
+                               {UnaryOp::Silu, false, false},
+                               {UnaryOp::Gelu, false, false},
+                               {UnaryOp::Gelu, true, false}};
+  for (ScalarType dt : {kFloat32, kBFloat16}) {
+    std::vector<Case> cases;
+    for (const Op& o : ops) {
+      UnaryArgs args;
+      args.tanh_approx = o.tanh_approx;
+      cases.push_back(
+          {std::string(UnaryBackward(o.op, args).name()) + (o.tanh_approx ? "_tanh" : ""),
+           [o, args](auto& xs) {
+             Tensor v = o.reads_output ? xs[1].sigmoid() : xs[1];
+             return std::vector<Tensor>{dispatch(UnaryBackward(o.op, args), {xs[0] * 2, v})[0] + 1};
+           },
+           {rand({4, 1000}, dt, 3), rand({4, 1000}, dt, 4)}});
+    }
+    const Lowered l = lower_all(cases);
+    for (size_t i = 0; i < cases.size(); ++i) {
+      EXPECT_EQ(l.compiled[i]->kernel_names().size(), 1u) << cases[i].name << ":\n"
+                                                          << l.gms[i].graph().to_string();
+      expect_matches(cases[i], *l.compiled[i], cases[i].inputs);
+    }
+  }
 }
 
 TEST(Lowering, FusionCounts) {
