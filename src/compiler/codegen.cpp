@@ -171,6 +171,25 @@ class Emitter {
     return name;
   }
 
+  // The element of dtype `dt` at `a`: a vector of the kernel's float lanes when vectorised (bool
+  // as 1 or 0, 16-bit floats widened), else a scalar (16-bit floats as float).
+  std::string load(const Access& a, ScalarType dt) {
+    const std::string p = var("p", a.buffer);
+    const std::string off = offset(a);
+    const bool r16 = is_reduced_float(dt);
+    if (!vec_) return r16 ? "static_cast<float>(" + p + "[" + off + "])" : p + "[" + off + "]";
+    const SymInt& s = a.strides[vdim_];
+    const bool unit = !s.is_symbolic() && s.hint() == 1;
+    if (dt == kBool) return "ember_load_bool<" + T_ + ">(" + p + " + " + off + ", " + size(s) + ")";
+    if (r16) {
+      const std::string f = "ember_16<" + std::string(ctype(dt)) + ">::";
+      return unit ? f + "load(" + p + " + " + off + ")"
+                  : f + "gather(" + p + " + " + off + ", " + size(s) + ")";
+    }
+    if (unit) return "V::load(" + p + " + " + off + ")";
+    return "ember_gather<" + T_ + ">(" + p + " + " + off + ", " + size(s) + ")";
+  }
+
   // `e`, a value of dtype `dt` computed in float, rounded to dt when it is a 16-bit float.
   std::string rounded(ScalarType dt, const std::string& e) const {
     if (!is_reduced_float(dt)) return e;
@@ -180,24 +199,8 @@ class Emitter {
   std::string expr(int t) {
     const Temp& tp = k_.temps[t];
     switch (tp.kind) {
-      case TempKind::Load: {
-        const std::string p = var("p", tp.access.buffer);
-        const std::string off = offset(tp.access);
-        const bool r16 = is_reduced_float(tp.dtype);
-        if (!vec_) return r16 ? "static_cast<float>(" + p + "[" + off + "])" : p + "[" + off + "]";
-        const SymInt& s = tp.access.strides[vdim_];
-        const bool unit = !s.is_symbolic() && s.hint() == 1;
-        if (tp.dtype == kBool) {
-          return "ember_load_bool<" + T_ + ">(" + p + " + " + off + ", " + size(s) + ")";
-        }
-        if (r16) {
-          const std::string f = "ember_16<" + std::string(ctype(tp.dtype)) + ">::";
-          return unit ? f + "load(" + p + " + " + off + ")"
-                      : f + "gather(" + p + " + " + off + ", " + size(s) + ")";
-        }
-        if (unit) return "V::load(" + p + " + " + off + ")";
-        return "ember_gather<" + T_ + ">(" + p + " + " + off + ", " + size(s) + ")";
-      }
+      case TempKind::Load:
+        return load(tp.access, tp.dtype);
       case TempKind::Const:
         return tp.literal;
       case TempKind::Cast:
@@ -225,15 +228,8 @@ class Emitter {
       outer_->names[-1 - tp.args[2]] = aux;
     }
     if (auto it = stash_.find(tp.args[2]); it != stash_.end()) {  // exp(x - max), stored
-      const Access& a = k_.stores[it->second].access;
-      const std::string p = var("p", a.buffer) + " + " + offset(a);
-      if (!vec_) return "(" + var("p", a.buffer) + "[" + offset(a) + "] * " + aux + ")";
-      const SymInt& st = a.strides[vdim_];
-      const bool unit = !st.is_symbolic() && st.hint() == 1;
-      return "(" +
-             (unit ? "V::load(" + p + ")"
-                   : "ember_gather<" + T_ + ">(" + p + ", " + size(st) + ")") +
-             " * V(" + aux + "))";
+      const std::string e = load(k_.stores[it->second].access, tp.dtype);
+      return vec_ ? "(" + e + " * V(" + aux + "))" : "(" + e + " * " + aux + ")";
     }
     const std::string x = value(tp.args[0]);
     if (tp.log) return vec_ ? "(" + x + " - V(" + aux + "))" : "(" + x + " - " + aux + ")";
@@ -677,17 +673,16 @@ class Emitter {
         }
         body = [&, t](bool vec) {
           const std::string v = x();
+          std::string e =
+              vec ? "vexp_fast(" + v + " - V(" + aux + "))" : "std::exp(" + v + " - " + aux + ")";
           const auto stash = stash_.find(t);
-          if (stash == stash_.end()) {
-            line(*inner_, vec ? "s_ = s_ + vexp_fast(" + v + " - V(" + aux + "));"
-                              : acc + " += std::exp(" + v + " - " + aux + ");");
-            return;
+          if (stash != stash_.end()) {  // Note [Softmax stash]: kept in the output
+            const std::string name = "e" + std::to_string(t);
+            line(*inner_, (vec ? "const V " : "const " + T + " ") + name + " = " + e + ";");
+            store_to(k_.stores[stash->second].access, tp.dtype, name);
+            e = name;
           }
-          const std::string e = "e" + std::to_string(t);
-          line(*inner_, vec ? "const V " + e + " = vexp_fast(" + v + " - V(" + aux + "));"
-                            : "const " + T + " " + e + " = std::exp(" + v + " - " + aux + ");");
           line(*inner_, vec ? "s_ = s_ + " + e + ";" : acc + " += " + e + ";");
-          store_to(k_.stores[stash->second].access, tp.dtype, e);
         };
         break;
     }

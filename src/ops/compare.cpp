@@ -120,15 +120,7 @@ std::string py_number(double v, bool integral) {
   return py_float(v);
 }
 
-std::string size_str(const std::vector<int64_t>& s) {
-  std::string r = "torch.Size([";
-  for (size_t i = 0; i < s.size(); ++i) {
-    if (i) r += ", ";
-    r += std::to_string(s[i]);
-  }
-  r += "])";
-  return r;
-}
+std::string size_str(const std::vector<int64_t>& s) { return "torch.Size(" + shape_str(s) + ")"; }
 
 std::string index_str(int64_t flat, const std::vector<int64_t>& shape) {
   std::vector<int64_t> idx(shape.size());

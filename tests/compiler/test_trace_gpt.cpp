@@ -56,20 +56,29 @@ TEST(TraceGpt, ForwardOfTheTrainModel) {
   }
 }
 
+// A small GPT (context 16), seeded, and its eval-mode forward traced at ids of `example` shape
+// with `spec`.
+const cli::GPTConfig kSmall{/*vocab_size=*/65, /*context=*/16, /*layers=*/2, /*heads=*/4,
+                            /*dim=*/32};
+std::pair<cli::GPT, fx::GraphModule> trace_small_gpt(uint64_t seed, std::vector<int64_t> example,
+                                                     DynamicSpec spec) {
+  manual_seed(seed);
+  cli::GPT model(kSmall);
+  model->eval();
+  auto forward = [model](const std::vector<Tensor>& xs) mutable -> std::vector<Tensor> {
+    return {model->forward(xs[0])};
+  };
+  fx::GraphModule gm = make_fx(*model, forward, {randint(0, kSmall.vocab_size, example, kInt64)},
+                               {.dynamic = std::move(spec)});
+  return {model, std::move(gm)};
+}
+
 // Issue "Compiler, part 1": the GPT forward with a dynamic batch. One graph, traced at batch 3,
 // serves every batch in the Dim's range and equals the eager forward; outside the range the
 // interpreter raises.
 TEST(TraceGpt, ForwardWithDynamicBatch) {
-  manual_seed(4);
-  cli::GPTConfig config{/*vocab_size=*/65, /*context=*/16, /*layers=*/2, /*heads=*/4, /*dim=*/32};
-  cli::GPT model(config);
-  model->eval();
-  auto forward = [&](const std::vector<Tensor>& xs) -> std::vector<Tensor> {
-    return {model->forward(xs[0])};
-  };
-  const fx::GraphModule gm =
-      make_fx(*model, forward, {randint(0, config.vocab_size, {3, 16}, kInt64)},
-              {.dynamic = DynamicSpec{{{0, Dim("batch", 2, 64)}}}});
+  const cli::GPTConfig& config = kSmall;
+  auto [model, gm] = trace_small_gpt(4, {3, 16}, DynamicSpec{{{0, Dim("batch", 2, 64)}}});
   EXPECT_NE(gm.graph().to_string().find("f32[s0, 16, 65]"), std::string::npos)
       << gm.graph().to_string();
   for (int64_t batch : {2, 5, 64}) {
@@ -84,16 +93,9 @@ TEST(TraceGpt, ForwardWithDynamicBatch) {
 // The issue's test: batch and sequence declared dynamic (batch 1..64, sequence 1..context), one
 // trace runs every size in range with no retrace and equals eager.
 TEST(TraceGpt, ForwardWithDynamicBatchAndSequence) {
-  manual_seed(5);
-  cli::GPTConfig config{/*vocab_size=*/65, /*context=*/16, /*layers=*/2, /*heads=*/4, /*dim=*/32};
-  cli::GPT model(config);
-  model->eval();
-  auto forward = [&](const std::vector<Tensor>& xs) -> std::vector<Tensor> {
-    return {model->forward(xs[0])};
-  };
-  const fx::GraphModule gm = make_fx(
-      *model, forward, {randint(0, config.vocab_size, {3, 8}, kInt64)},
-      {.dynamic = DynamicSpec{{{0, Dim("batch", 1, 64)}, {1, Dim("seq", 1, config.context)}}}});
+  const cli::GPTConfig& config = kSmall;
+  auto [model, gm] = trace_small_gpt(
+      5, {3, 8}, DynamicSpec{{{0, Dim("batch", 1, 64)}, {1, Dim("seq", 1, config.context)}}});
   EXPECT_NE(gm.graph().to_string().find("f32[s0, s1, 65]"), std::string::npos)
       << gm.graph().to_string();
   for (int64_t batch : {1, 2, 64}) {
