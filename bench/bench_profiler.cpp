@@ -82,7 +82,7 @@ void BM_FillDirect(benchmark::State& state) {
   std::vector<Tensor> inputs;
   for (auto _ : state) {
     std::vector<Tensor> outputs{t};
-    const Fill prim = in_place(Fill(1.0));
+    const Fill prim = Fill::into(t, 1.0);
     OpCall call{prim, inputs, outputs, prim.inplace()};
     ember::detail::run_backend(call);
     benchmark::DoNotOptimize(outputs);
@@ -94,7 +94,7 @@ void BM_FillDispatch(benchmark::State& state) {
   Tensor t = one_element();
   std::vector<Tensor> inputs;
   for (auto _ : state) {
-    auto outputs = dispatch(in_place(Fill(1.0)), inputs, {t});
+    auto outputs = dispatch(Fill::into(t, 1.0), inputs, {t});
     benchmark::DoNotOptimize(outputs);
   }
   state.SetLabel("dispatch, profiler off");

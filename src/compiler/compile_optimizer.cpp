@@ -17,6 +17,11 @@
 //    parameter's update into one kernel that stores p, exp_avg and exp_avg_sq straight into
 //    their buffers (Note [In-place stores]). Parameters are traced grouped by shape, so each run
 //    of parameters of one shape shares one kernel.
+//  - 16-bit parameters (bfloat16, float16): eager computes each of its ops in float and rounds
+//    the result to the parameter's dtype (Note [Reduced-float scalars] in ops/binary.cpp for how
+//    the numbers enter). Their traced update computes in float32 and rounds wherever an eager op
+//    stores a value (Rounding below), so it gives eager's values; their numbers sit in the
+//    float32 coefficient tensor, eps rounded to the parameter's dtype as eager's add_(eps) does.
 //  - The state stays as eager keeps it (step counts as integers, state tensors of the
 //    parameter's layout), so eager and compiled steps alternate freely, and state_dict() and
 //    load_state_dict() see no difference.
@@ -46,7 +51,7 @@ namespace {
 enum class StepKind : uint8_t { Adam, AdamW, SGD };
 
 // A parameter's numbers in its coefficient tensor, at offset kCoefs * (its index).
-constexpr int64_t kCoefs = 8;
+constexpr int64_t kCoefs = 9;
 // Adam and AdamW.
 enum AdamCoef : int64_t {
   kDecay,        // AdamW: 1 - lr * weight_decay
@@ -57,6 +62,7 @@ enum AdamCoef : int64_t {
   kNegStepSize,   // -lr / (1 - beta1^t)
   kInvBias2Sqrt,  // 1 / sqrt(1 - beta2^t)
   kEps,
+  kBias2Sqrt,  // sqrt(1 - beta2^t): 16-bit parameters divide by it, as eager does
 };
 // SGD.
 enum SgdCoef : int64_t {
@@ -71,7 +77,7 @@ enum SgdCoef : int64_t {
 struct Slot {
   int64_t first = 0;  // inputs[first]: p, then its gradient, then its state tensors
   int64_t coef = 0;   // offset in its dtype's coefficient tensor
-  int dtype = 0;      // 0: float32 (inputs[0]), 1: float64 (inputs[1])
+  int dtype = 0;      // coefficients: 0 float32 (inputs[0], also 16-bit), 1 float64 (inputs[1])
   bool maximize = false, weight_decay = false;
   bool amsgrad = false, lerp_low = true;    // Adam(W)
   bool momentum = false, nesterov = false;  // SGD
@@ -82,52 +88,77 @@ struct Plan {
   std::vector<Slot> slots;  // in traced order: grouped by shape
 };
 
+// Where a 16-bit parameter's update holds its values: in float32, rounded to the parameter's
+// dtype wherever an eager op stores one. For float32 and float64 both are the identity (the
+// update runs in place on the inputs).
+struct Rounding {
+  ScalarType dtype;  // the parameter's
+  bool widened() const { return dtype == kBFloat16 || dtype == kFloat16; }
+  Tensor load(const Tensor& t) const { return widened() ? t.to(kFloat32) : t; }
+  Tensor operator()(const Tensor& t) const { return widened() ? t.to(dtype).to(kFloat32) : t; }
+  // Writes a widened working value back into its input.
+  void store(const Tensor& input, const Tensor& value) const {
+    if (widened()) input.copy_(value);
+  }
+};
+
 // The eager step's arithmetic (src/optim/adam.cpp, sgd.cpp) on tensors.
 void adam_update(const Slot& s, const std::vector<Tensor>& xs, bool decoupled) {
   const Tensor& coefs = xs[s.dtype];
   auto c = [&](int64_t j) { return coefs.select(0, s.coef + j); };
-  const Tensor &p = xs[s.first], &m = xs[s.first + 2], &v = xs[s.first + 3];
-  Tensor g = xs[s.first + 1];
+  const Rounding r{xs[s.first].dtype()};
+  Tensor p = r.load(xs[s.first]), m = r.load(xs[s.first + 2]), v = r.load(xs[s.first + 3]);
+  Tensor g = r.load(xs[s.first + 1]);
   if (s.maximize) g = g.neg();
   if (s.weight_decay) {
     if (decoupled) {
-      p.mul_(c(kDecay));
+      p = r(p.mul_(c(kDecay)));
     } else {
-      g = g + c(kWeightDecay) * p;
+      g = r(g + c(kWeightDecay) * p);
     }
   }
   // lerp(m, g, w), two-sided as eager's.
   if (s.lerp_low) {
-    m.add_(c(kLerpW) * (g - m));
+    m = r(m.add_(c(kLerpW) * (g - m)));
   } else {
-    m.copy_(g - (g - m) * c(kLerpW));
+    m = r(m.copy_(g - (g - m) * c(kLerpW)));
   }
-  v.mul_(c(kBeta2)).add_(c(kOneMinusBeta2) * g * g);
-  Tensor second = v;
+  v = r(r(v.mul_(c(kBeta2))).add_(c(kOneMinusBeta2) * g * g));
+  Tensor second = v, vmax;
   if (s.amsgrad) {
-    const Tensor& vmax = xs[s.first + 4];
+    vmax = r.load(xs[s.first + 4]);
     vmax.copy_(vmax.maximum(v));
     second = vmax;
   }
-  // A product with the reciprocal instead of eager's quotient: the kernel is bound by its
-  // divisions and square root (1 ulp of the denominator's rounding at most).
-  const Tensor denom = second.sqrt() * c(kInvBias2Sqrt) + c(kEps);
-  p.add_(c(kNegStepSize) * m / denom);
+  // float32 and float64: a product with the reciprocal instead of eager's quotient (the kernel
+  // is bound by its divisions and square root; 1 ulp of the denominator's rounding at most).
+  // 16-bit: eager's quotient, each op rounded.
+  const Tensor scaled =
+      r.widened() ? r(r(second.sqrt()) / c(kBias2Sqrt)) : second.sqrt() * c(kInvBias2Sqrt);
+  const Tensor denom = r(scaled + c(kEps));
+  p = r(p.add_(c(kNegStepSize) * m / denom));
+  r.store(xs[s.first], p);
+  r.store(xs[s.first + 2], m);
+  r.store(xs[s.first + 3], v);
+  if (s.amsgrad) r.store(xs[s.first + 4], vmax);
 }
 
 void sgd_update(const Slot& s, const std::vector<Tensor>& xs) {
   const Tensor& coefs = xs[s.dtype];
   auto c = [&](int64_t j) { return coefs.select(0, s.coef + j); };
-  const Tensor& p = xs[s.first];
-  Tensor g = xs[s.first + 1];
+  const Rounding r{xs[s.first].dtype()};
+  Tensor p = r.load(xs[s.first]);
+  Tensor g = r.load(xs[s.first + 1]);
   if (s.maximize) g = g.neg();
-  if (s.weight_decay) g = g + c(kSgdWeightDecay) * p;
+  if (s.weight_decay) g = r(g + c(kSgdWeightDecay) * p);
   if (s.momentum) {
-    const Tensor& buf = xs[s.first + 2];
-    buf.mul_(c(kBufferScale)).add_(c(kGradScale) * g);
-    g = s.nesterov ? g + c(kMomentum) * buf : buf;
+    Tensor buf = r.load(xs[s.first + 2]);
+    buf = r(r(buf.mul_(c(kBufferScale))).add_(c(kGradScale) * g));
+    r.store(xs[s.first + 2], buf);
+    g = s.nesterov ? r(g + c(kMomentum) * buf) : buf;
   }
-  p.add_(c(kNegLr) * g);
+  p = r(p.add_(c(kNegLr) * g));
+  r.store(xs[s.first], p);
 }
 
 std::vector<Tensor> traced_step(const Plan& plan, const std::vector<Tensor>& xs) {
@@ -141,7 +172,16 @@ std::vector<Tensor> traced_step(const Plan& plan, const std::vector<Tensor>& xs)
   return {};
 }
 
-const char* dtype_key(ScalarType t) { return t == kFloat64 ? "d" : "f"; }
+const char* dtype_key(ScalarType t) {
+  return t == kFloat64 ? "d" : t == kBFloat16 ? "b" : t == kFloat16 ? "h" : "f";
+}
+
+// eps as eager's add_(eps) adds it to a value of `dtype`: narrowed to that dtype first.
+double narrowed(double eps, ScalarType dtype) {
+  if (dtype == kBFloat16) return static_cast<float>(BFloat16(static_cast<float>(eps)));
+  if (dtype == kFloat16) return static_cast<float>(Half(static_cast<float>(eps)));
+  return eps;
+}
 
 }  // namespace
 
@@ -178,7 +218,6 @@ class OptimizerStepState {
       loss = closure();
     }
     std::lock_guard<std::mutex> lock(mu_);
-    check_dtypes();
     Call call = kind_ == StepKind::SGD ? sgd_call() : adam_call();
     if (call.inputs.size() == 2) return loss;  // no parameter has a gradient
     run(call);
@@ -192,18 +231,6 @@ class OptimizerStepState {
     std::vector<std::vector<double>> coefs = {{}, {}};  // by dtype
     std::vector<Tensor> inputs = {Tensor(), Tensor()};  // the coefficient tensors first
   };
-
-  // Before any state changes: parameters the compiled step does not handle.
-  void check_dtypes() const {
-    for (const auto& group : opt_.param_groups()) {
-      for (const Tensor& p : group.params()) {
-        EMBER_CHECK_NOT_IMPL(!p.grad().defined() || p.dtype() == kFloat32 || p.dtype() == kFloat64,
-                             "[compile] the compiled ", opt_.name(),
-                             " step supports float32 and float64 parameters, got ",
-                             dtype_name(p.dtype()), " (run its step() eagerly)");
-      }
-    }
-  }
 
   // The parameter's gradient for the step (undefined: skipped, as eager skips it), checked as
   // eager checks it; the slot gets its inputs' place and its coefficients' offset.
@@ -253,7 +280,8 @@ class OptimizerStepState {
       c[kOneMinusBeta2] = 1 - b2;
       c[kNegStepSize] = -(lr / (1 - std::pow(b1, t)));
       c[kInvBias2Sqrt] = 1 / std::sqrt(1 - std::pow(b2, t));
-      c[kEps] = o.eps();
+      c[kEps] = narrowed(o.eps(), p.dtype());
+      c[kBias2Sqrt] = std::sqrt(1 - std::pow(b2, t));
       call.slots.push_back(s);
     }
   }

@@ -108,12 +108,17 @@ int functionalize(Graph& graph, const std::vector<ValueRef>& also_aliased) {
       } catch (const Error&) {
         continue;  // the out-of-place form does not take these inputs
       }
-      bool same = out.size() == n.outputs.size();
+      // Outputs that differ from the inference in their strides alone (a fill_ of an
+      // empty_strided tensor) keep them: the node allocates its outputs as recorded.
+      bool same = out.size() == n.outputs.size(), same_strides = same;
       for (size_t k = 0; same && k < out.size(); ++k) {
-        same = out[k] == detail::to_tensor_meta(n.outputs[k]);
+        TensorMeta got = detail::to_tensor_meta(n.outputs[k]);
+        same_strides = same_strides && got.strides == out[k].strides;
+        got.strides = out[k].strides;
+        same = out[k] == got;
       }
       if (!same) continue;
-      alloc = false;
+      alloc = !same_strides;
     }
     const std::string name = prim->name();
     if (name.size() > 1 && name.back() == '_') {

@@ -340,10 +340,13 @@ void Graph::verify() const {
     }
     for (size_t k = 0; k < expected.size(); ++k) {
       TensorMeta got = detail::to_tensor_meta(n.outputs[k]);
-      // An in-place target keeps its own strides and dtype (Note [Mutation and aliasing]).
+      // An in-place target keeps its own strides and dtype (Note [Mutation and aliasing]);
+      // outputs the node allocates as recorded keep their strides.
       if (n.prim->inplace() && k == 0) {
         got.strides = expected[k].strides;
         got.dtype = expected[k].dtype;
+      } else if (n.alloc_outputs) {
+        got.strides = expected[k].strides;
       }
       if (!(got == expected[k])) {
         invalid(n, "output " + std::to_string(k) + " is recorded as " + got.str() +

@@ -310,6 +310,11 @@ bool pointwise_supported(const Primitive& prim, const std::vector<ScalarType>& i
              unary_backward_functor(static_cast<const UnaryBackward&>(prim), vtype(out));
     case PrimitiveKind::Binary: {
       const auto& b = static_cast<const Binary&>(prim);
+      // Note [Reduced-float scalars] (ops/binary.cpp): a 16-bit input times or over a float32
+      // element; both are floats in the generated code, as in eager's kernel.
+      if (in.size() == 2 && (in[0] == kBFloat16 || in[0] == kFloat16) && in[1] == kFloat32) {
+        return (b.op() == BinaryOp::Mul || b.op() == BinaryOp::Div) && out == in[0];
+      }
       if (in.size() != 2 || in[0] != in[1]) return false;
       if (compare_op(b.op())) return out == kBool;
       if (!is_float(in[0])) return integer_arith(b.op()) && in[0] != kBool && out == in[0];

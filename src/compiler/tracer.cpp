@@ -191,7 +191,8 @@ class Tracer final : public DispatchMode {
         target = value_of(t);  // a captured tensor, written in place as eager does
       }
     }
-    const bool given = !call.outputs.empty() && !call.inplace;
+    // Outputs the op builder allocated (not dispatch, from the inference): the graph says so.
+    const bool given = !call.outputs.empty() && !call.inplace && !call.outputs_inferred;
     // Fake: a call that involves a meta tensor runs on meta twins of the real ones (constants,
     // scalars the op builder made, its preallocated outputs); calls on real tensors alone
     // (factories, scalar conversions) run as they are.

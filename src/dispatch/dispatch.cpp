@@ -57,6 +57,32 @@ void DispatchNext::operator()(OpCall& call) const {
   DispatchAccess::run_observers(call, observer_);
 }
 
+namespace {
+
+// `t`'s metadata written into `m` in place (TensorMeta::of without moving shapes: dispatch
+// reads one per input of every op).
+void read_meta(const Tensor& t, TensorMeta& m) {
+  if (!t.defined()) return;
+  const TensorImpl* impl = t.unsafeGetTensorImpl();
+  if (const SymGeometry* g = impl->sym_geometry()) [[unlikely]] {
+    m.sizes.append(g->sizes.begin(), g->sizes.end());
+    m.strides.append(g->strides.begin(), g->strides.end());
+  } else {
+    m.sizes.append(impl->sizes().begin(), impl->sizes().end());
+    m.strides.append(impl->strides().begin(), impl->strides().end());
+  }
+  m.dtype = impl->dtype();
+  m.device = impl->device();
+}
+
+}  // namespace
+
+TensorMeta TensorMeta::of(const Tensor& t) {
+  TensorMeta m;
+  read_meta(t, m);
+  return m;
+}
+
 namespace detail {
 
 Tensor allocate_meta(const TensorMeta& m, const char* op, int64_t storage_offset) {
@@ -76,7 +102,7 @@ std::vector<Tensor> allocate_outputs(const Primitive& prim, const std::vector<Te
   in.reserve(inputs.size());
   bool any_meta = false;
   for (const Tensor& t : inputs) {
-    in.emplace_back(TensorMeta::of(t));
+    read_meta(t, in.emplace_back());
     any_meta = any_meta || in.back().device.is_meta();
   }
   const char* op = prim.name();

@@ -2,6 +2,7 @@
 // description and the JSON form, with the visitors that implement them.
 #include "dispatch/primitive.h"
 
+#include <algorithm>
 #include <bit>
 #include <cmath>
 #include <cstring>
@@ -336,20 +337,22 @@ const std::vector<PrimitiveKind>& all_primitive_kinds() {
   return kinds;
 }
 
-TensorMeta TensorMeta::of(const Tensor& t) {
-  if (!t.defined()) return {};
-  const TensorImpl* impl = t.unsafeGetTensorImpl();
-  if (const SymGeometry* g = impl->sym_geometry()) [[unlikely]] {
-    return {SymShape(g->sizes.begin(), g->sizes.end()),
-            SymShape(g->strides.begin(), g->strides.end()), impl->dtype(), impl->device()};
-  }
-  const auto& sz = impl->sizes();
-  const auto& st = impl->strides();
-  return {SymShape(sz.begin(), sz.end()), SymShape(st.begin(), st.end()), impl->dtype(),
-          impl->device()};
-}
-
 TensorMeta TensorMeta::contiguous(SymShape sizes, ScalarType dtype, Device device) {
+  constexpr size_t kFast = 8;
+  if (sizes.size() <= kFast &&
+      std::none_of(sizes.begin(), sizes.end(), [](const SymInt& s) { return s.is_symbolic(); })) {
+    // Concrete sizes (every eager op): the same rule on plain integers.
+    int64_t strides[kFast];
+    int64_t running = 1;
+    for (size_t i = sizes.size(); i-- > 0;) {
+      strides[i] = running;
+      if (__builtin_mul_overflow(running, std::max<int64_t>(sizes[i].hint(), 1), &running)) {
+        running = std::numeric_limits<int64_t>::max();
+      }
+    }
+    SymShape st(strides, strides + sizes.size());
+    return {std::move(sizes), std::move(st), dtype, device};
+  }
   SymShape strides(sizes.size(), SymInt(0));
   SymInt running = 1;
   for (size_t i = sizes.size(); i-- > 0;) {

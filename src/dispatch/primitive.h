@@ -166,8 +166,8 @@ class Primitive {
 
   /// Note [Inference]. Whether infer() is defined: dispatch then allocates the outputs when the
   /// op builder passes none (views make theirs over the input's storage). Every primitive infers
-  /// except Fill (its target is not an input) and the data-dependent shapes (Nonzero, Unique,
-  /// Bincount).
+  /// except the data-dependent shapes (Nonzero, Unique, Bincount: a trace gives them unbacked
+  /// symbols, Note [Unbacked symbols] in compiler/symbolic.h).
   virtual bool infers() const { return false; }
   /// The outputs' sizes, strides, dtype and device from the inputs' alone (undefined inputs
   /// arrive as metadata with no sizes).

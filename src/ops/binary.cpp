@@ -122,10 +122,24 @@ ScalarType compute_dtype(BinaryOp op, const Tensor& a, const Tensor& b, const Sc
 // x.to(t), still marked as a wrapped number when x is one: autograd names the node of a
 // tensor-scalar op after the scalar overload (Note [Overload suffix]).
 Tensor to_compute(const Tensor& x, ScalarType t) {
-  Tensor r = x.to(t);
+  Tensor r = x.dtype() == t ? x : x.to(t);
   if (x.unsafeGetTensorImpl()->is_wrapped_number())
     r.unsafeGetTensorImpl()->set_wrapped_number(true);
   return r;
+}
+
+// Note [Reduced-float scalars]: computing in bfloat16 or float16, PyTorch's mul and div kernels
+// read a single-element second operand at float precision (its value before the cast to the
+// compute dtype: a Python number 1.003 multiplies as 1.003f, not as its bfloat16 rounding 1.0),
+// where add and sub narrow it to the compute dtype first. That operand enters the kernel as
+// float32.
+ScalarType second_operand_dtype(BinaryOp op, const Tensor& b, ScalarType t) {
+  const bool reads_float = op == BinaryOp::Mul || op == BinaryOp::Div || op == BinaryOp::DivTrunc ||
+                           op == BinaryOp::DivFloor;
+  const bool one_element = !b.unsafeGetTensorImpl()->is_symbolic() && b.numel() == 1;
+  return reads_float && (t == kBFloat16 || t == kFloat16) && one_element && b.dtype() != t
+             ? kFloat32
+             : t;
 }
 
 }  // namespace
@@ -147,7 +161,9 @@ Tensor binary_op(BinaryOp op, const Tensor& a, const Tensor& b, const Scalar& al
   check_defined(b, name, "other");
   check_broadcastable(a, b, name);
   const ScalarType t = compute_dtype(op, a, b, alpha, name);
-  return dispatch(Binary(op, alpha, name), {to_compute(a, t), to_compute(b, t)})[0];
+  // Moved out of the returned vector: no reference-count traffic on the tiny-op path.
+  return std::move(dispatch(Binary(op, alpha, name),
+                            {to_compute(a, t), to_compute(b, second_operand_dtype(op, b, t))})[0]);
 }
 
 Tensor& binary_op_(BinaryOp op, Tensor& self, const Tensor& other, const Scalar& alpha,
@@ -160,7 +176,7 @@ Tensor& binary_op_(BinaryOp op, Tensor& self, const Tensor& other, const Scalar&
   const ScalarType result = binary_op_returns_bool(op) ? kBool : t;
   check_inplace_cast(result, self, name);
   check_inplace_shape(self, shape, name);
-  Tensor o = to_compute(inplace_input(self, other, name), t);
+  Tensor o = to_compute(inplace_input(self, other, name), second_operand_dtype(op, other, t));
   if (result == self.dtype()) {
     // Each output element reads only the same element of self: safe to write in place.
     std::vector<Tensor> outs = {self};

@@ -74,7 +74,7 @@ Tensor symbolic_filled(const SymIntList& sizes, const SymIntList& strides, Scala
   TensorMeta m = TensorMeta::contiguous(SymShape(sizes.begin(), sizes.end()), dtype, kMeta);
   if (!strides.empty()) m.strides = SymShape(strides.begin(), strides.end());
   Tensor t = detail::allocate_meta(m, op);
-  return dispatch(in_place(Fill(value)), {}, {t})[0];
+  return dispatch(Fill::into(t, value), {}, {t})[0];
 }
 
 // zeros, ones and full: `size` filled with `value`.

@@ -82,7 +82,7 @@ const Tensor& Tensor::fill_(const Scalar& value) const {
   ops::check_no_internal_overlap(mutable_self(), "fill_");
   ops::check_scalar_fits(value, dtype(), "fill_");
   Tensor self = *this;
-  dispatch(in_place(Fill(value)), {}, {self});
+  dispatch(Fill::into(self, value), {}, {self});
   return *this;
 }
 

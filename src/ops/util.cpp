@@ -34,10 +34,10 @@ Tensor empty_tensor(const std::vector<int64_t>& sizes, ScalarType dtype, const c
 }
 
 Tensor scalar_tensor(const Scalar& s, ScalarType dtype) {
-  // Filled through dispatch, so that a tracer sees the number (as fill_'s parameter) instead of
+  // Filled through dispatch, so that a tracer sees the number (as Fill's parameter) instead of
   // a tensor whose memory was written behind its back (Note [Functional randomness] has the
   // generator's state, the one other value that enters from outside).
-  return dispatch(in_place(Fill(s)), {}, {empty_tensor({}, dtype)})[0];
+  return dispatch(Fill(s, {}, dtype, kCPU), {})[0];
 }
 
 Tensor wrapped_scalar(const Scalar& s) {

@@ -1,8 +1,8 @@
 #pragma once
 #include <optional>
+#include <vector>
 
 #include "dispatch/primitive.h"
-#include "primitives/ternary.h"  // FillValue
 
 namespace ember {
 
@@ -26,13 +26,27 @@ class Copy : public PrimitiveOf<Copy, CopyParams, PrimitiveKind::Copy> {
   EMBER_CPU_DISPATCHED_KERNEL;
 };
 
-/// outputs[0] filled with a value.
-class Fill : public PrimitiveOf<Fill, FillValue, PrimitiveKind::Fill> {
+/// outputs[0] filled with `value`. Its parameters state the output (sizes, dtype, device), so
+/// it infers like the other factories: out of place it is PyTorch's `full` (contiguous); in
+/// place (fill_) the target's own sizes, dtype and device go in (`Fill::into`).
+struct FillParams {
+  Scalar value = 0;
+  std::vector<SymInt> sizes;  // Note [Symbolic shapes]: a traced zeros({s0}) keeps s0
+  ScalarType dtype = kFloat32;
+  DeviceType device = kCPU;
+  EMBER_FIELDS(value, sizes, dtype, device)
+};
+
+class Fill : public PrimitiveOf<Fill, FillParams, PrimitiveKind::Fill> {
  public:
   using PrimitiveOf::PrimitiveOf;
-  explicit Fill(Scalar value) : PrimitiveOf({value}) {}
+  Fill(Scalar value, std::vector<SymInt> sizes, ScalarType dtype, DeviceType device)
+      : PrimitiveOf({value, std::move(sizes), dtype, device}) {}
+  /// fill_ of `target` with `value` (the in-place form).
+  static Fill into(const Tensor& target, const Scalar& value);
   bool overwrites_target() const override { return true; }
-  const char* default_name() const override { return "fill_"; }
+  EMBER_INFER
+  const char* default_name() const override { return inplace() ? "fill_" : "full"; }
   EMBER_CPU_DISPATCHED_KERNEL;
   const Scalar& value() const { return p_.value; }
 };

@@ -18,7 +18,24 @@ namespace ember {
 
 SymShape broadcast_sizes(std::span<const TensorMeta> in) {
   size_t rank = 0;
-  for (const TensorMeta& m : in) rank = std::max(rank, m.sizes.size());
+  bool symbolic = false;
+  for (const TensorMeta& m : in) {
+    rank = std::max(rank, m.sizes.size());
+    for (const SymInt& s : m.sizes) symbolic = symbolic || s.is_symbolic();
+  }
+  constexpr size_t kFast = 8;
+  if (!symbolic && rank <= kFast) {  // every eager op: the same rule on plain integers
+    int64_t out[kFast];
+    std::fill(out, out + rank, int64_t{1});
+    for (const TensorMeta& m : in) {
+      const size_t lead = rank - m.sizes.size();
+      for (size_t i = 0; i < m.sizes.size(); ++i) {
+        const int64_t s = m.sizes[i].hint();
+        if (out[lead + i] == 1) out[lead + i] = s;
+      }
+    }
+    return SymShape(out, out + rank);
+  }
   SymShape out(rank, SymInt(1));
   for (const TensorMeta& m : in) {
     const size_t lead = rank - m.sizes.size();
@@ -169,6 +186,16 @@ MetaList Copy::infer(std::span<const TensorMeta> in) const {
 // Factories have no input to take a device from, and Device is not yet a parameter type
 // (dispatch/params.h): their outputs are on the CPU.
 MetaList Range::infer(std::span<const TensorMeta>) const {
+  return {TensorMeta::contiguous(SymShape(p_.sizes.begin(), p_.sizes.end()), p_.dtype, p_.device)};
+}
+
+Fill Fill::into(const Tensor& target, const Scalar& value) {
+  Fill f(value, target.sym_sizes(), target.dtype(), target.device().type());
+  f.set_inplace();
+  return f;
+}
+
+MetaList Fill::infer(std::span<const TensorMeta>) const {
   return {TensorMeta::contiguous(SymShape(p_.sizes.begin(), p_.sizes.end()), p_.dtype, p_.device)};
 }
 

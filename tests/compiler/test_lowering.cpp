@@ -259,6 +259,9 @@ TEST(Lowering, SixteenBitAndIntegerChainsFuse) {
       {"bf16_mixed",
        one([](auto& xs) { return (xs[0].to(kFloat32) * 3).sigmoid().to(kBFloat16) + xs[0]; }),
        {xb}},
+      {"bf16_float_scalars",  // Note [Reduced-float scalars]: 1.003 and 0.7 read as floats
+       one([](auto& xs) { return (xs[0] * 1.003 + 1) / 0.7; }),
+       {xb}},
       {"int_chain",
        one([](auto& xs) {
          const Tensor a = xs[0] * 3 + xs[1];
@@ -272,12 +275,12 @@ TEST(Lowering, SixteenBitAndIntegerChainsFuse) {
     EXPECT_EQ(l.compiled[i]->kernel_names().size(), 1u) << l.gms[i].graph().to_string();
     expect_matches(cases[i], *l.compiled[i], cases[i].inputs);
   }
-  for (size_t i : {0, 1, 8}) {  // bit for bit
+  for (size_t i : {0, 1, 8, 9}) {  // bit for bit
     std::vector<Tensor> in = exact_copies(cases[i].inputs);
     EXPECT_TRUE((*l.compiled[i])(in)[0].equal(cases[i].fn(in)[0])) << cases[i].name;
   }
   EXPECT_EQ(l.compiled[0]->kernel_names()[0], "fused_mul_add_relu_mul_sub");
-  EXPECT_EQ(l.compiled[8]->kernel_names()[0], "fused_mul_add_mul_maximum_sub");
+  EXPECT_EQ(l.compiled[9]->kernel_names()[0], "fused_mul_add_mul_maximum_sub");
   // Vectorised: 16-bit lanes are loaded into float vectors and stored rounded.
   EXPECT_NE(l.compiled[0]->source().find("ember_16<ember::BFloat16>::load("), std::string::npos);
   EXPECT_NE(l.compiled[1]->source().find("ember_16<ember::Half>::store("), std::string::npos);

@@ -7,6 +7,7 @@
 #include "ember/ember.h"
 #include "ember/nn.h"
 #include "opdb.h"
+#include "primitives/copy.h"
 
 namespace ember::test {
 namespace {
@@ -103,8 +104,7 @@ TEST(MakeFx, DynamicSpecIsChecked) {
   ember::Dim batch("batch", /*min=*/1, /*max=*/1024);
   ember::DynamicSpec spec = {{{0, batch}}, {}};
   fx::GraphModule gm = make_fx(fn, {x, w}, ember::TraceOptions{.dynamic = spec});
-  EXPECT_NE(gm.graph().to_string().find("f32[s0, 3]"), std::string::npos)
-      << gm.graph().to_string();
+  EXPECT_NE(gm.graph().to_string().find("f32[s0, 3]"), std::string::npos) << gm.graph().to_string();
   // An example outside the range violates the spec before anything else.
   ember::Dim small("small", 1, 4);
   try {
@@ -155,19 +155,52 @@ TEST(MakeFx, SingleTensorFunctionAndConstants) {
   EXPECT_TRUE(gm.attrs().begin()->second.equal(c));
   Tensor x2 = values_tensor({2, 3}, -1.5);
   EXPECT_TRUE(gm({x2})[0].equal(x2 * c + 2));
-  // The scalar 2 enters as a fill of a tensor the op builder made: in place when recorded, a
-  // node allocating its own output once functionalised.
-  auto fills = [](const fx::Graph& g, bool inplace) {
+  // The scalar 2 enters as a node with no inputs that makes a 0-d tensor (PyTorch's full, its
+  // value a parameter; the output from its inference), recorded that way before any
+  // functionalisation.
+  auto fulls = [](const fx::Graph& g) {
     int count = 0;
     for (const fx::Node& n : g.nodes()) {
-      count += n.kind == fx::NodeKind::Call && n.prim->inplace() == inplace &&
-               std::string(n.prim->name()) == (inplace ? "fill_" : "fill") && !n.inplace_target &&
-               n.alloc_outputs == !inplace;
+      count += n.kind == fx::NodeKind::Call && !n.prim->inplace() && n.args.empty() &&
+               std::string(n.prim->name()) == "full" && !n.alloc_outputs &&
+               n.outputs.at(0).sizes.empty() &&
+               static_cast<const Fill&>(*n.prim).value().to<double>() == 2.0;
     }
     return count;
   };
-  EXPECT_EQ(fills(gm.graph(), false), 1) << gm.graph().to_string();
-  EXPECT_EQ(fills(make_fx(fn, {x}, {.functionalize = false}).graph(), true), 1);
+  EXPECT_EQ(fulls(gm.graph()), 1) << gm.graph().to_string();
+  EXPECT_EQ(fulls(make_fx(fn, {x}, {.functionalize = false}).graph()), 1);
+}
+
+// Fill infers its output like the other factories; a fill_ of a tensor the function made is
+// functionalised into a node that allocates that tensor with the strides empty_strided gave it.
+TEST(MakeFx, FillOfAStridedTemporaryKeepsItsStrides) {
+  const Fill full(1.5, {SymInt(2), SymInt(3)}, kFloat64, kCPU);
+  ASSERT_TRUE(full.infers());
+  EXPECT_EQ(full.infer({})[0], TensorMeta::contiguous({2, 3}, kFloat64, kCPU));
+  auto fn = [](const std::vector<Tensor>& xs) -> std::vector<Tensor> {
+    Tensor t = empty_strided({2, 3}, {1, 2}, TensorOptions().dtype(xs[0].dtype()));
+    t.fill_(1.5);
+    return {t, t * xs[0]};
+  };
+  Tensor x = values_tensor({2, 3}, 0.5);
+  fx::GraphModule gm = make_fx(fn, {x});
+  int fills = 0;
+  for (const fx::Node& n : gm.graph().nodes()) {
+    if (n.kind != fx::NodeKind::Call) continue;
+    EXPECT_FALSE(n.prim->inplace()) << gm.graph().to_string();
+    if (n.prim->kind() != PrimitiveKind::Fill) continue;
+    ++fills;
+    EXPECT_TRUE(n.alloc_outputs);
+    EXPECT_EQ(n.outputs[0].strides, (SmallVector<SymInt, 6>{1, 2}));
+  }
+  EXPECT_EQ(fills, 1) << gm.graph().to_string();
+  Tensor x2 = values_tensor({2, 3}, -2.0);
+  const std::vector<Tensor> out = gm({x2});
+  ASSERT_EQ(out.size(), 2u);
+  EXPECT_EQ(out[0].strides(), (std::vector<int64_t>{1, 2}));
+  EXPECT_TRUE(out[0].equal(full_like(x2, 1.5)));
+  EXPECT_TRUE(out[1].equal(x2 * 1.5));
 }
 
 TEST(MakeFx, InPlaceOpsAndViewsReplayAsEager) {
@@ -216,8 +249,8 @@ TEST(MakeFx, FunctionalizationKeepsOnlyVisibleWrites) {
   Tensor a = values_tensor({2, 3}, 0.3), b = values_tensor({2, 3}, 0.1);
   fx::GraphModule recorded = make_fx(fn, {a, b.clone()}, {.functionalize = false});
   fx::GraphModule functional = make_fx(fn, {a, b.clone()});
-  // fill_ of the scalars 2 and 1, add_, mul_, clamp_ and the add_ into the input.
-  EXPECT_EQ(inplace_targets(recorded.graph()).size(), 6u) << recorded.graph().to_string();
+  // add_, mul_, clamp_ and the add_ into the input (the scalars 2 and 1 are out-of-place fulls).
+  EXPECT_EQ(inplace_targets(recorded.graph()).size(), 4u) << recorded.graph().to_string();
   EXPECT_EQ(inplace_targets(functional.graph()), std::vector<std::string>{"arg1_1"})
       << functional.graph().to_string();
   Tensor b_eager = b.clone(), b_graph = b.clone();

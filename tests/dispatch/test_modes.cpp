@@ -69,8 +69,8 @@ TEST(DispatchModes, ModeIsOffInsideItsHandler) {
   EXPECT_EQ(top.handled, 1);  // exp only, not the mul it ran
   EXPECT_EQ(y.sum().item<double>(), 4.0);
   // The handler's mul_(2) reaches the mode below: the scalar 2 becomes a tensor through
-  // dispatch (fill_), is converted by a copy_, then multiplies.
-  EXPECT_EQ(below.names, (std::vector<std::string>{"exp", "fill_", "copy_", "mul_", "sum"}));
+  // dispatch (full: Fill out of place), is converted by a copy_, then multiplies.
+  EXPECT_EQ(below.names, (std::vector<std::string>{"exp", "full", "copy_", "mul_", "sum"}));
 }
 
 TEST(DispatchModes, InnermostModeRunsFirst) {

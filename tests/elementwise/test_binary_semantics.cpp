@@ -19,6 +19,7 @@ Tensor view_of(const Tensor& t, std::vector<int64_t> sizes, std::vector<int64_t>
 }
 
 using binary::same_values;
+using binary::store_as;
 
 TEST(BinarySemantics, DivisionAndRemainderSigns) {
   for (ScalarType dt : {kInt8, kInt16, kInt32, kInt64, kFloat32, kFloat64, kFloat16}) {
@@ -186,6 +187,58 @@ TEST(BinarySemantics, InPlaceVariants) {
   o -= 0.5;
   o /= 2;
   EXPECT_TRUE(same_values(o, {1.75, 4.25}));
+}
+
+// Note [Reduced-float scalars]: in bfloat16 and float16, mul and div (true, trunc, floor) read a
+// single-element second operand at float precision, as PyTorch's kernels do
+// (original_scalar_value<opmath_t>), while add and sub narrow it to the tensor's dtype first. The
+// expected values are computed here as those kernels compute: float(x) op float(s), rounded once.
+TEST(BinarySemantics, ReducedFloatScalarsAsPyTorch) {
+  const std::vector<double> xs = {255, 3, -7.5, 0.0078125, 1000, -0.3};
+  auto rounded = [](ScalarType dt, float v) { return store_as(dt, v); };
+  for (ScalarType dt : {kBFloat16, kFloat16}) {
+    SCOPED_TRACE(dtype_name(dt));
+    const Tensor x = from_values({6}, xs, dt);
+    const std::vector<double> xv = values(x);  // as stored
+    for (double s : {1.003, 0.3, -2.7}) {
+      const float sf = static_cast<float>(s);
+      std::vector<double> mul, div, trunc, floor, add;
+      for (double v : xv) {
+        const float a = static_cast<float>(v);
+        mul.push_back(rounded(dt, a * sf));
+        div.push_back(rounded(dt, a / sf));
+        trunc.push_back(rounded(dt, std::trunc(a / sf)));
+        // Floor division floors the exact quotient (Python's 3 // 0.3 is 9), trunc the
+        // rounded one.
+        floor.push_back(rounded(dt, std::floor(static_cast<double>(a) / sf)));
+        add.push_back(rounded(dt, a + static_cast<float>(store_as(dt, s))));  // narrowed
+      }
+      EXPECT_TRUE(same_values(x * s, mul)) << s;
+      EXPECT_TRUE(same_values(x / s, div)) << s;
+      EXPECT_TRUE(same_values(ember::div(x, s, "trunc"), trunc)) << s;
+      EXPECT_TRUE(same_values(ember::div(x, s, "floor"), floor)) << s;
+      EXPECT_TRUE(same_values(x + s, add)) << s;
+      Tensor y = x.clone();
+      y.mul_(s);
+      EXPECT_TRUE(same_values(y, mul)) << s;
+      y = x.clone();
+      y.div_(s);
+      EXPECT_TRUE(same_values(y, div)) << s;
+      // A one-element tensor of a wider dtype is read the same way (it does not take part in
+      // the type promotion, so the result stays 16-bit).
+      for (ScalarType st : {kFloat32, kFloat64}) {
+        const Tensor t0 = full({}, s, TensorOptions().dtype(st));
+        EXPECT_EQ((x * t0).dtype(), dt);
+        EXPECT_TRUE(same_values(x * t0, mul)) << s;
+        EXPECT_TRUE(same_values(x / t0, div)) << s;
+      }
+    }
+  }
+  // The case that tells the two readings apart: 255 * 1.003 is 255.765, which rounds to 256 in
+  // bfloat16, where 1.003 narrowed to bfloat16 is 1 and gives 255.
+  const Tensor b = full({1}, 255.0, TensorOptions().dtype(kBFloat16));
+  EXPECT_TRUE(same_values(b * 1.003, {256}));
+  EXPECT_TRUE(same_values(b + 0.003 * 255, {256}));  // 0.765 narrowed is 0.765625: 255.77 -> 256
 }
 
 TEST(BinarySemantics, Operators) {

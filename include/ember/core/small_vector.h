@@ -20,7 +20,7 @@ class SmallVector {
   using iterator = T*;
   using const_iterator = const T*;
 
-  SmallVector() = default;
+  SmallVector() noexcept {}  // not `= default`: a value-initialised one would zero inline_
   SmallVector(size_t n, const T& value) { assign(n, value); }
   SmallVector(std::initializer_list<T> l) { append(l.begin(), l.end()); }
   template <typename It, typename = typename std::iterator_traits<It>::iterator_category>
@@ -45,22 +45,22 @@ class SmallVector {
     return *this;
   }
   ~SmallVector() {
-    clear();
+    std::destroy(begin(), end());
     release_heap();
   }
 
   size_t size() const { return size_; }
   bool empty() const { return size_ == 0; }
-  T* data() { return ptr(); }
-  const T* data() const { return ptr(); }
-  T* begin() { return ptr(); }
-  T* end() { return ptr() + size_; }
-  const T* begin() const { return ptr(); }
-  const T* end() const { return ptr() + size_; }
-  T& operator[](size_t i) { return ptr()[i]; }
-  const T& operator[](size_t i) const { return ptr()[i]; }
-  T& back() { return ptr()[size_ - 1]; }
-  const T& back() const { return ptr()[size_ - 1]; }
+  T* data() { return data_; }
+  const T* data() const { return data_; }
+  T* begin() { return data_; }
+  T* end() { return data_ + size_; }
+  const T* begin() const { return data_; }
+  const T* end() const { return data_ + size_; }
+  T& operator[](size_t i) { return data_[i]; }
+  const T& operator[](size_t i) const { return data_[i]; }
+  T& back() { return data_[size_ - 1]; }
+  const T& back() const { return data_[size_ - 1]; }
 
   void reserve(size_t n) {
     if (n <= capacity_) return;
@@ -68,22 +68,22 @@ class SmallVector {
     std::uninitialized_move(begin(), end(), fresh);
     std::destroy(begin(), end());
     release_heap();
-    heap_ = fresh;
+    data_ = fresh;
     capacity_ = n;
   }
   void push_back(T v) {
     if (size_ == capacity_) reserve(capacity_ * 2);
-    new (ptr() + size_) T(std::move(v));
+    new (data_ + size_) T(std::move(v));
     ++size_;
   }
   template <typename... Args>
   T& emplace_back(Args&&... args) {
     if (size_ == capacity_) reserve(capacity_ * 2);
-    T* p = new (ptr() + size_) T(std::forward<Args>(args)...);
+    T* p = new (data_ + size_) T(std::forward<Args>(args)...);
     ++size_;
     return *p;
   }
-  void pop_back() { std::destroy_at(ptr() + --size_); }
+  void pop_back() { std::destroy_at(data_ + --size_); }
   void clear() {
     std::destroy(begin(), end());
     size_ = 0;
@@ -121,30 +121,32 @@ class SmallVector {
   friend bool operator!=(const SmallVector& a, const SmallVector& b) { return !(a == b); }
 
  private:
-  T* ptr() { return heap_ ? heap_ : reinterpret_cast<T*>(inline_); }
-  const T* ptr() const { return heap_ ? heap_ : reinterpret_cast<const T*>(inline_); }
+  T* inline_data() { return reinterpret_cast<T*>(inline_); }
+  bool on_heap() const { return data_ != reinterpret_cast<const T*>(inline_); }
   void release_heap() {
-    if (heap_) ::operator delete(heap_, std::align_val_t(alignof(T)));
-    heap_ = nullptr;
+    if (on_heap()) ::operator delete(data_, std::align_val_t(alignof(T)));
+    data_ = inline_data();
     capacity_ = N;
   }
   // Leaves `o` empty; this vector is empty with no heap buffer.
   void take(SmallVector&& o) {
-    if (o.heap_) {
-      heap_ = o.heap_;
+    if (o.on_heap()) {
+      data_ = o.data_;
       capacity_ = o.capacity_;
       size_ = o.size_;
-      o.heap_ = nullptr;
+      o.data_ = o.inline_data();
       o.capacity_ = N;
-      o.size_ = 0;
     } else {
-      append(std::make_move_iterator(o.begin()), std::make_move_iterator(o.end()));
-      o.clear();
+      for (size_t i = 0; i < o.size_; ++i) new (data_ + i) T(std::move(o.data_[i]));
+      size_ = o.size_;
+      std::destroy(o.begin(), o.end());
     }
+    o.size_ = 0;
   }
 
+  // data_ points at inline_ until the elements outgrow it (no branch per access).
   alignas(T) unsigned char inline_[N * sizeof(T)];
-  T* heap_ = nullptr;
+  T* data_ = inline_data();
   size_t size_ = 0;
   size_t capacity_ = N;
 };

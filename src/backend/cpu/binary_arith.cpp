@@ -10,8 +10,13 @@ namespace ember {
 EMBER_CPU_KERNEL(Binary, inputs, outputs) {
   const Tensor& a = inputs.at(0);
   const Tensor& b = inputs.at(1);
-  EMBER_INTERNAL_ASSERT(a.dtype() == b.dtype(), "Binary: inputs must share the compute dtype");
   auto loop = cpu::make_loop({outputs.at(0), a, b});
+  if (a.dtype() != b.dtype()) {  // Note [Reduced-float scalars] (ops/binary.cpp)
+    EMBER_INTERNAL_ASSERT(b.dtype() == kFloat32 && b.numel() == 1,
+                          "Binary: inputs must share the compute dtype");
+    cpu::binary_float_scalar_kernel(p_.op, loop, a.dtype(), name());
+    return;
+  }
   switch (p_.op) {
     case BinaryOp::Pow:
     case BinaryOp::Atan2:
@@ -182,6 +187,30 @@ void max_min(BinaryOp op, const StridedLoop& loop) {
 }
 
 }  // namespace
+
+void binary_float_scalar_kernel(BinaryOp op, const StridedLoop& loop, ScalarType dtype,
+                                const char* name) {
+  auto run = [&]<typename T>(T*) {
+    auto with = [&](auto f) {
+      basic_kernel<T, T, float>(loop, [f](T a, float b) { return static_cast<T>(f(float(a), b)); });
+    };
+    switch (op) {
+      case BinaryOp::Mul:
+        return with([](float a, float b) { return a * b; });
+      case BinaryOp::Div:
+        return with([](float a, float b) { return a / b; });
+      case BinaryOp::DivTrunc:
+        return with([](float a, float b) { return std::trunc(a / b); });
+      case BinaryOp::DivFloor:
+        return with(float_div_floor<float>);
+      default:
+        EMBER_THROW(RuntimeError, "[", name, "] internal error: no float-scalar form");
+    }
+  };
+  if (dtype == kBFloat16) return run(static_cast<BFloat16*>(nullptr));
+  EMBER_INTERNAL_ASSERT(dtype == kFloat16, "Binary: a float32 scalar needs a 16-bit input");
+  run(static_cast<Half*>(nullptr));
+}
 
 void binary_arith_kernel(BinaryOp op, const Scalar& alpha, const StridedLoop& loop,
                          ScalarType dtype, const char* name) {

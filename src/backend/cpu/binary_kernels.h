@@ -11,6 +11,10 @@ namespace ember::cpu::inline EMBER_CPU_CAPABILITY {
 /// add sub mul div(+trunc/floor) remainder fmod maximum minimum fmax fmin.
 void binary_arith_kernel(BinaryOp op, const Scalar& alpha, const StridedLoop& loop,
                          ScalarType dtype, const char* name);
+/// mul and div (+trunc/floor) of a bfloat16 / float16 input (operand 1) by a single float32
+/// element (operand 2), computed in float (Note [Reduced-float scalars] in ops/binary.cpp).
+void binary_float_scalar_kernel(BinaryOp op, const StridedLoop& loop, ScalarType dtype,
+                                const char* name);
 /// pow atan2 hypot copysign logaddexp.
 void binary_math_kernel(BinaryOp op, const StridedLoop& loop, ScalarType dtype, const char* name);
 /// eq ne lt le gt ge, logical_*, bitwise_*, shifts.

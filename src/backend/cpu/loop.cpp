@@ -17,19 +17,18 @@ StridedLoop make_loop(std::span<const Tensor> operands, const std::vector<int64_
   const int64_t nd = static_cast<int64_t>(shape.size());
   SmallVector<std::array<int64_t, kMaxOperands>, 6> strides(static_cast<size_t>(nd), {});
   for (int t = 0; t < loop.ntensors; ++t) {
-    const Tensor& x = operands[t];
-    loop.base[t] = static_cast<char*>(x.data_ptr());
-    const int64_t es = x.element_size();
-    const int64_t off = nd - x.dim();
+    // A kernel's operands are defined tensors with storage on its device (dispatch checked).
+    const TensorImpl& x = *operands[t].unsafeGetTensorImpl();
+    loop.base[t] = static_cast<char*>(x.data());
+    const int64_t es = element_size(x.dtype());
+    const std::vector<int64_t>& sizes = x.sizes();
+    const std::vector<int64_t>& xstrides = x.strides();
+    const int64_t off = nd - static_cast<int64_t>(sizes.size());
     EMBER_INTERNAL_ASSERT(off >= 0, "make_loop: operand has more dims than the loop");
-    for (int64_t d = 0; d < nd; ++d) {
-      int64_t s = 0;
-      if (d >= off) {
-        int64_t xs = x.sizes()[d - off];
-        EMBER_INTERNAL_ASSERT(xs == shape[d] || xs == 1, "make_loop: operand does not broadcast");
-        s = xs == 1 ? 0 : x.strides()[d - off] * es;
-      }
-      strides[d][t] = s;
+    for (int64_t d = std::max<int64_t>(off, 0); d < nd; ++d) {
+      const int64_t xs = sizes[d - off];
+      EMBER_INTERNAL_ASSERT(xs == shape[d] || xs == 1, "make_loop: operand does not broadcast");
+      strides[d][t] = xs == 1 ? 0 : xstrides[d - off] * es;
     }
   }
   // Drop size-1 dims and merge dims that are contiguous with their inner neighbour.

@@ -154,7 +154,7 @@ void Matmul::eval_cpu(const std::vector<Tensor>& inputs, std::vector<Tensor>& ou
     if (read_c) {
       scale_output(out, p_.beta);
     } else {
-      Fill(0).eval_cpu({}, outputs);
+      Fill::into(out, 0).eval_cpu({}, outputs);
     }
     return;
   }

@@ -23,8 +23,12 @@ template <typename F>
 void parallel_for(int64_t begin, int64_t end, int64_t grain, const F& f) {
   int64_t n = end - begin;
   if (n <= 0) return;
+  if (n <= grain) {  // before asking OpenMP anything: a tiny op's whole cost is a few calls
+    f(begin, end);
+    return;
+  }
   int max_threads = omp_get_max_threads();
-  if (n <= grain || max_threads <= 1 || omp_in_parallel()) {
+  if (max_threads <= 1 || omp_in_parallel()) {
     f(begin, end);
     return;
   }

@@ -120,8 +120,9 @@ int fold_constants(Graph& graph, Attrs& attrs, const ConstantFoldingOptions& opt
       ValueMeta m = n.outputs[k];
       m.requires_grad = false;
       if (how[k].first) {
-        auto fill = std::make_shared<Fill>(*how[k].first);
-        fill->set_display_name("full");
+        auto fill = std::make_shared<Fill>(*how[k].first,
+                                           std::vector<SymInt>(m.sizes.begin(), m.sizes.end()),
+                                           m.dtype, m.device.type());
         values.push_back(
             {b.graph().call(n.name, std::move(fill), {}, std::nullopt, /*alloc_outputs=*/true, {m}),
              0});
