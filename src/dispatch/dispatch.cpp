@@ -98,12 +98,15 @@ Tensor allocate_meta(const TensorMeta& m, const char* op, int64_t storage_offset
 }
 
 std::vector<Tensor> allocate_outputs(const Primitive& prim, const std::vector<Tensor>& inputs) {
-  SmallVector<TensorMeta, 3> in;
-  in.reserve(inputs.size());
+  // Default-initialised (`TensorMeta()` would zero each one first: a tiny op's biggest cost).
+  constexpr size_t kInline = 4;
+  TensorMeta inline_in[kInline];
+  std::vector<TensorMeta> heap_in(inputs.size() > kInline ? inputs.size() : 0);
+  const std::span<TensorMeta> in(heap_in.empty() ? inline_in : heap_in.data(), inputs.size());
   bool any_meta = false;
-  for (const Tensor& t : inputs) {
-    read_meta(t, in.emplace_back());
-    any_meta = any_meta || in.back().device.is_meta();
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    read_meta(inputs[i], in[i]);
+    any_meta = any_meta || in[i].device.is_meta();
   }
   const char* op = prim.name();
   MetaList metas = prim.infer(in);
