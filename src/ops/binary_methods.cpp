@@ -97,12 +97,15 @@ Tensor Tensor::fmin(const Tensor& other) const { return ember::fmin(*this, other
 Tensor Tensor::logaddexp(const Tensor& other) const { return ember::logaddexp(*this, other); }
 
 // Operators: a Scalar on either side is a wrapped number, so `2 - t` promotes like `t - 2`.
+// `s * t` is `t.mul(s)`, as libtorch's operator spells it (and Python's __rmul__): in bfloat16
+// and float16 the scalar is then read at float precision (Note [Reduced-float scalars]).
 #define EMBER_DEFINE_OPERATOR(op, OP)                                                  \
   Tensor operator op(const Tensor& a, const Tensor& b) { return binary_op(OP, a, b); } \
   Tensor operator op(const Tensor& a, const Scalar& b) {                               \
     return binary_op(OP, a, wrapped_scalar(b));                                        \
   }                                                                                    \
   Tensor operator op(const Scalar& a, const Tensor& b) {                               \
+    if (OP == BinaryOp::Mul) return binary_op(OP, b, wrapped_scalar(a));               \
     return binary_op(OP, wrapped_scalar(a), b);                                        \
   }
 EMBER_DEFINE_OPERATOR(+, BinaryOp::Add)

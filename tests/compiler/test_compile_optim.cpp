@@ -288,17 +288,26 @@ TEST_F(CompileOptimizer, OneKernelPerShapeAndNoOpCalls) {
 }
 
 // 16-bit parameters (with float32 ones in the same optimizer): each eager op computes in float and
-// rounds to the parameter's dtype; the compiled update rounds at the same places, so every step
-// gives eager's values bit for bit (AdamW with amsgrad, Adam with coupled weight decay and
-// beta1 < 0.5, SGD with Nesterov momentum and with dampened momentum under maximize).
-TEST_F(CompileOptimizer, SixteenBitParametersMatchEagerBitForBit) {
+// rounds to the parameter's dtype; the compiled update rounds at the same places, so each step
+// gives eager's values up to where a C++ compiler fuses a multiply and an add into one rounding
+// (an FMA: the eager kernels and the generated code are compiled separately, the asan preset's
+// at -O1) — bit for bit in practice in the default build. Checked to within about one unit in the
+// last place of the 16-bit dtype (rtol) and 1e-6 absolute (a moment near zero comes out of a
+// cancellation). AdamW with amsgrad, Adam with coupled weight decay and beta1 < 0.5, SGD with
+// Nesterov momentum and with dampened momentum under maximize; each starts from equal copies.
+TEST_F(CompileOptimizer, SixteenBitParametersMatchEager) {
   for (ScalarType dt : {kBFloat16, kFloat16}) {
     SCOPED_TRACE(dtype_name(dt));
+    const double rtol = dt == kBFloat16 ? 1.0 / 128 : 1.0 / 1024;
     std::vector<Tensor> a;
     for (Tensor p : make_params()) a.push_back(p.detach().to(p.dim() == 1 ? kFloat32 : dt));
     for (Tensor& p : a) p.requires_grad_();
     const std::vector<Tensor> b = copies_of(a);
     auto check = [&](optim::Optimizer& eager, optim::Optimizer& compiled_opt) {
+      {
+        NoGradGuard no_grad;
+        for (size_t i = 0; i < a.size(); ++i) b[i].copy_(a[i]);
+      }
       CompiledOptimizer step = compile(compiled_opt);
       for (const auto& gs : make_grads(a, 3)) {
         std::vector<Tensor> g;
@@ -308,8 +317,9 @@ TEST_F(CompileOptimizer, SixteenBitParametersMatchEagerBitForBit) {
         eager.step();
         step();
         for (size_t i = 0; i < a.size(); ++i) {
-          if (a[i].dtype() == kFloat32) continue;  // its own test: within rounding
-          EXPECT_TRUE(b[i].detach().equal(a[i].detach())) << "parameter " << i;
+          if (a[i].dtype() == kFloat32) continue;  // within rounding: the other tests
+          EXPECT_NO_THROW(testing::assert_close(b[i].detach(), a[i].detach(), rtol, 1e-6))
+              << "parameter " << i;
         }
       }
       const StateDict got = compiled_opt.state_dict(), want = eager.state_dict();
@@ -317,7 +327,7 @@ TEST_F(CompileOptimizer, SixteenBitParametersMatchEagerBitForBit) {
         const Tensor* other = got.find(item.key());
         ASSERT_NE(other, nullptr) << item.key();
         if (item.value().dtype() == dt) {
-          EXPECT_TRUE(other->equal(item.value())) << item.key();
+          EXPECT_NO_THROW(testing::assert_close(*other, item.value(), rtol, 1e-6)) << item.key();
         }
       }
     };

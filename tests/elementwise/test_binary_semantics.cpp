@@ -214,6 +214,7 @@ TEST(BinarySemantics, ReducedFloatScalarsAsPyTorch) {
         add.push_back(rounded(dt, a + static_cast<float>(store_as(dt, s))));  // narrowed
       }
       EXPECT_TRUE(same_values(x * s, mul)) << s;
+      EXPECT_TRUE(same_values(s * x, mul)) << s;  // libtorch's s * t is t.mul(s)
       EXPECT_TRUE(same_values(x / s, div)) << s;
       EXPECT_TRUE(same_values(ember::div(x, s, "trunc"), trunc)) << s;
       EXPECT_TRUE(same_values(ember::div(x, s, "floor"), floor)) << s;
