@@ -185,8 +185,15 @@ MetaList Copy::infer(std::span<const TensorMeta> in) const {
 
 // Factories have no input to take a device from, and Device is not yet a parameter type
 // (dispatch/params.h): their outputs are on the CPU.
+namespace {
+// A factory's output: contiguous, of the sizes, dtype and device its parameters state.
+MetaList factory_output(const std::vector<SymInt>& sizes, ScalarType dtype, DeviceType device) {
+  return {TensorMeta::contiguous(SymShape(sizes.begin(), sizes.end()), dtype, device)};
+}
+}  // namespace
+
 MetaList Range::infer(std::span<const TensorMeta>) const {
-  return {TensorMeta::contiguous(SymShape(p_.sizes.begin(), p_.sizes.end()), p_.dtype, p_.device)};
+  return factory_output(p_.sizes, p_.dtype, p_.device);
 }
 
 Fill Fill::into(const Tensor& target, const Scalar& value) {
@@ -196,7 +203,7 @@ Fill Fill::into(const Tensor& target, const Scalar& value) {
 }
 
 MetaList Fill::infer(std::span<const TensorMeta>) const {
-  return {TensorMeta::contiguous(SymShape(p_.sizes.begin(), p_.sizes.end()), p_.dtype, p_.device)};
+  return factory_output(p_.sizes, p_.dtype, p_.device);
 }
 
 MetaList Random::infer(std::span<const TensorMeta> in) const {
