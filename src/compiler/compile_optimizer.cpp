@@ -33,6 +33,7 @@
 
 #include "compiler/compile_stats.h"
 #include "compiler/logs.h"
+#include "compiler/lowering_ops.h"
 #include "ember/autograd.h"
 #include "ember/compiler.h"
 #include "ember/ops/factory.h"
@@ -93,7 +94,7 @@ struct Plan {
 // update runs in place on the inputs).
 struct Rounding {
   ScalarType dtype;  // the parameter's
-  bool widened() const { return dtype == kBFloat16 || dtype == kFloat16; }
+  bool widened() const { return compiler::is_reduced_float(dtype); }
   Tensor load(const Tensor& t) const { return widened() ? t.to(kFloat32) : t; }
   Tensor operator()(const Tensor& t) const { return widened() ? t.to(dtype).to(kFloat32) : t; }
   // Writes a widened working value back into its input.
@@ -174,13 +175,6 @@ std::vector<Tensor> traced_step(const Plan& plan, const std::vector<Tensor>& xs)
 
 const char* dtype_key(ScalarType t) {
   return t == kFloat64 ? "d" : t == kBFloat16 ? "b" : t == kFloat16 ? "h" : "f";
-}
-
-// eps as eager's add_(eps) adds it to a value of `dtype`: narrowed to that dtype first.
-double narrowed(double eps, ScalarType dtype) {
-  if (dtype == kBFloat16) return static_cast<float>(BFloat16(static_cast<float>(eps)));
-  if (dtype == kFloat16) return static_cast<float>(Half(static_cast<float>(eps)));
-  return eps;
 }
 
 }  // namespace
@@ -280,7 +274,8 @@ class OptimizerStepState {
       c[kOneMinusBeta2] = 1 - b2;
       c[kNegStepSize] = -(lr / (1 - std::pow(b1, t)));
       c[kInvBias2Sqrt] = 1 / std::sqrt(1 - std::pow(b2, t));
-      c[kEps] = narrowed(o.eps(), p.dtype());
+      // eps as eager's add_(eps) adds it: converted to the parameter's dtype first.
+      c[kEps] = compiler::fill_value(o.eps(), p.dtype())->f;
       c[kBias2Sqrt] = std::sqrt(1 - std::pow(b2, t));
       call.slots.push_back(s);
     }

@@ -66,19 +66,23 @@ double rounded(ScalarType t, float f) {
   return t == kBFloat16 ? static_cast<float>(BFloat16(f)) : static_cast<float>(Half(f));
 }
 
+// `Name<T>{args}`: a functor of the shared header, instantiated for the compute type T.
+std::string functor(const std::string& name, const std::string& T, const std::string& args = "") {
+  return name + "<" + T + ">{" + args + "}";
+}
+
 // The fused activation backwards generated (Note [Fused unary backward]): eager's functor, so a
 // compiled gelu/silu backward is eager's one pass rather than its decomposed formula.
 std::optional<std::string> unary_backward_functor(const UnaryBackward& u, const std::string& T) {
   switch (u.op()) {
     case UnaryOp::Sigmoid:
-      return "SigmoidBackwardF<" + T + ">{}";
+      return functor("SigmoidBackwardF", T);
     case UnaryOp::Tanh:
-      return "TanhBackwardF<" + T + ">{}";
+      return functor("TanhBackwardF", T);
     case UnaryOp::Silu:
-      return "SiluBackwardF<" + T + ">{}";
+      return functor("SiluBackwardF", T);
     case UnaryOp::Gelu:
-      return std::string(u.args().tanh_approx ? "GeluTanhBackwardF" : "GeluBackwardF") + "<" + T +
-             ">{}";
+      return functor(u.args().tanh_approx ? "GeluTanhBackwardF" : "GeluBackwardF", T);
     default:
       return std::nullopt;
   }
@@ -90,26 +94,27 @@ std::optional<std::string> unary_functor(const Unary& u, const std::string& T) {
   switch (u.op()) {
 #define EMBER_UNARY_FUNCTOR(Op, name, Functor, ...) \
   case UnaryOp::Op:                                 \
-    return std::string(#Functor) + "<" + T + ">{}";
+    return functor(#Functor, T);
     EMBER_UNARY_TABLE_OPS(EMBER_UNARY_FUNCTOR)
 #undef EMBER_UNARY_FUNCTOR
     case UnaryOp::Abs:
-      return "AbsF<" + T + ">{}";
+      return functor("AbsF", T);
     case UnaryOp::Neg:
-      return "NegF<" + T + ">{}";
+      return functor("NegF", T);
     case UnaryOp::Relu:
-      return "ReluF<" + T + ">{}";
+      return functor("ReluF", T);
     case UnaryOp::Sign:
-      return "SignF<" + T + ">{}";
+      return functor("SignF", T);
     case UnaryOp::Gelu:
-      return std::string(a.tanh_approx ? "GeluTanhF" : "GeluF") + "<" + T + ">{}";
+      return functor(a.tanh_approx ? "GeluTanhF" : "GeluF", T);
     case UnaryOp::LeakyRelu:
       if (!a.a) return std::nullopt;
-      return "LeakyReluF<" + T + ">{" + T + "(" + double_literal(a.a->toDouble()) + ")}";
+      return functor("LeakyReluF", T, T + "(" + double_literal(a.a->toDouble()) + ")");
     case UnaryOp::Hardtanh:
       if (!a.a || !a.b) return std::nullopt;
-      return "HardtanhF<" + T + ">{" + T + "(" + double_literal(a.a->toDouble()) + "), " + T + "(" +
-             double_literal(a.b->toDouble()) + ")}";
+      return functor("HardtanhF", T,
+                     T + "(" + double_literal(a.a->toDouble()) + "), " + T + "(" +
+                         double_literal(a.b->toDouble()) + ")");
     case UnaryOp::Logit:
     case UnaryOp::Round:
     case UnaryOp::Softplus:
@@ -312,7 +317,7 @@ bool pointwise_supported(const Primitive& prim, const std::vector<ScalarType>& i
       const auto& b = static_cast<const Binary&>(prim);
       // Note [Reduced-float scalars] (ops/binary.cpp): a 16-bit input times or over a float32
       // element; both are floats in the generated code, as in eager's kernel.
-      if (in.size() == 2 && (in[0] == kBFloat16 || in[0] == kFloat16) && in[1] == kFloat32) {
+      if (in.size() == 2 && is_reduced_float(in[0]) && in[1] == kFloat32) {
         return (b.op() == BinaryOp::Mul || b.op() == BinaryOp::Div) && out == in[0];
       }
       if (in.size() != 2 || in[0] != in[1]) return false;

@@ -18,24 +18,7 @@ namespace ember {
 
 SymShape broadcast_sizes(std::span<const TensorMeta> in) {
   size_t rank = 0;
-  bool symbolic = false;
-  for (const TensorMeta& m : in) {
-    rank = std::max(rank, m.sizes.size());
-    for (const SymInt& s : m.sizes) symbolic = symbolic || s.is_symbolic();
-  }
-  constexpr size_t kFast = 8;
-  if (!symbolic && rank <= kFast) {  // every eager op: the same rule on plain integers
-    int64_t out[kFast];
-    std::fill(out, out + rank, int64_t{1});
-    for (const TensorMeta& m : in) {
-      const size_t lead = rank - m.sizes.size();
-      for (size_t i = 0; i < m.sizes.size(); ++i) {
-        const int64_t s = m.sizes[i].hint();
-        if (out[lead + i] == 1) out[lead + i] = s;
-      }
-    }
-    return SymShape(out, out + rank);
-  }
+  for (const TensorMeta& m : in) rank = std::max(rank, m.sizes.size());
   SymShape out(rank, SymInt(1));
   for (const TensorMeta& m : in) {
     const size_t lead = rank - m.sizes.size();

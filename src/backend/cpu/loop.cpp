@@ -25,7 +25,7 @@ StridedLoop make_loop(std::span<const Tensor> operands, const std::vector<int64_
     const std::vector<int64_t>& xstrides = x.strides();
     const int64_t off = nd - static_cast<int64_t>(sizes.size());
     EMBER_INTERNAL_ASSERT(off >= 0, "make_loop: operand has more dims than the loop");
-    for (int64_t d = std::max<int64_t>(off, 0); d < nd; ++d) {
+    for (int64_t d = off; d < nd; ++d) {
       const int64_t xs = sizes[d - off];
       EMBER_INTERNAL_ASSERT(xs == shape[d] || xs == 1, "make_loop: operand does not broadcast");
       strides[d][t] = xs == 1 ? 0 : xstrides[d - off] * es;
