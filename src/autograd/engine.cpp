@@ -1,5 +1,6 @@
 // The backward engine: runs nodes in reverse creation order with an explicit queue (no recursion,
 // so deep graphs cannot overflow the stack), summing the gradients that meet at a node.
+#include <algorithm>
 #include <queue>
 #include <unordered_map>
 #include <unordered_set>
@@ -159,9 +160,17 @@ std::vector<Tensor> make_root_grads(const std::vector<Tensor>& outputs,
   for (size_t i = 0; i < outputs.size(); ++i) {
     const Tensor& o = outputs[i];
     if (i < grads.size() && grads[i].defined()) {
-      EMBER_CHECK(grads[i].sizes() == o.sizes(), "[", op, "] Mismatch in shape: grad_output[", i,
-                  "] has a shape of ", ops::shape_str(grads[i].sizes()), " and output[", i,
-                  "] has a shape of ", ops::shape_str(o.sizes()), ".");
+      // Symbolic while a joint graph traces (Note [Symbolic autograd]): equal expressions need
+      // no guard.
+      const SymShape gs = shape_of(grads[i]), os = shape_of(o);
+      bool same = same_as(gs, os);
+      if (!same && gs.size() == os.size()) {
+        same = std::equal(gs.begin(), gs.end(), os.begin(),
+                          [](const SymInt& a, const SymInt& b) { return a == b; });
+      }
+      EMBER_CHECK(same, "[", op, "] Mismatch in shape: grad_output[", i, "] has a shape of ",
+                  ops::shape_str(gs), " and output[", i, "] has a shape of ", ops::shape_str(os),
+                  ".");
       out.push_back(grads[i].dtype() == o.dtype() ? grads[i] : grads[i].to(o.dtype()));
     } else {
       EMBER_CHECK(o.numel() == 1, "[", op,

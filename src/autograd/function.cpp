@@ -79,8 +79,7 @@ variable_list CustomNode::wrap_outputs(variable_list outputs) {
     auto self = shared_from_this();
     for (size_t i = 0; i < outputs.size(); ++i) {
       const Tensor& out = outputs[i];
-      mutable_output_meta().push_back(out.defined() ? OutputMeta{out.sizes(), out.dtype()}
-                                                    : OutputMeta{});
+      mutable_output_meta().push_back(out.defined() ? OutputMeta::of(out) : OutputMeta{});
       if (out.defined() && out.is_floating_point() && !is_in(out, ctx_.non_differentiable_)) {
         set_history(out, self, static_cast<uint32_t>(i));
       }
@@ -115,10 +114,8 @@ std::vector<Tensor> CustomNode::apply(std::vector<Tensor>&& grads) {
   if (ctx_.materialize_grads_) {
     for (size_t i = 0; i < grads.size(); ++i) {
       const auto& m = output_meta()[i];
-      if (!grads[i].defined() && is_floating_point(m.dtype) && !m.sizes.empty()) {
+      if (!grads[i].defined() && is_floating_point(m.dtype)) {
         grads[i] = zeros(m.sizes, TensorOptions().dtype(m.dtype));
-      } else if (!grads[i].defined() && is_floating_point(m.dtype)) {
-        grads[i] = zeros({}, TensorOptions().dtype(m.dtype));
       }
     }
   }
@@ -147,7 +144,7 @@ std::vector<Tensor> CustomNode::apply(std::vector<Tensor>&& grads) {
     Tensor g = res[a];
     if (g.sizes() != want) {
       try {
-        g = sum_to(g, want);
+        g = sum_to(g, shape_of(inputs_[p]));
       } catch (const Error&) {
         EMBER_THROW(RuntimeError, "[", name_, "] Function ", name_,
                     " returned an invalid "

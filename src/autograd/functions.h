@@ -19,8 +19,12 @@ std::optional<ViewGeometry> relative_geometry(const Tensor& base, const Tensor& 
 Tensor view_backward(const Tensor& grad, const ViewGeometry& g,
                      const std::vector<int64_t>& base_sizes);
 
-/// Sums a broadcast gradient down to `sizes` (differentiable).
-Tensor sum_to(const Tensor& grad, const std::vector<int64_t>& sizes);
+/// The tensor's sizes as given, symbolic or not (no guard).
+SymShape shape_of(const Tensor& t);
+
+/// Sums a broadcast gradient down to `sizes` (differentiable; symbolic sizes compare as
+/// expressions first, so equal shapes need no guard).
+Tensor sum_to(const Tensor& grad, const SymShape& sizes);
 
 /// "MulBackward0" from "mul".
 std::string backward_name(const char* op);

@@ -13,6 +13,15 @@ std::atomic<unsigned> g_hook_id{0};
 
 unsigned next_hook_id() { return ++g_hook_id; }
 
+SymShape shape_of(const Tensor& t) {
+  const TensorImpl* impl = t.unsafeGetTensorImpl();
+  if (const SymGeometry* g = impl->sym_geometry()) [[unlikely]]
+    return SymShape(g->sizes.begin(), g->sizes.end());
+  return SymShape(impl->sizes().begin(), impl->sizes().end());
+}
+
+OutputMeta OutputMeta::of(const Tensor& t) { return {shape_of(t), t.dtype()}; }
+
 Node::Node() : sequence_nr_(g_sequence_nr.fetch_add(1, std::memory_order_relaxed)) {}
 
 Node::~Node() {

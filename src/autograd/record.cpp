@@ -4,6 +4,13 @@
 // a CopySlices node: the base's gradient passes through unchanged outside the view, and inside
 // the view it goes through the op's own backward. The view's grad_fn is then regenerated from the
 // base (lazily, whenever the shared version counter says the base changed), as PyTorch does.
+//
+// Note [Symbolic autograd]: autograd records on tensors with symbolic sizes too (a joint forward
+// + backward graph traced with dynamic shapes, Note [Joint graph]). What a node keeps of its
+// inputs' and outputs' shapes is SymInts (OutputMeta::sizes, VjpContext::input_sizes), so the
+// vjps, zeros of a missing gradient and the final sum_to build symbolic results without guards.
+// Views whose layout is symbolic keep no geometry (it is computed on concrete strides): an
+// in-place op on one that needs gradients, or as_strided's backward, raises NotImplementedError.
 #include <sstream>
 
 #include "autograd/functions.h"
@@ -24,8 +31,15 @@ namespace {
 
 // A new handle on t's memory and version counter, without autograd state.
 Tensor alias_of(const Tensor& t) {
-  auto impl = std::make_shared<TensorImpl>(t.impl()->storage(), t.dtype(), t.sizes(), t.strides(),
-                                           t.storage_offset());
+  const TensorImpl& src = *t.impl();
+  std::shared_ptr<TensorImpl> impl;
+  if (const SymGeometry* g = src.sym_geometry()) {
+    impl = std::make_shared<TensorImpl>(src.storage(), t.dtype(), g->sizes, g->strides,
+                                        g->storage_offset);
+  } else {
+    impl = std::make_shared<TensorImpl>(src.storage(), t.dtype(), src.sizes(), src.strides(),
+                                        src.storage_offset());
+  }
   impl->share_version_counter(t.impl()->version_counter());
   return Tensor(std::move(impl));
 }
@@ -36,6 +50,11 @@ std::string type_description(const Tensor& t) {
 }
 
 bool differentiable_dtype(ScalarType t) { return is_floating_point(t); }
+
+// Either geometry is symbolic: a view relation Ember does not compute (Note [Symbolic autograd]).
+bool symbolic_layout(const Tensor& a, const Tensor& b) {
+  return a.unsafeGetTensorImpl()->is_symbolic() || b.unsafeGetTensorImpl()->is_symbolic();
+}
 
 // One recorded primitive: keeps a copy of the primitive and the values its vjp reads.
 class PrimitiveNode : public Node {
@@ -48,7 +67,12 @@ class PrimitiveNode : public Node {
         overload_(backward_overload(prim, inputs)) {
     for (const auto& t : inputs) {
       const bool defined = t.defined();
-      if (defined) sizes_flat_.append(t.sizes().begin(), t.sizes().end());
+      if (!defined) {
+      } else if (const SymGeometry* g = t.unsafeGetTensorImpl()->sym_geometry()) [[unlikely]] {
+        sizes_flat_.append(g->sizes.begin(), g->sizes.end());
+      } else {
+        sizes_flat_.append(t.sizes().begin(), t.sizes().end());
+      }
       input_ranks_.push_back(defined ? static_cast<int>(t.dim()) : 0);
       input_dtypes_.push_back(defined ? t.dtype() : kFloat32);
     }
@@ -94,10 +118,10 @@ class PrimitiveNode : public Node {
                 "backward.");
     auto self = shared_from_this();
     // The inputs' sizes and dtypes, kept inline while recording, as VjpContext reads them.
-    std::vector<std::vector<int64_t>> input_sizes(input_ranks_.size());
-    const int64_t* dims = sizes_flat_.begin();
+    std::vector<SymShape> input_sizes(input_ranks_.size());
+    const SymInt* dims = sizes_flat_.begin();
     for (size_t i = 0; i < input_sizes.size(); ++i) {
-      input_sizes[i].assign(dims, dims + input_ranks_[i]);
+      input_sizes[i].append(dims, dims + input_ranks_[i]);
       dims += input_ranks_[i];
     }
     const std::vector<ScalarType> input_dtypes(input_dtypes_.begin(), input_dtypes_.end());
@@ -134,7 +158,7 @@ class PrimitiveNode : public Node {
   const char* op_;
   int overload_;
   // The inputs' sizes one after another, each input's rank, and dtypes: no allocation per op.
-  SmallVector<int64_t, 8> sizes_flat_;
+  SmallVector<SymInt, 8> sizes_flat_;
   SmallVector<int, 4> input_ranks_;
   SmallVector<ScalarType, 4> input_dtypes_;
   std::vector<SavedVariable> saved_inputs_, saved_outputs_;
@@ -213,7 +237,7 @@ std::shared_ptr<Node> make_view_node(const Primitive& prim, const std::vector<Te
                                      const Tensor& out) {
   if (prim.kind() != PrimitiveKind::AsStrided) return std::make_shared<PrimitiveNode>(prim, inputs);
   const Tensor& in = inputs[0];
-  if (auto geom = relative_geometry(in, out)) {
+  if (auto geom = symbolic_layout(in, out) ? std::nullopt : relative_geometry(in, out)) {
     return std::make_shared<ViewNode>(backward_name(prim.name()), *geom, in.sizes());
   }
   return std::make_shared<UnsupportedViewNode>(prim.name());
@@ -227,7 +251,7 @@ void set_history(const Tensor& t, std::shared_ptr<Node> fn, uint32_t output_nr) 
   auto& metas = fn->mutable_output_meta();
   if (metas.size() <= output_nr) metas.resize(output_nr + 1);
   OutputMeta& om = metas[output_nr];
-  if (om.dtype != t.dtype() || om.sizes != t.sizes()) om = OutputMeta{t.sizes(), t.dtype()};
+  if (om.dtype != t.dtype() || !same_as(om.sizes, shape_of(t))) om = OutputMeta::of(t);
   m.grad_fn = std::move(fn);
   m.attr_version = t._version();
 }
@@ -254,14 +278,6 @@ void check_inplace(const Tensor& target, const char* op) {
               "operation.");
 }
 
-bool any_symbolic(const std::vector<Tensor>& ts) {
-  for (const Tensor& t : ts) {
-    if (t.defined() && t.unsafeGetTensorImpl()->is_symbolic()) [[unlikely]]
-      return true;
-  }
-  return false;
-}
-
 bool requires_grad_now(const Tensor& t) {
   return t.defined() && meta_or_null(t) && differentiable_dtype(t.dtype()) && t.requires_grad();
 }
@@ -276,7 +292,7 @@ void record_view(const OpCall& call) {
   const Tensor& base = im && im->view_base.defined() ? im->view_base : in;
   auto& om = meta(out);
   om.view_base = base;
-  om.view_geometry = relative_geometry(base, out);
+  if (!symbolic_layout(base, out)) om.view_geometry = relative_geometry(base, out);
   om.attr_version = out._version();
   if (!requires_grad_now(in)) return;
   auto fn = make_view_node(call.prim, call.inputs, out);
@@ -357,7 +373,7 @@ Edge gradient_edge(const Tensor& t) {
   auto acc = m->grad_accumulator.lock();
   if (!acc) {
     acc = std::make_shared<AccumulateGrad>(t);
-    acc->mutable_output_meta().push_back({t.sizes(), t.dtype()});
+    acc->mutable_output_meta().push_back(OutputMeta::of(t));
     m->grad_accumulator = acc;
   }
   return {acc, 0};
@@ -374,7 +390,7 @@ const std::shared_ptr<Node>& grad_fn_of(const Tensor& t) {
                                       "AsStridedBackward0", *m.view_geometry, m.view_base.sizes()))
                                 : std::make_shared<UnsupportedViewNode>("as_strided");
       fn->mutable_next_edges().push_back(base_edge);
-      fn->mutable_output_meta().push_back({t.sizes(), t.dtype()});
+      fn->mutable_output_meta().push_back(OutputMeta::of(t));
       m.grad_fn = std::move(fn);
       m.output_nr = 0;
     } else {
@@ -389,16 +405,9 @@ void record(OpCall& call, void (*run)(OpCall&)) {
   const bool grad_mode = is_grad_enabled();
   if (call.inplace) check_inplace(call.outputs[0], prim.name());
   if (!grad_mode) return run(call);
-  // Note [Symbolic shapes]: autograd does not record on tensors with symbolic sizes yet (a joint
-  // forward + backward graph is traced separately); their outputs carry no history. Checked
-  // only where something would be recorded, off the common path.
   if (prim.is_view()) {
     run(call);
-    // (A real tensor viewed with symbolic sizes, as a bias expanded to [s0, 8], is symbolic.)
-    if (!call.outputs.empty() && call.outputs[0].defined() && !any_symbolic(call.inputs) &&
-        !any_symbolic(call.outputs)) {
-      record_view(call);
-    }
+    if (!call.outputs.empty() && call.outputs[0].defined()) record_view(call);
     return;
   }
   const Tensor target = call.inplace ? call.outputs[0] : Tensor();
@@ -407,7 +416,6 @@ void record(OpCall& call, void (*run)(OpCall&)) {
   bool needed = target.defined() && (requires_grad_now(target) ||
                                      (target_is_view && requires_grad_now(target_meta->view_base)));
   for (const auto& t : call.inputs) needed |= requires_grad_now(t);
-  if (needed && (any_symbolic(call.inputs) || any_symbolic(call.outputs))) return run(call);
   if (!needed) {
     run(call);
     // An in-place op that brings no gradient leaves the target's old history stale; the target
@@ -447,7 +455,7 @@ void record(OpCall& call, void (*run)(OpCall&)) {
   node->mutable_output_meta().reserve(call.outputs.size());
   for (size_t i = 0; i < call.outputs.size(); ++i) {
     const Tensor& out = call.outputs[i];
-    node->mutable_output_meta().push_back({out.sizes(), out.dtype()});
+    node->mutable_output_meta().push_back(OutputMeta::of(out));
   }
 
   if (!target.defined()) {
@@ -464,6 +472,9 @@ void record(OpCall& call, void (*run)(OpCall&)) {
   }
   // Note [In-place on views].
   const Tensor base = target_meta->view_base;
+  EMBER_CHECK_NOT_IMPL(!symbolic_layout(base, target), "[", prim.name(),
+                       "] an in-place operation on a view with dynamic shapes that needs "
+                       "gradients is not supported yet; apply the operation out of place");
   EMBER_CHECK_NOT_IMPL(target_meta->view_geometry.has_value(), "[", prim.name(),
                        "] an in-place operation on this view needs gradients, but the view's "
                        "base has a memory layout Ember cannot invert; call .contiguous() first");

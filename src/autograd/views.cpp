@@ -15,9 +15,9 @@
 
 namespace ember::autograd {
 
-Tensor sum_to(const Tensor& grad, const std::vector<int64_t>& sizes) {
-  const auto& gs = grad.sizes();
-  if (gs == sizes) return grad;
+Tensor sum_to(const Tensor& grad, const SymShape& sizes) {
+  const SymShape gs = shape_of(grad);
+  if (same_as(gs, sizes)) return grad;
   const int64_t lead = grad.dim() - static_cast<int64_t>(sizes.size());
   std::vector<int64_t> dims;
   for (int64_t d = 0; d < grad.dim(); ++d) {

@@ -17,10 +17,11 @@
 //  - Training: with grad mode on and anything requiring grad, a static capture is also traced
 //    with its backward (Note [Joint graph]), partitioned, and both graphs built by the backend
 //    in one lower() call (one cold compile for both): a call runs the forward and records one
-//    autograd node that runs the backward (aot_function). A dynamic capture, one whose joint graph
-//    cannot be traced (fake tensors meet a random op), or a call whose inputs require grad
-//    otherwise than traced runs the captured graph through the interpreter, so autograd records op
-//    by op.
+//    autograd node that runs the backward (aot_function); a dynamic capture's joint graph is traced
+//    with the same dynamic dims (Note [Symbolic autograd]). A capture whose joint graph cannot be
+//    traced (fake tensors meet a random op, a backward that specialises a dynamic dim), or a call
+//    whose inputs require grad otherwise than traced runs the captured graph through the
+//    interpreter, so autograd records op by op.
 #include <algorithm>
 #include <atomic>
 #include <map>
@@ -114,6 +115,7 @@ std::vector<Tensor> with_traceable_sizes(const std::vector<Tensor>& inputs,
     }
     if (!sizes.empty()) {
       out[i] = ember::empty(sizes, TensorOptions().dtype(inputs[i].dtype()));
+      if (inputs[i].requires_grad()) out[i].requires_grad_();  // for the joint graph
     }
   }
   return out;
@@ -312,11 +314,13 @@ class CompileState {
     fx::symbolic_sizes(options_.dynamic, with_traceable_sizes(inputs, options_.dynamic));
     const DynamicSpec spec = spec_for(inputs);
     std::optional<fx::GraphModule> gm;
+    const DynamicSpec* captured = nullptr;  // the spec the graph was traced with
     std::exception_ptr failure;
     for (const DynamicSpec* s :
          std::initializer_list<const DynamicSpec*>{&spec, &options_.dynamic}) {
       try {
         gm = capture(inputs, *s);
+        captured = s;
         // The program specialises the automatic dims: later sizes recompile static.
         if (s != &spec) auto_failed_ = true;
         break;
@@ -349,23 +353,14 @@ class CompileState {
     for (const auto& h : entry.guards.held) entry.held_require_grad |= h.meta.requires_grad;
     entry.gm = std::make_shared<const fx::GraphModule>(std::move(*gm));
     if (options_.backend == "inductor" && !records_grad(entry, inputs)) build(entry, inputs);
-    if (records_grad(entry, inputs) && !has_symbols(entry.gm->graph())) build_train(entry, inputs);
+    if (records_grad(entry, inputs)) build_train(entry, inputs, *captured);
     return entry;
   }
 
-  static bool has_symbols(const fx::Graph& g) {
-    for (const fx::Node& n : g.nodes()) {
-      for (const fx::ValueMeta& m : n.outputs) {
-        for (const SymInt& s : m.sizes) {
-          if (s.is_symbolic()) return true;
-        }
-      }
-    }
-    return false;
-  }
-
-  // The joint graph of a static capture, traced with fake tensors like the capture itself.
-  void build_train(CompiledEntry& entry, const std::vector<Tensor>& inputs) {
+  // The joint graph of a capture, traced with fake tensors and the same dynamic dims as the
+  // capture itself (Note [Symbolic autograd]).
+  void build_train(CompiledEntry& entry, const std::vector<Tensor>& inputs,
+                   const DynamicSpec& spec) {
     AotOptions aot;
     if (options_.backend == "inductor") {
       aot.pair_compiler = [this](const fx::GraphModule& fw, const fx::GraphModule& bw) {
@@ -373,9 +368,10 @@ class CompileState {
       };
     }
     try {
-      const TraceOptions fake{.mode = TracingMode::Fake};
+      const TraceOptions fake{.dynamic = spec, .mode = TracingMode::Fake};
+      const std::vector<Tensor> traced = spec.empty() ? inputs : with_traceable_sizes(inputs, spec);
       const fx::JointGraph joint =
-          module_ ? make_joint(*module_, fn_, inputs, fake) : make_joint(fn_, inputs, fake);
+          module_ ? make_joint(*module_, fn_, traced, fake) : make_joint(fn_, traced, fake);
       std::vector<Tensor> primals = module_ ? module_->parameters() : std::vector<Tensor>{};
       primals.insert(primals.end(), inputs.begin(), inputs.end());
       entry.train = aot_compile_joint(joint, primals, aot);

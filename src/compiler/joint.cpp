@@ -78,9 +78,6 @@ fx::Graph lift_tangents(const fx::Graph& traced, size_t tangents,
 fx::JointGraph trace_joint(const JointFn& fn, const std::vector<Tensor>& primals,
                            const TraceOptions& options, const nn::Module* module) {
   EMBER_CHECK_VALUE(static_cast<bool>(fn), "[make_joint] the function is empty");
-  EMBER_CHECK_NOT_IMPL(options.dynamic.empty(),
-                       "[make_joint] dynamic shapes are not supported in joint graphs yet: ",
-                       "autograd does not record on symbolic tensors; trace with static shapes");
   fx::JointGraph joint;
   joint.num_primals = primals.size();
   std::vector<bool> wants_grad;
@@ -192,7 +189,12 @@ fx::JointGraph make_joint(const nn::Module& module, const JointFn& fn,
   auto body = [&](const std::vector<Tensor>& xs) {
     return fn(std::vector<Tensor>(xs.begin() + static_cast<std::ptrdiff_t>(num_params), xs.end()));
   };
-  return trace_joint(body, with_parameters(module, inputs), options, &module);
+  // The spec speaks of fn's inputs: the parameters before them are static.
+  TraceOptions opts = options;
+  if (!opts.dynamic.inputs.empty()) {
+    opts.dynamic.inputs.insert(opts.dynamic.inputs.begin(), num_params, {});
+  }
+  return trace_joint(body, with_parameters(module, inputs), opts, &module);
 }
 
 fx::JointGraph make_joint(const nn::Module& module, const JointFn& fn,

@@ -114,6 +114,8 @@ class Tracer final : public DispatchMode {
       const TensorMeta m =
           TensorMeta::contiguous(SymShape(sizes.begin(), sizes.end()), t.dtype(), Device(kMeta));
       Tensor sym = detail::allocate_meta(m, "make_fx");
+      // Autograd records on symbolic tensors too (Note [Symbolic autograd]).
+      if (t.requires_grad()) sym.requires_grad_(true);
       twins_.emplace(t.unsafeGetTensorImpl(), sym);
       const fx::ValueRef v = graph.placeholder("arg" + std::to_string(i) + "_1", meta_of(sym));
       bind(t, v);

@@ -6,10 +6,10 @@
 
 namespace ember {
 
-Device::Device(DeviceType type, int index) : type_(type), index_(index) {
+// Only an index below -1, or a CPU index other than -1 and 0, gets here.
+void Device::bad_index(int index) {
   EMBER_CHECK_VALUE(index >= -1, "[device] device index must be -1 or non-negative, got ", index);
-  EMBER_CHECK_VALUE(type != kCPU || index <= 0,
-                    "[device] CPU device index must be -1 or zero, got ", index);
+  EMBER_THROW(ValueError, "[device] CPU device index must be -1 or zero, got ", index);
 }
 
 Device::Device(const std::string& spec) {

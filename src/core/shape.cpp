@@ -15,7 +15,7 @@ int64_t wrap_dim(int64_t dim, int64_t ndim, const char* op) {
   return dim < 0 ? dim + n : dim;
 }
 
-std::string shape_str(const std::vector<SymInt>& sizes) {
+std::string shape_str(std::span<const SymInt> sizes) {
   std::string r = "[";
   for (size_t i = 0; i < sizes.size(); ++i) r += (i ? ", " : "") + sizes[i].str();
   return r + "]";

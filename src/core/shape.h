@@ -2,6 +2,7 @@
 // Shape helpers the core itself needs (Tensor::size(d), messages); the op builders reach them
 // through ops/util.h.
 #include <cstdint>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -13,7 +14,13 @@ namespace ember {
 /// A 0-d tensor accepts dims -1 and 0, as PyTorch.
 int64_t wrap_dim(int64_t dim, int64_t ndim, const char* op);
 /// "[2, 3]" for messages.
-std::string shape_str(const std::vector<SymInt>& sizes);
+std::string shape_str(std::span<const SymInt> sizes);
+inline std::string shape_str(const std::vector<SymInt>& sizes) {
+  return shape_str(std::span<const SymInt>(sizes));
+}
+inline std::string shape_str(const SymShape& sizes) {
+  return shape_str(std::span<const SymInt>(sizes.data(), sizes.size()));
+}
 std::string shape_str(const std::vector<int64_t>& sizes);
 
 }  // namespace ember

@@ -65,17 +65,6 @@ const SymIntReader*& sym_int_reader();
 /// Note [Inference]: what a primitive knows about a tensor without its data. Primitives infer
 /// their outputs' metadata from their inputs' (Primitive::infer); dispatch allocates the outputs
 /// from it, and the compiler's tracer runs it on symbolic sizes without any kernel.
-/// Sizes or strides during inference: a few entries, kept inline (no heap allocation per op).
-using SymShape = SmallVector<SymInt, 6>;
-
-/// Equal entries, comparing expressions as expressions (SymInt::same_as: no guard).
-inline bool same_as(const SymShape& a, const SymShape& b) {
-  if (a.size() != b.size()) return false;
-  for (size_t i = 0; i < a.size(); ++i) {
-    if (!a[i].same_as(b[i])) return false;
-  }
-  return true;
-}
 
 /// The broadcast of two sizes when it is settled without comparing a symbol with 1: equal
 /// expressions, or a literal 1 on one side (the other size, whatever it is); nullopt otherwise.
@@ -115,8 +104,9 @@ struct VjpContext {
   const std::vector<Tensor>& inputs;
   /// The forward outputs it asked to keep (saves_output); others are undefined.
   const std::vector<Tensor>& outputs;
-  /// Shape and dtype of every forward input, kept or not.
-  const std::vector<std::vector<int64_t>>& input_sizes;
+  /// Shape and dtype of every forward input, kept or not (symbolic while a joint graph is traced
+  /// with dynamic shapes: a vjp builds its results from these with SymInt arithmetic).
+  const std::vector<SymShape>& input_sizes;
   const std::vector<ScalarType>& input_dtypes;
   /// Gradient of each forward output; zeros where none flowed (never undefined for floating
   /// outputs).
@@ -125,6 +115,12 @@ struct VjpContext {
   const std::vector<bool>& has_grad;
   /// Which inputs need a gradient.
   const std::vector<bool>& needs_grad;
+
+  /// Input i's sizes as integers, for a vjp written on concrete sizes: a guard on symbolic ones
+  /// (the joint graph then specialises them, or raises for a declared-dynamic dim).
+  std::vector<int64_t> concrete_sizes(size_t i, const char* op) const {
+    return SymIntList(input_sizes[i]).concrete(op);
+  }
 };
 
 class Primitive {

@@ -59,7 +59,7 @@ std::vector<Tensor> Convolution::vjp(const VjpContext& ctx) const {
 
 std::vector<Tensor> Pooling::vjp(const VjpContext& ctx) const {
   const Tensor& g = ctx.grads[0];
-  const auto& in = ctx.input_sizes[0];
+  const std::vector<int64_t> in = ctx.concrete_sizes(0, name());
   switch (p_.op) {
     case PoolOp::MaxForward:
     case PoolOp::AdaptiveMaxForward:
@@ -84,7 +84,7 @@ std::vector<Tensor> Pooling::vjp(const VjpContext& ctx) const {
 
 std::vector<Tensor> SlidingWindow::vjp(const VjpContext& ctx) const {
   const Tensor& g = ctx.grads[0];
-  const auto& in = ctx.input_sizes[0];
+  const std::vector<int64_t> in = ctx.concrete_sizes(0, name());
   if (p_.to_columns)
     return {nn::detail::col2im(g, {in[2], in[3]}, p_.kernel_h, p_.kernel_w, p_.conv)};
   return {nn::detail::im2col(g, p_.kernel_h, p_.kernel_w, p_.conv)};
@@ -94,18 +94,18 @@ std::vector<Tensor> Upsample::vjp(const VjpContext& ctx) const {
   if (p_.backward) {
     const char* fwd = p_.op == ResampleOp::Nearest ? "upsample_nearest2d" : "upsample_bilinear2d";
     return {adjoint(Upsample(fwd, p_.op, false, p_.align_corners, p_.scale_h, p_.scale_w,
-                             hw(ctx.input_sizes[0])),
+                             hw(ctx.concrete_sizes(0, name()))),
                     ctx.grads[0])};
   }
-  return {nn::detail::upsample2d_backward(ctx.grads[0], p_.op, ctx.input_sizes[0], p_.align_corners,
-                                          p_.scale_h, p_.scale_w)};
+  return {nn::detail::upsample2d_backward(ctx.grads[0], p_.op, ctx.concrete_sizes(0, name()),
+                                          p_.align_corners, p_.scale_h, p_.scale_w)};
 }
 
 std::vector<Tensor> Pad::vjp(const VjpContext& ctx) const {
   if (p_.backward) {
     return {adjoint(Pad("pad", p_.mode, p_.pad, 0.0, false), ctx.grads[0])};
   }
-  return {nn::detail::pad_backward(ctx.grads[0], p_.mode, p_.pad, ctx.input_sizes[0])};
+  return {nn::detail::pad_backward(ctx.grads[0], p_.mode, p_.pad, ctx.concrete_sizes(0, name()))};
 }
 
 }  // namespace ember

@@ -128,9 +128,9 @@ std::vector<Tensor> IndexPut::vjp(const VjpContext& ctx) const {
 
 std::vector<Tensor> Cat::vjp(const VjpContext& ctx) const {
   std::vector<Tensor> out;
-  int64_t offset = 0;
+  SymInt offset = 0;
   for (size_t i = 0; i < ctx.input_sizes.size(); ++i) {
-    const int64_t n = ctx.input_sizes[i][p_.dim];
+    const SymInt& n = ctx.input_sizes[i][p_.dim];
     out.push_back(
         grad_if(ctx.needs_grad[i], [&] { return ctx.grads[0].narrow(p_.dim, offset, n); }));
     offset += n;
@@ -153,9 +153,10 @@ std::vector<Tensor> Repeat::vjp(const VjpContext& ctx) const {
   // g has sizes r_i * s_i; view it as [r_0, s_0, r_1, s_1, ...] and sum the r's.
   const auto& in = ctx.input_sizes[0];
   const size_t pad = p_.repeats.size() - in.size();
-  std::vector<int64_t> split, sum_dims;
+  std::vector<SymInt> split;
+  std::vector<int64_t> sum_dims;
   for (size_t i = 0; i < p_.repeats.size(); ++i) {
-    const int64_t s = i < pad ? 1 : in[i - pad];
+    const SymInt s = i < pad ? SymInt(1) : in[i - pad];
     sum_dims.push_back(static_cast<int64_t>(split.size()));
     split.push_back(p_.repeats[i]);
     split.push_back(s);

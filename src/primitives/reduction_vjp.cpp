@@ -12,7 +12,7 @@ namespace {
 
 // A reduced tensor brought back to the input's shape (the reduced dims re-inserted, expanded).
 Tensor expand_back(Tensor t, const std::vector<int64_t>& dims, bool keepdim,
-                   const std::vector<int64_t>& sizes) {
+                   const SymShape& sizes) {
   if (!keepdim) {
     std::vector<int64_t> sorted = dims;
     std::sort(sorted.begin(), sorted.end());
@@ -21,11 +21,38 @@ Tensor expand_back(Tensor t, const std::vector<int64_t>& dims, bool keepdim,
   return t.expand(SymIntList(sizes));
 }
 
-int64_t reduced_count(const std::vector<int64_t>& dims, const std::vector<int64_t>& sizes) {
-  int64_t n = 1;
-  for (int64_t d : dims) n *= sizes[d];
-  return n;
-}
+// The number of elements each output reduces, less `minus`: a number, or, when the sizes are
+// symbolic (a joint graph traced with dynamic shapes, Note [Symbolic autograd]), a 0-d tensor the
+// graph computes as the sum of a one broadcast over the reduced sizes (a graph holds tensors and
+// shapes, not symbolic scalars).
+class ReducedCount {
+ public:
+  ReducedCount(const std::vector<int64_t>& dims, const SymShape& sizes, double minus,
+               ScalarType dtype) {
+    SymInt count = 1;
+    SymShape reduced;
+    for (int64_t d : dims) {
+      count = count * sizes[d];
+      reduced.push_back(sizes[d]);
+    }
+    if (!count.is_symbolic()) {
+      n_ = static_cast<double>(count.hint()) - minus;
+      return;
+    }
+    const ScalarType dt = dtype == kFloat64 ? kFloat64 : kFloat32;
+    symbolic_ = ones({}, TensorOptions().dtype(dt)).expand(SymIntList(reduced)).sum() - minus;
+  }
+  /// a / count.
+  Tensor divide(const Tensor& a) const { return symbolic_.defined() ? a / symbolic_ : a / n_; }
+  /// a * (k / count).
+  Tensor scale(const Tensor& a, double k) const {
+    return symbolic_.defined() ? a * (symbolic_.reciprocal() * k) : a * (k / n_);
+  }
+
+ private:
+  double n_ = 0;
+  Tensor symbolic_;
+};
 
 // Gradient shared evenly by the elements equal to the extreme value (amax, max(), norm inf).
 Tensor evenly_distribute(const Tensor& g, const Tensor& mask, const std::vector<int64_t>& dims) {
@@ -34,23 +61,9 @@ Tensor evenly_distribute(const Tensor& g, const Tensor& mask, const std::vector<
 }
 
 // zeros(sizes) with src added at `index` along `dim` (max(dim), cummax backward).
-Tensor scatter_add_along(const std::vector<int64_t>& sizes, int64_t dim, const Tensor& index,
+Tensor scatter_add_along(const SymShape& sizes, int64_t dim, const Tensor& index,
                          const Tensor& src) {
-  // zeros(sizes)[i0, .., index, .., in] += src, with aranges on the other dims.
-  std::vector<TensorIndex> idx;
-  const int64_t nd = static_cast<int64_t>(sizes.size());
-  for (int64_t d = 0; d < nd; ++d) {
-    if (d == dim) {
-      idx.emplace_back(index);
-      continue;
-    }
-    std::vector<int64_t> shape(nd, 1);
-    shape[d] = index.size(d);
-    idx.emplace_back(arange(index.size(d), TensorOptions().dtype(kInt64)).view(SymIntList(shape)));
-  }
-  Tensor out = zeros(sizes, TensorOptions().dtype(src.dtype()));
-  index_put_(out, idx, src, /*accumulate=*/true);
-  return out;
+  return zeros(sizes, TensorOptions().dtype(src.dtype())).scatter_add_(dim, index, src);
 }
 
 // cumprod's gradient for an input with zeros, built from products that leave x_i out, so that
@@ -102,14 +115,14 @@ std::vector<Tensor> Reduce::vjp(const VjpContext& ctx) const {
   auto back = [&](const Tensor& t) { return expand_back(t, dims, p_.keepdim, sizes); };
   auto out = [&](size_t i) { return back(ctx.outputs[i]); };
   const Tensor g = back(ctx.grads[0]);
-  const double n = static_cast<double>(reduced_count(dims, sizes));
+  auto count = [&](double minus) { return ReducedCount(dims, sizes, minus, g.dtype()); };
   switch (p_.op) {
     case ReduceOp::Sum:
       return {g};
     case ReduceOp::NanSum:
       return {g.masked_fill(x.isnan(), 0)};
     case ReduceOp::Mean:
-      return {g / n};
+      return {count(0).divide(g)};
     case ReduceOp::NanMean: {
       Tensor valid = x.isnan().logical_not();
       Tensor count = valid.sum(dims, true).to(g.dtype());
@@ -169,19 +182,20 @@ std::vector<Tensor> Reduce::vjp(const VjpContext& ctx) const {
     case ReduceOp::Std:
     case ReduceOp::StdMean: {
       const bool is_std = p_.op == ReduceOp::Std || p_.op == ReduceOp::StdMean;
+      const ReducedCount n = count(p_.param);
       Tensor r;
       if (ctx.has_grad[0]) {
         Tensor centered = x - x.mean(dims, true);
         if (is_std) {
           // A zero std has no derivative; the safe denominator keeps NaN out of double backward.
           Tensor s = out(0), zero = s == 0;
-          r = (g * centered / (s.masked_fill(zero, 1) * (n - p_.param))).masked_fill(zero, 0);
+          r = n.divide(g * centered / s.masked_fill(zero, 1)).masked_fill(zero, 0);
         } else {
-          r = g * centered * (2.0 / (n - p_.param));
+          r = n.scale(g * centered, 2.0);
         }
       }
       if ((p_.op == ReduceOp::VarMean || p_.op == ReduceOp::StdMean) && ctx.has_grad[1]) {
-        Tensor m = back(ctx.grads[1]) / n;
+        Tensor m = count(0).divide(back(ctx.grads[1]));
         r = r.defined() ? r + m : m;
       }
       return {r};

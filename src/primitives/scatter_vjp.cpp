@@ -21,15 +21,15 @@ Tensor corner(const Tensor& t, const Tensor& shape_of) {
 }
 
 // `t` placed in that corner of zeros(sizes): the rest of src gets no gradient.
-Tensor embed_corner(const Tensor& t, const std::vector<int64_t>& sizes) {
-  if (t.sizes() == sizes) return t;
+Tensor embed_corner(const Tensor& t, const SymShape& sizes) {
+  if (same_as(TensorMeta::of(t).sizes, sizes)) return t;
   Tensor z = zeros(sizes, like(t));
   corner(z, t).copy_(t);
   return z;
 }
 
 // zeros(self_sizes) with `values` (index-shaped) added where index sends them.
-Tensor scatter_sum(const std::vector<int64_t>& self_sizes, int64_t dim, const Tensor& index,
+Tensor scatter_sum(const SymShape& self_sizes, int64_t dim, const Tensor& index,
                    const Tensor& values) {
   // In place into the fresh zeros: the out-of-place form would copy them first.
   Tensor out = zeros(self_sizes, like(values));
@@ -38,7 +38,7 @@ Tensor scatter_sum(const std::vector<int64_t>& self_sizes, int64_t dim, const Te
 }
 
 // How many src elements each element of self receives.
-Tensor scatter_counts(const std::vector<int64_t>& self_sizes, int64_t dim, const Tensor& index,
+Tensor scatter_counts(const SymShape& self_sizes, int64_t dim, const Tensor& index,
                       const Tensor& g) {
   return scatter_sum(self_sizes, dim, index, ones(index.sizes(), like(g)));
 }
@@ -46,7 +46,7 @@ Tensor scatter_counts(const std::vector<int64_t>& self_sizes, int64_t dim, const
 // Which index entries write last to their target (index-shaped, bool): with repeated indices the
 // kernel keeps the last write along `dim` (Note [Scatter along a dim]), so only that source
 // element reaches the output.
-Tensor last_writers(const Tensor& index, int64_t dim, const std::vector<int64_t>& self_sizes) {
+Tensor last_writers(const Tensor& index, int64_t dim, const SymShape& self_sizes) {
   if (index.dim() == 0) return ones({}, TensorOptions().dtype(kBool));
   std::vector<int64_t> shape(index.dim(), 1);
   shape[dim] = index.size(dim);
@@ -167,7 +167,7 @@ std::vector<Tensor> IndexUpdate::vjp(const VjpContext& ctx) const {
     if (p_.op == IndexUpdateOp::Add) return gs * p_.scalar;
     if (gs.dim() == 0) return gs;
     // Repeated indices: only the last copy lands.
-    const int64_t size = ctx.input_sizes[0][dim];
+    const SymInt& size = ctx.input_sizes[0][dim];
     Tensor idx = index.reshape({-1});
     std::vector<int64_t> shape(gs.dim(), 1);
     shape[dim] = idx.numel();
@@ -179,7 +179,7 @@ std::vector<Tensor> IndexUpdate::vjp(const VjpContext& ctx) const {
 
 std::vector<Tensor> Take::vjp(const VjpContext& ctx) const {
   const Tensor& g = ctx.grads[0];
-  const int64_t n = ctx.input_sizes[0][0];
+  const int64_t n = ctx.concrete_sizes(0, name())[0];
   Tensor idx = ctx.inputs[1].reshape({-1});
   idx = where(idx < 0, idx + n, idx);
   return {zeros({n}, like(g)).index_add(0, idx, g.reshape({-1})), Tensor()};
@@ -193,7 +193,7 @@ std::vector<Tensor> MaskedScatter::vjp(const VjpContext& ctx) const {
   out.push_back(grad_if(ctx.needs_grad[2], [&] {
     // The first k source elements went to the k true positions; the rest get zero.
     Tensor taken = masked_select(g, mask);
-    const int64_t n = ctx.input_sizes[2][0];
+    const int64_t n = ctx.concrete_sizes(2, name())[0];
     return cat({taken, zeros({n - taken.numel()}, like(g))});
   }));
   return out;

@@ -7,6 +7,7 @@
 #include "ember/ember.h"
 #include "ops/util.h"
 #include "primitives/unary.h"
+#include "primitives/vjp_util.h"
 
 namespace ember {
 
@@ -103,7 +104,7 @@ bool has_fused_backward(UnaryOp op) {
 }
 
 Tensor unary_backward(UnaryOp op, const UnaryArgs& args, const Tensor& g, const Tensor& v) {
-  if (has_fused_backward(op) && g.dtype() == v.dtype() && g.sizes() == v.sizes()) {
+  if (has_fused_backward(op) && g.dtype() == v.dtype() && same_sizes(g, v)) {
     return dispatch(UnaryBackward(op, args), {g, v})[0];
   }
   return composite_backward(op, args, g, v);

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 
+#include "core/shape.h"
 #include "dispatch/dispatch.h"
 #include "ember/ember.h"
 #include "primitives/infer_util.h"
@@ -55,12 +56,6 @@ int64_t ndim(const ViewLayout& l) { return static_cast<int64_t>(l.sizes.size());
 void check_dim(int64_t dim, int64_t n, const char* op) {
   EMBER_CHECK_INDEX(dim >= 0 && dim < n, "[", op, "] dim ", dim, " is out of range for a ", n,
                     "-d input");
-}
-
-std::string shape_str(const SymShape& s) {
-  std::string out = "[";
-  for (size_t i = 0; i < s.size(); ++i) out += (i ? ", " : "") + s[i].str();
-  return out + "]";
 }
 
 // The gradient of a selection (slice, select, diagonal): zeros of the input's shape with the

@@ -3,6 +3,7 @@
 #include <ember/compiler.h>
 #include <ember/core/allocator.h>
 #include <ember/fx/joint.h>
+#include <ember/nn.h>
 #include <ember/nn/functional/activation.h>
 #include <ember/nn/functional/linear.h>
 #include <ember/nn/functional/loss.h>
@@ -107,11 +108,101 @@ TEST(Joint, FakeTracingOfModules) {
 
 TEST(Joint, Errors) {
   const std::vector<Tensor> in = mlp_inputs();
-  EXPECT_THROW(make_joint(mlp, in, {.dynamic = DynamicSpec{{{0, Dim("batch", 2, 8)}}}}),
-               NotImplementedError);
+  // A function that reads a declared-dynamic size as an integer specialises it.
+  auto scaled = [](const std::vector<Tensor>& xs) -> std::vector<Tensor> {
+    return {mlp(xs)[0] * static_cast<double>(xs[0].size(0))};
+  };
+  EXPECT_THROW(
+      make_joint(scaled, in, {.dynamic = DynamicSpec{{{0, Dim("batch", 2, 8)}}, {}, {}, {}}}),
+      ConstraintViolationError);
   EXPECT_THROW(make_joint(JointFn{}, in), ValueError);
   const fx::JointGraph joint = make_joint(mlp, in);
   EXPECT_THROW(joint(in, {}), ValueError);  // one tangent expected
+}
+
+// Gradients through a joint graph and its partitioned graphs at `primals`, in primal order
+// (undefined where none): the joint graph's, then each partition's.
+std::vector<std::vector<Tensor>> joint_gradients(const fx::JointGraph& joint,
+                                                 const std::vector<fx::PartitionedGraphs>& parts,
+                                                 const std::vector<Tensor>& primals,
+                                                 const std::vector<Tensor>& tangents) {
+  std::vector<std::vector<Tensor>> all;
+  const std::vector<Tensor> j = joint(primals, tangents);
+  all.emplace_back(j.begin() + static_cast<std::ptrdiff_t>(joint.num_outputs), j.end());
+  for (const fx::PartitionedGraphs& p : parts) {
+    std::vector<Tensor> fwd = p.forward(primals);
+    std::vector<Tensor> bw(fwd.begin() + static_cast<std::ptrdiff_t>(p.num_outputs), fwd.end());
+    bw.insert(bw.end(), tangents.begin(), tangents.end());
+    const std::vector<Tensor> g = p.backward(bw);
+    std::vector<Tensor> grads;
+    for (int k : p.grad_of) grads.push_back(k < 0 ? Tensor() : g.at(k));
+    all.push_back(std::move(grads));
+  }
+  return all;
+}
+
+// Note [Symbolic autograd]: one joint graph traced with a dynamic batch serves every batch in
+// the Dim's range with eager autograd's outputs and gradients, and so do the forward and backward
+// graphs the partitioner makes of it; a batch outside the range is refused.
+TEST(Joint, MlpWithDynamicBatch) {
+  const std::vector<Tensor> in = mlp_inputs();
+  const fx::JointGraph joint =
+      make_joint(mlp, in, {.dynamic = DynamicSpec{{{0, Dim("batch", 1, 64)}}, {}, {}, {}}});
+  const std::string text = joint.module.graph().to_string();
+  EXPECT_NE(text.find("f32[s0, 3]"), std::string::npos) << text;  // the tangent is symbolic
+  const std::vector<fx::PartitionedGraphs> parts = {
+      fx::partition(joint), fx::partition(joint, fx::PartitionPolicy::SaveAll)};
+  for (int64_t batch : {1, 2, 4, 17, 64}) {
+    std::vector<Tensor> xs = in;
+    xs[0] = randn({batch, 5});
+    const Tensor tangent = randn({batch, 3});
+    const std::vector<Tensor> want = eager_mlp(xs, tangent);
+    EXPECT_TRUE(joint(xs, {tangent})[0].allclose(want[0], 1e-5, 1e-6)) << "batch " << batch;
+    const auto all = joint_gradients(joint, parts, xs, {tangent});
+    for (size_t v = 0; v < all.size(); ++v) {
+      EXPECT_FALSE(all[v][0].defined());
+      for (size_t k = 0; k < 3; ++k) {
+        EXPECT_TRUE(all[v][1 + k].allclose(want[1 + k], 1e-5, 1e-5))
+            << "batch " << batch << ", graph " << v << ", gradient of input " << k + 1;
+      }
+    }
+  }
+  std::vector<Tensor> big = in;
+  big[0] = randn({65, 5});
+  EXPECT_THROW(joint(big, {randn({65, 3})}), ValueError);
+}
+
+// A module's joint graph with the batch of its inputs dynamic (the spec names fn's inputs, not
+// the parameters): a mean loss divides by the batch, a symbolic count the graph computes.
+TEST(Joint, ModuleWithDynamicBatchAndAMeanLoss) {
+  manual_seed(3);
+  nn::Sequential net(nn::Linear(6, 16), nn::GELU(), nn::Linear(16, 4));
+  auto loss = [&](const std::vector<Tensor>& xs) -> std::vector<Tensor> {
+    const Tensor out = net->forward(xs[0]);
+    return {(out - xs[1]).pow(2).mean() + nn::functional::cross_entropy(out, xs[2]) +
+            out.var(0).sum()};
+  };
+  const Dim batch("batch", 2, 128);
+  const std::vector<Tensor> example = {randn({5, 6}), randn({5, 4}), randint(0, 4, {5}, kInt64)};
+  const fx::JointGraph joint = make_joint(
+      *net, loss, example, {.dynamic = DynamicSpec{{{0, batch}}, {{0, batch}}, {{0, batch}}}});
+  const std::vector<fx::PartitionedGraphs> parts = {fx::partition(joint)};
+  const std::vector<Tensor> params = net->parameters();
+  for (int64_t b : {2, 7, 128}) {
+    const std::vector<Tensor> xs = {randn({b, 6}), randn({b, 4}), randint(0, 4, {b}, kInt64)};
+    const Tensor want_loss = loss(xs)[0];
+    const std::vector<Tensor> want = autograd::grad({want_loss}, params);
+    std::vector<Tensor> primals = params;
+    primals.insert(primals.end(), xs.begin(), xs.end());
+    EXPECT_TRUE(joint(primals, {ones({})})[0].allclose(want_loss, 1e-5, 1e-6)) << "batch " << b;
+    const auto all = joint_gradients(joint, parts, primals, {ones({})});
+    for (size_t v = 0; v < all.size(); ++v) {
+      for (size_t k = 0; k < params.size(); ++k) {
+        EXPECT_TRUE(all[v][k].allclose(want[k], 1e-4, 1e-5))
+            << "batch " << b << ", graph " << v << ", parameter " << k;
+      }
+    }
+  }
 }
 
 // The forward graph then the backward graph compute what the joint graph does, under both

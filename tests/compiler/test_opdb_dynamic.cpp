@@ -6,6 +6,11 @@
 // operands). Arguments the entry reads back with values() (OpInfo::arg_inputs) stay concrete.
 // Entries with a grad_op (whose op reads its result's values) trace that instead.
 //
+// DynamicJointMatchesEager does the same for every differentiable entry's gradient samples through
+// the joint forward+backward graph (Note [Symbolic autograd]): the traced inputs require grad, and
+// at the two other sizes the joint graph's output and gradients (for a random tangent) must equal
+// eager autograd's. Its failures are listed in dynamic_joint_pending().
+//
 // One dtype per entry (float32 where supported). Entries that cannot trace symbolically yet are
 // listed in dynamic_pending() with the reason (the first failing sample's message, shortened, and
 // where known the op builder that specialised); entries that specialise in PyTorch too are
@@ -14,6 +19,7 @@
 // The test fails when a listed entry starts working, so the lists only shrink; each failing
 // entry prints a "[dynamic-fail] name dtype sample: message" line to update them from.
 #include <ember/compiler.h>
+#include <ember/fx/joint.h>
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -55,6 +61,41 @@ struct Outcome {
   std::string failure;    // empty: traced and equal to eager at the other sizes
 };
 
+struct Sweep {
+  std::vector<std::string> failures;  // "sample: why" per failing sample
+  int passed = 0, eligible = 0;
+};
+
+// Runs `check` (a Sample to an Outcome) over the samples.
+template <typename Check>
+Sweep sweep(const std::vector<Sample>& samples, Check&& check) {
+  Sweep r;
+  for (const Sample& s : samples) {
+    const Outcome o = check(s);
+    if (!o.eligible) continue;
+    ++r.eligible;
+    if (o.failure.empty()) {
+      ++r.passed;
+    } else {
+      r.failures.push_back(s.desc + ": " + o.failure);
+    }
+  }
+  return r;
+}
+
+// Which traced inputs share the dynamic dim: input 0 alone, then every input whose dim 0 is
+// as long as input 0's `n` (only when there is one).
+std::vector<std::vector<bool>> dim0_variants(const std::vector<Tensor>& example, int64_t n) {
+  std::vector<std::vector<bool>> variants = {std::vector<bool>(example.size(), false)};
+  variants[0][0] = true;
+  std::vector<bool> tied(example.size(), false);
+  for (size_t k = 0; k < example.size(); ++k) {
+    tied[k] = example[k].defined() && example[k].dim() > 0 && example[k].size(0) == n;
+  }
+  if (std::count(tied.begin(), tied.end(), true) > 1) variants.push_back(tied);
+  return variants;
+}
+
 // One sample of one dtype.
 Outcome check_sample(const OpInfo& info, const Sample& s, ScalarType dt) {
   const size_t n_in = s.inputs.size();
@@ -82,18 +123,8 @@ Outcome check_sample(const OpInfo& info, const Sample& s, ScalarType dt) {
   std::vector<Tensor> example;
   for (size_t i : traced) example.push_back(s.inputs[i]);
   const Dim d0("d0", 2, int64_t{1} << 20);
-  // Which traced inputs share the dynamic dim: input 0 alone, then every input whose dim 0 is
-  // as long (only when there is one).
-  std::vector<std::vector<bool>> variants = {std::vector<bool>(traced.size(), false)};
-  variants[0][0] = true;
-  std::vector<bool> tied(traced.size(), false);
-  for (size_t k = 0; k < traced.size(); ++k) {
-    const Tensor& t = example[k];
-    tied[k] = t.defined() && t.dim() > 0 && t.size(0) == n;
-  }
-  if (std::count(tied.begin(), tied.end(), true) > 1) variants.push_back(tied);
   Outcome out{true, ""};
-  for (const std::vector<bool>& dynamic : variants) {
+  for (const std::vector<bool>& dynamic : dim0_variants(example, n)) {
     DynamicSpec spec;
     for (bool d : dynamic)
       spec.inputs.push_back(d ? std::map<int64_t, Dim>{{0, d0}} : std::map<int64_t, Dim>{});
@@ -144,6 +175,146 @@ Outcome check_sample(const OpInfo& info, const Sample& s, ScalarType dt) {
   return out;
 }
 
+// One gradient sample through the joint graph with its dim 0 dynamic, as check_sample.
+Outcome check_joint_sample(const OpInfo& info, const Sample& s) {
+  const size_t n_in = s.inputs.size();
+  if (n_in == 0 || is_arg(info, 0, n_in)) return {};
+  const Tensor& x0 = s.inputs[0];
+  if (!x0.defined() || x0.dim() == 0 || x0.size(0) < 2) return {};
+  const auto& op = info.grad_op ? info.grad_op : info.op;
+  std::vector<size_t> traced;
+  for (size_t i = 0; i < n_in; ++i) {
+    if (!is_arg(info, i, n_in)) traced.push_back(i);
+  }
+  const JointFn fn = [&](const std::vector<Tensor>& xs) {
+    std::vector<Tensor> all = s.inputs;
+    for (size_t k = 0; k < traced.size(); ++k) all[traced[k]] = xs[k];
+    return std::vector<Tensor>{op(all)};
+  };
+  // The traced floating inputs require grad (fresh leaves at every size).
+  auto leaves = [](std::vector<Tensor> xs) {
+    for (Tensor& t : xs) {
+      if (t.defined() && t.is_floating_point() && t.numel() > 0) t = t.detach().requires_grad_();
+    }
+    return xs;
+  };
+  std::vector<Tensor> example;
+  for (size_t i : traced) example.push_back(s.inputs[i]);
+  try {
+    const Tensor out = fn(leaves(example))[0];
+    if (!out.requires_grad() || out.numel() == 0) return {};
+  } catch (const Error&) {
+    return {};
+  }
+  const int64_t n = x0.size(0);
+  const Dim d0("d0", 2, int64_t{1} << 20);
+  Outcome result{true, ""};
+  for (const std::vector<bool>& dynamic : dim0_variants(example, n)) {
+    DynamicSpec spec;
+    for (bool d : dynamic)
+      spec.inputs.push_back(d ? std::map<int64_t, Dim>{{0, d0}} : std::map<int64_t, Dim>{});
+    auto at = [&](int64_t m) {
+      std::vector<Tensor> xs = example;
+      for (size_t k = 0; k < xs.size(); ++k) {
+        if (dynamic[k]) xs[k] = grow(xs[k], m);
+      }
+      return leaves(xs);
+    };
+    fx::JointGraph joint;
+    try {
+      joint = make_joint(fn, at(n), {.dynamic = spec});
+    } catch (const std::exception& e) {
+      result.failure = first_line(e.what());
+      continue;
+    }
+    for (int64_t m : {n + 1, 2 * n + 1}) {
+      const std::string where = "size " + std::to_string(m) + ": ";
+      const std::vector<Tensor> xs = at(m);
+      std::vector<Tensor> wants;
+      for (const Tensor& t : xs) {
+        if (t.defined() && t.requires_grad()) wants.push_back(t);
+      }
+      Tensor out, tangent;
+      std::vector<Tensor> want;
+      try {
+        out = fn(xs)[0];
+        tangent = randn(out.sizes(), out.dtype());
+        want = autograd::grad({out}, wants, {tangent}, std::nullopt, false, /*allow_unused=*/true);
+      } catch (const Error&) {
+        out = Tensor();  // eager refuses this size: so must the graph
+      }
+      std::vector<Tensor> got;
+      try {
+        got = joint(xs, {out.defined() ? tangent : ones({})});
+      } catch (const std::exception& e) {
+        if (!out.defined()) continue;
+        return {true, where + "running the joint graph failed: " + first_line(e.what())};
+      }
+      if (!out.defined()) return {true, where + "the joint graph ran where eager refuses"};
+      const auto [rtol, atol] = tolerances(out.dtype());
+      if (!got[0].allclose(out.detach(), rtol, atol)) return {true, where + "the output differs"};
+      for (size_t i = 0, k = 0; i < xs.size(); ++i) {
+        if (!xs[i].requires_grad()) continue;
+        const Tensor& w = want[k++];
+        const Tensor& g = got[1 + i];
+        if (!w.defined() && !g.defined()) continue;
+        if (!g.defined() || !g.allclose(w.defined() ? w : zeros_like(g), rtol * 10, atol * 10)) {
+          return {true, where + "the gradient of input " + std::to_string(traced[i]) + " differs"};
+        }
+      }
+    }
+    return {true, ""};
+  }
+  return result;
+}
+
+TEST_P(OpTest, DynamicJointMatchesEager) {
+  const OpInfo& info = GetParam();
+  if (!info.not_differentiable.empty()) return;  // JointGraphMatchesEagerGradients covers them
+  manual_seed(0);
+  const Sweep r =
+      sweep(info.grad_samples ? info.grad_samples() : info.samples(kFloat64), [&](const Sample& s) {
+        return s.no_gradcheck.empty() ? check_joint_sample(info, s) : Outcome{};
+      });
+  const std::vector<std::string>& failures = r.failures;
+  const int eligible = r.eligible;
+  RecordProperty("dynamic_joint_samples", r.passed);
+  // An entry whose forward specialises (dynamic_specialises()) cannot trace jointly either.
+  const auto& pending = dynamic_joint_pending();
+  const auto& specialises = dynamic_specialises();
+  const char* list = nullptr;
+  std::string why;
+  if (auto it = pending.find(info.name); it != pending.end()) {
+    list = "dynamic_joint_pending()";
+    why = it->second;
+  } else if (auto at = specialises.find(info.name); at != specialises.end()) {
+    list = "dynamic_specialises()";
+    why = at->second;
+  }
+  if (eligible == 0) {
+    EXPECT_EQ(pending.count(info.name), 0u)
+        << info.name << " has no eligible sample: take it off dynamic_joint_pending()";
+    return;
+  }
+  if (!failures.empty()) {
+    std::printf("[dynamic-joint-fail] %s %s\n", info.name.c_str(), failures[0].c_str());
+  }
+  if (list) {
+    std::printf("[ dynamic  ] %s: joint graph listed in %s (%s); %zu of %d samples fail\n",
+                info.name.c_str(), list, why.c_str(), failures.size(), eligible);
+    // (Gradient samples may avoid what specialises a forward sample.)
+    if (pending.count(info.name)) {
+      EXPECT_FALSE(failures.empty())
+          << info.name << " traces jointly now: take it off dynamic_joint_pending()";
+    }
+    return;
+  }
+  for (size_t i = 0; i < failures.size() && i < 3; ++i) {
+    ADD_FAILURE() << info.name << " " << failures[i];
+  }
+  if (failures.size() > 3) ADD_FAILURE() << info.name << ": " << failures.size() - 3 << " more";
+}
+
 TEST_P(OpTest, DynamicTracedMatchesEager) {
   const OpInfo& info = GetParam();
   // One dtype per entry keeps the sweep fast: float32 where supported (symbolic shapes do not
@@ -152,18 +323,10 @@ TEST_P(OpTest, DynamicTracedMatchesEager) {
   if (std::find(info.dtypes.begin(), info.dtypes.end(), kFloat32) != info.dtypes.end()) {
     dt = kFloat32;
   }
-  std::vector<std::string> failures;
-  int traced = 0, eligible = 0;
-  for (const Sample& s : info.samples(dt)) {
-    Outcome o = check_sample(info, s, dt);
-    if (!o.eligible) continue;
-    ++eligible;
-    if (o.failure.empty()) {
-      ++traced;
-    } else {
-      failures.push_back(s.desc + ": " + o.failure);
-    }
-  }
+  const Sweep r =
+      sweep(info.samples(dt), [&](const Sample& s) { return check_sample(info, s, dt); });
+  const std::vector<std::string>& failures = r.failures;
+  const int eligible = r.eligible, traced = r.passed;
   RecordProperty("dynamic_samples", traced);
   const auto& pending = dynamic_pending();
   const auto& specialises = dynamic_specialises();

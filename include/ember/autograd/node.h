@@ -21,10 +21,13 @@ struct Edge {
   bool is_valid() const { return function != nullptr; }
 };
 
-/// Shape and dtype of one forward output, to make zeros and to check gradients.
+/// Shape and dtype of one forward output, to make zeros and to check gradients. The sizes are
+/// SymInts: symbolic when a joint graph is traced with dynamic shapes (Note [Symbolic autograd]
+/// in src/autograd/record.cpp).
 struct OutputMeta {
-  std::vector<int64_t> sizes;
+  SymShape sizes;
   ScalarType dtype = kFloat32;
+  static OutputMeta of(const Tensor& t);
 };
 
 using TensorHook = std::function<Tensor(const Tensor&)>;

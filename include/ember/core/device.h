@@ -17,7 +17,10 @@ constexpr DeviceType kMeta = DeviceType::Meta;
 /// raises until a CUDA backend is built.
 class Device {
  public:
-  Device(DeviceType type = kCPU, int index = -1);          // NOLINT
+  Device(DeviceType type = kCPU, int index = -1) : type_(type), index_(index) {  // NOLINT
+    if (index < 0 ? index != -1 : type == kCPU && index != 0) [[unlikely]]
+      bad_index(index);
+  }
   Device(const std::string& spec);                         // NOLINT
   Device(const char* spec) : Device(std::string(spec)) {}  // NOLINT
   DeviceType type() const { return type_; }
@@ -30,6 +33,7 @@ class Device {
   bool operator==(const Device& o) const { return type_ == o.type_ && index_ == o.index_; }
 
  private:
+  [[noreturn]] static void bad_index(int index);
   DeviceType type_;
   int index_;
 };

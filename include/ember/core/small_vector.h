@@ -128,8 +128,8 @@ class SmallVector {
     data_ = inline_data();
     capacity_ = N;
   }
-  // Leaves `o` empty; this vector is empty with no heap buffer.
-  void take(SmallVector&& o) {
+  // Leaves `o` empty; this vector is empty with no heap buffer. Inlined: shapes move on every op.
+  [[gnu::always_inline]] void take(SmallVector&& o) {
     if (o.on_heap()) {
       data_ = o.data_;
       capacity_ = o.capacity_;

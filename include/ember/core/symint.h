@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "ember/core/error.h"
+#include "ember/core/small_vector.h"
 
 namespace ember {
 
@@ -207,6 +208,19 @@ EMBER_SYMINT_MIXED_CMP(>=)
 
 inline std::ostream& operator<<(std::ostream& os, const SymInt& s) { return os << s.str(); }
 
+/// Sizes or strides as an op computes them (shape inference, autograd's recorded shapes): a few
+/// entries, kept inline (no heap allocation per op).
+using SymShape = SmallVector<SymInt, 6>;
+
+/// Equal entries, comparing expressions as expressions (SymInt::same_as: no guard).
+inline bool same_as(const SymShape& a, const SymShape& b) {
+  if (a.size() != b.size()) return false;
+  for (size_t i = 0; i < a.size(); ++i) {
+    if (!a[i].same_as(b[i])) return false;
+  }
+  return true;
+}
+
 /// A list of sizes accepted by shape-taking ops: {2, 3}, std::vector<int64_t>, t.sizes(), ...
 class SymIntList {
  public:
@@ -215,6 +229,7 @@ class SymIntList {
   SymIntList(const std::vector<SymInt>& v) : v_(v) {}                    // NOLINT
   SymIntList(const std::vector<int64_t>& v) : v_(v.begin(), v.end()) {}  // NOLINT
   SymIntList(const int64_t* p, size_t n) : v_(p, p + n) {}
+  SymIntList(const SymShape& s) : v_(s.begin(), s.end()) {}  // NOLINT
 
   size_t size() const { return v_.size(); }
   bool empty() const { return v_.empty(); }
