@@ -110,7 +110,8 @@ ScalarType compute_dtype(BinaryOp op, const Tensor& a, const Tensor& b, const Sc
     return kBool;
   }
   if (op == BinaryOp::Sub) sub_check(a, b, name);
-  ScalarType t = result_type({a, b});
+  // Operands of one dtype promote to it (the tiny-op path skips the general rule).
+  ScalarType t = a.dtype() == b.dtype() ? a.dtype() : result_type({a, b});
   check_implemented(t, name);
   if (s.promo == Promo::IntToFloat && !is_floating_point(t)) t = get_default_dtype();
   const bool ok = t == kBool ? s.allow_bool : (is_floating_point(t) ? s.allow_float : s.allow_int);

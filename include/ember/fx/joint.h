@@ -6,7 +6,7 @@
 // then the gradients of the primals that have one (JointGraph::grad_of maps them back).
 // partition() splits it into a forward graph (primals -> outputs + saved values) and a backward
 // graph (saved values + tangents -> gradients); aot_function runs the pair as one autograd node.
-// Static shapes only: autograd does not record on symbolic tensors, so a DynamicSpec is refused.
+// A DynamicSpec traces it with symbolic sizes (autograd records on them, Note [Symbolic autograd]).
 #include <cstdint>
 #include <functional>
 #include <string>
@@ -71,12 +71,12 @@ PartitionedGraphs partition(const JointGraph& joint,
 using JointFn = std::function<std::vector<Tensor>(const std::vector<Tensor>&)>;
 
 /// Traces `fn` and its backward into one graph (Note [Joint graph]) on `primals`, some of which
-/// require grad. Tracing runs with grad mode on. options.dynamic must be empty.
+/// require grad. Tracing runs with grad mode on (options.dynamic as make_fx takes it).
 fx::JointGraph make_joint(const JointFn& fn, const std::vector<Tensor>& primals,
                           const TraceOptions& options);
 fx::JointGraph make_joint(const JointFn& fn, const std::vector<Tensor>& primals);
 /// The module's parameters become the leading primals (aot_module's order: parameters, then the
-/// inputs); buffers are held by the graph as get_attr.
+/// inputs; options.dynamic names fn's inputs only); buffers are held by the graph as get_attr.
 fx::JointGraph make_joint(const nn::Module& module, const JointFn& fn,
                           const std::vector<Tensor>& inputs, const TraceOptions& options);
 fx::JointGraph make_joint(const nn::Module& module, const JointFn& fn,
