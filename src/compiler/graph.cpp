@@ -16,11 +16,12 @@ Tensor allocate(const ValueMeta& m, const char* op, const SymbolValues& values) 
   std::vector<int64_t> sizes(m.sizes.size()), strides(m.strides.size());
   for (size_t d = 0; d < sizes.size(); ++d) sizes[d] = evaluate(m.sizes[d], values, op);
   for (size_t d = 0; d < strides.size(); ++d) strides[d] = evaluate(m.strides[d], values, op);
+  const int64_t offset = evaluate(m.storage_offset, values, op);
   const size_t nbytes = strided_nbytes(sizes, strides, m.dtype, op) +
-                        static_cast<size_t>(m.storage_offset) * element_size(m.dtype);
+                        static_cast<size_t>(offset) * element_size(m.dtype);
   auto storage = std::make_shared<StorageImpl>(nbytes, m.device);
   return Tensor(std::make_shared<TensorImpl>(std::move(storage), m.dtype, std::move(sizes),
-                                             std::move(strides), m.storage_offset));
+                                             std::move(strides), offset));
 }
 
 const char* short_dtype_name(ScalarType t) {
@@ -81,22 +82,23 @@ bool is_contiguous(const ValueMeta& m) {
 ValueMeta ValueMeta::of(const Tensor& t) {
   if (!t.defined()) return {{}, {}, ScalarType::Undefined, kCPU, false, 0};
   const TensorMeta m = TensorMeta::of(t);
-  // A symbolic offset (a slice at a dynamic position) is a guard: ValueMeta records integers.
-  const int64_t offset = t.unsafeGetTensorImpl()->sym_storage_offset().guard_int("make_fx");
-  return {m.sizes, m.strides, m.dtype, m.device, t.requires_grad(), offset};
+  return {m.sizes, m.strides, m.dtype,
+          m.device, t.requires_grad(), t.unsafeGetTensorImpl()->sym_storage_offset()};
 }
 
 bool ValueMeta::operator==(const ValueMeta& o) const {
   return same_as(sizes, o.sizes) && same_as(strides, o.strides) && dtype == o.dtype &&
          device == o.device && requires_grad == o.requires_grad &&
-         storage_offset == o.storage_offset;
+         storage_offset.same_as(o.storage_offset);
 }
 
 std::string ValueMeta::str() const {
   if (!defined()) return "None";
   std::string s = detail::short_dtype_name(dtype) + list_str(sizes);
   if (!is_contiguous(*this)) s += " stride=" + list_str(strides);
-  if (storage_offset != 0) s += " offset=" + std::to_string(storage_offset);
+  if (storage_offset.is_symbolic() || storage_offset.hint() != 0) {
+    s += " offset=" + storage_offset.str();
+  }
   if (!device.is_cpu()) s += " " + device.str();
   return s;
 }

@@ -37,15 +37,10 @@ constexpr size_t kMaxNameLength = 256;
 
 json meta_json(const ValueMeta& m) {
   if (!m.defined()) return nullptr;  // a placeholder for an input passed as None
-  auto ints = [](const SmallVector<SymInt, 6>& v) {
+  auto entry = [](const SymInt& s) { return s.is_symbolic() ? json(s.str()) : json(s.hint()); };
+  auto ints = [&](const SmallVector<SymInt, 6>& v) {
     json a = json::array();
-    for (const SymInt& s : v) {
-      if (s.is_symbolic()) {
-        a.push_back(s.str());
-      } else {
-        a.push_back(s.guard_int());
-      }
-    }
+    for (const SymInt& s : v) a.push_back(entry(s));
     return a;
   };
   json j = {{"dtype", dtype_name(m.dtype)},
@@ -53,7 +48,9 @@ json meta_json(const ValueMeta& m) {
             {"sizes", ints(m.sizes)},
             {"strides", ints(m.strides)},
             {"requires_grad", m.requires_grad}};
-  if (m.storage_offset != 0) j["storage_offset"] = m.storage_offset;
+  if (m.storage_offset.is_symbolic() || m.storage_offset.hint() != 0) {
+    j["storage_offset"] = entry(m.storage_offset);
+  }
   return j;
 }
 
@@ -353,13 +350,13 @@ class Reader {
       if (sz.back() < 0 || st.back() < 0) bad(where, "sizes and strides must be non-negative");
     }
     if (j.contains("storage_offset")) {
-      m.storage_offset = int64(j["storage_offset"], where, "'storage_offset'");
-      if (m.storage_offset < 0) bad(where, "'storage_offset' must be non-negative");
+      m.storage_offset = size_entry(j["storage_offset"], where, "'storage_offset'");
+      if (m.storage_offset.hint() < 0) bad(where, "'storage_offset' must be non-negative");
     }
     try {  // the extent must fit int64 bytes, as an allocation from it would need
       const size_t extent = strided_nbytes(sz, st, m.dtype, "Graph.from_json");
       const int64_t esize = element_size(m.dtype);
-      EMBER_CHECK(m.storage_offset <= (INT64_MAX - static_cast<int64_t>(extent)) / esize,
+      EMBER_CHECK(m.storage_offset.hint() <= (INT64_MAX - static_cast<int64_t>(extent)) / esize,
                   "[Graph.from_json] the storage offset overflows int64 bytes");
     } catch (const Error& e) {
       bad(where, e.what());

@@ -104,9 +104,9 @@ std::string check_layout(const std::string& what, const fx::ValueMeta& want, con
              ", expected " + list_str(want.sizes) + " and " + list_str(want.strides);
     }
   }
-  if (t.storage_offset() != want.storage_offset) {
+  if (t.storage_offset() != fx::evaluate(want.storage_offset, values, "compile")) {
     return what + ": storage offset " + std::to_string(t.storage_offset()) + ", expected " +
-           std::to_string(want.storage_offset);
+           want.storage_offset.str();
   }
   return "";
 }

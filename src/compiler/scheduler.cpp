@@ -311,7 +311,9 @@ class Scheduler {
     if (src.kind == VKind::Tensor || src.kind == VKind::View || src.stored) {
       const ValueRef root = src.kind == VKind::View ? src.root : buffer_of(in);
       // A dynamic graph records offsets for the example sizes: such views run as calls.
-      if (dynamic_ && n.outputs[0].storage_offset != meta(root).storage_offset) return false;
+      if (dynamic_ && !n.outputs[0].storage_offset.same_as(meta(root).storage_offset)) {
+        return false;
+      }
       info_[i][0] = VInfo::of(VKind::View);
       info_[i][0].root = root;
       return true;
@@ -397,7 +399,7 @@ class Scheduler {
       return false;
     }
     const ValueMeta &m = n.outputs[0], &rm = nodes_[r].outputs[0];
-    if (m.dtype != rm.dtype || m.storage_offset != rm.storage_offset ||
+    if (m.dtype != rm.dtype || !m.storage_offset.same_as(rm.storage_offset) ||
         !same_shape(m.sizes, rm.sizes) || !same_shape(m.strides, rm.strides)) {
       return false;
     }
@@ -572,7 +574,7 @@ class Scheduler {
           if (f < 0 || !is_zero(strides[f])) return -1;
           strides[f] = m.strides[j];
         }
-        const SymInt offset(m.storage_offset - meta(root).storage_offset);
+        const SymInt offset = m.storage_offset - meta(root).storage_offset;
         std::string key = "load ";
         key += std::to_string(root.node);
         key += ':';

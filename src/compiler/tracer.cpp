@@ -141,7 +141,12 @@ class Tracer final : public DispatchMode {
     const fx::ValueRef v = graph.placeholder("arg" + std::to_string(i) + "_1", recorded);
     if (!m.defined()) return Tensor();
     Tensor t = detail::allocate_meta({m.sizes, m.strides, m.dtype, Device(kMeta)}, "decompose",
-                                     m.storage_offset);
+                                     m.storage_offset.hint());
+    if (m.storage_offset.is_symbolic()) {  // a view at a dynamic position
+      t.unsafeGetTensorImpl()->set_sym_geometry(
+          std::span<const SymInt>(m.sizes.data(), m.sizes.size()),
+          std::span<const SymInt>(m.strides.data(), m.strides.size()), m.storage_offset);
+    }
     bind(t, v);
     return t;
   }

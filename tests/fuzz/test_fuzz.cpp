@@ -318,14 +318,15 @@ Tensor input_for(const fx::ValueMeta& m, std::mt19937_64& rng) {
   std::vector<int64_t> sizes, strides;
   for (const auto& s : m.sizes) sizes.push_back(s.guard_int("fuzz"));
   for (const auto& s : m.strides) strides.push_back(s.guard_int("fuzz"));
-  int64_t extent = m.storage_offset + 1;
+  const int64_t offset = m.storage_offset.guard_int("fuzz");
+  int64_t extent = offset + 1;
   for (size_t d = 0; d < sizes.size(); ++d) {
     if (sizes[d] == 0) extent = 0;
     if (extent) extent += (sizes[d] - 1) * strides[d];
   }
   EMBER_CHECK(extent <= (int64_t{1} << 20), "[fuzz] input too large to make");
   const Tensor base = make_tensor({std::max<int64_t>(extent, 1)}, m.dtype, -5, 5, rng());
-  return base.as_strided(sizes, strides, extent ? m.storage_offset : 0);
+  return base.as_strided(sizes, strides, extent ? offset : 0);
 }
 
 // Rewrites one random leaf of the JSON (a number, boolean or string) with a hostile value;

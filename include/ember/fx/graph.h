@@ -39,8 +39,8 @@ struct ValueMeta {
   bool requires_grad = false;
   /// Where the tensor starts in its storage (elements): views are recorded with their absolute
   /// geometry in the storage for now, so the graph holds for inputs that start where the
-  /// traced ones did.
-  int64_t storage_offset = 0;
+  /// traced ones did. Symbolic for a slice at a dynamic position (narrow(0, s0, n)).
+  SymInt storage_offset = 0;
   /// Undefined (dtype Undefined) for an undefined tensor: a placeholder for an optional input
   /// passed as None.
   static ValueMeta of(const Tensor& t);

@@ -74,7 +74,7 @@ int canonicalize_views(Graph& graph) {
         const ValueRef root = inner.args[0];
         const auto metas = detail::infer_on(*c, g, {root});
         if (metas && metas->size() == 1 &&
-            g.meta(root).storage_offset == n.outputs[0].storage_offset) {
+            g.meta(root).storage_offset.same_as(n.outputs[0].storage_offset)) {
           ValueMeta m = n.outputs[0];
           const TensorMeta& t = (*metas)[0];
           if (same_as(t.sizes, m.sizes) && same_as(t.strides, m.strides) && t.dtype == m.dtype) {

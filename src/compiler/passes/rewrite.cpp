@@ -114,7 +114,7 @@ bool has_effects(const Node& n) {
 
 bool same_layout(const ValueMeta& a, const ValueMeta& b) {
   return same_as(a.sizes, b.sizes) && same_as(a.strides, b.strides) && a.dtype == b.dtype &&
-         a.device == b.device && a.storage_offset == b.storage_offset;
+         a.device == b.device && a.storage_offset.same_as(b.storage_offset);
 }
 
 std::optional<MetaList> infer_on(const Primitive& prim, const Graph& g,
