@@ -3,6 +3,7 @@
 // masks) are advanced indexing and give copies through the Index / IndexPut primitives.
 #include <algorithm>
 #include <numeric>
+#include <type_traits>
 
 #include "ember/ops/shape.h"
 #include "ops/util.h"
@@ -149,10 +150,15 @@ void expand_indices(const Sliced& s, const char* op, std::vector<int64_t>& dims,
   }
 }
 
-// as PyTorch's slicePrefix1sSize: leading size-1 dims of an assigned value are dropped.
+// as PyTorch's slicePrefix1sSize: leading size-1 dims of an assigned value are dropped. A
+// symbolic size counts as not 1 (PyTorch's size-oblivious test: no guard).
 Tensor strip_leading_ones(const Tensor& v) {
   int64_t k = 0;
-  while (k < v.dim() && v.sym_size(k) == 1) ++k;
+  auto is_one = [&](int64_t d) {
+    const SymInt s = v.sym_size(d);
+    return !s.is_symbolic() && s.hint() == 1;
+  };
+  while (k < v.dim() && is_one(k)) ++k;
   if (k == 0) return v;
   std::vector<int64_t> leading(k);
   std::iota(leading.begin(), leading.end(), 0);
@@ -164,6 +170,9 @@ bool expandable(const std::vector<Size>& from, const std::vector<Size>& to) {
   if (from.size() > to.size()) return false;
   const size_t off = to.size() - from.size();
   for (size_t i = 0; i < from.size(); ++i) {
+    if constexpr (std::is_same_v<Size, SymInt>) {
+      if (from[i].same_as(to[off + i])) continue;  // equal expressions: no guard
+    }
     if (from[i] != 1 && from[i] != to[off + i]) return false;
   }
   return true;

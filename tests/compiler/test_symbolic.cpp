@@ -236,6 +236,27 @@ TEST(SymbolicTrace, SliceOfADynamicDim) {
   }
 }
 
+// A slice at a dynamic position starts at a symbolic storage offset: the graph records it as an
+// expression (printed, written to JSON and read back), and runs at every size.
+TEST(SymbolicTrace, SliceAtADynamicPosition) {
+  auto fn = [](const std::vector<Tensor>& xs) -> std::vector<Tensor> {
+    const Tensor& x = xs[0];
+    return {x.narrow(0, x.sym_size(0) - 2, 2) * 2};
+  };
+  fx::GraphModule gm = make_fx(fn, {randn({8, 3})}, {.dynamic = {{{0, Dim("n", 2, 64)}}}});
+  const std::string text = gm.graph().to_string();
+  EXPECT_NE(text.find("offset=3*s0 - 6"), std::string::npos) << text;
+  const fx::Graph back = fx::Graph::from_json(gm.graph().to_json());
+  EXPECT_EQ(back, gm.graph());
+  const fx::GraphModule gm2(back, gm.attrs());
+  for (int64_t n : {2, 5, 64}) {
+    Tensor x = randn({n, 3});
+    const Tensor want = x.narrow(0, n - 2, 2) * 2;
+    EXPECT_TRUE(gm({x})[0].equal(want)) << n;
+    EXPECT_TRUE(gm2({x})[0].equal(want)) << n;
+  }
+}
+
 // Derived dims (2*n, n + 1) are affine functions of their root's symbol; static pins check.
 TEST(SymbolicTrace, DerivedDimsAndStaticPins) {
   Dim n("n", 2, 50);
