@@ -67,10 +67,10 @@ class PrimitiveNode : public Node {
         overload_(backward_overload(prim, inputs)) {
     for (const auto& t : inputs) {
       const bool defined = t.defined();
-      if (!defined) {
-      } else if (const SymGeometry* g = t.unsafeGetTensorImpl()->sym_geometry()) [[unlikely]] {
+      const SymGeometry* g = defined ? t.unsafeGetTensorImpl()->sym_geometry() : nullptr;
+      if (g) [[unlikely]] {
         sizes_flat_.append(g->sizes.begin(), g->sizes.end());
-      } else {
+      } else if (defined) {
         sizes_flat_.append(t.sizes().begin(), t.sizes().end());
       }
       input_ranks_.push_back(defined ? static_cast<int>(t.dim()) : 0);
