@@ -163,11 +163,9 @@ std::vector<Tensor> make_root_grads(const std::vector<Tensor>& outputs,
       // Symbolic while a joint graph traces (Note [Symbolic autograd]): equal expressions need
       // no guard.
       const SymShape gs = shape_of(grads[i]), os = shape_of(o);
-      bool same = same_as(gs, os);
-      if (!same && gs.size() == os.size()) {
-        same = std::equal(gs.begin(), gs.end(), os.begin(),
-                          [](const SymInt& a, const SymInt& b) { return a == b; });
-      }
+      const bool same =
+          std::equal(gs.begin(), gs.end(), os.begin(), os.end(),
+                     [](const SymInt& a, const SymInt& b) { return a.same_as(b) || a == b; });
       EMBER_CHECK(same, "[", op, "] Mismatch in shape: grad_output[", i, "] has a shape of ",
                   ops::shape_str(gs), " and output[", i, "] has a shape of ", ops::shape_str(os),
                   ".");

@@ -82,7 +82,7 @@ bool is_contiguous(const ValueMeta& m) {
 ValueMeta ValueMeta::of(const Tensor& t) {
   if (!t.defined()) return {{}, {}, ScalarType::Undefined, kCPU, false, 0};
   const TensorMeta m = TensorMeta::of(t);
-  return {m.sizes, m.strides, m.dtype,
+  return {m.sizes,  m.strides,         m.dtype,
           m.device, t.requires_grad(), t.unsafeGetTensorImpl()->sym_storage_offset()};
 }
 
@@ -96,9 +96,7 @@ std::string ValueMeta::str() const {
   if (!defined()) return "None";
   std::string s = detail::short_dtype_name(dtype) + list_str(sizes);
   if (!is_contiguous(*this)) s += " stride=" + list_str(strides);
-  if (storage_offset.is_symbolic() || storage_offset.hint() != 0) {
-    s += " offset=" + storage_offset.str();
-  }
+  if (!storage_offset.same_as(0)) s += " offset=" + storage_offset.str();
   if (!device.is_cpu()) s += " " + device.str();
   return s;
 }

@@ -48,9 +48,7 @@ json meta_json(const ValueMeta& m) {
             {"sizes", ints(m.sizes)},
             {"strides", ints(m.strides)},
             {"requires_grad", m.requires_grad}};
-  if (m.storage_offset.is_symbolic() || m.storage_offset.hint() != 0) {
-    j["storage_offset"] = entry(m.storage_offset);
-  }
+  if (!m.storage_offset.same_as(0)) j["storage_offset"] = entry(m.storage_offset);
   return j;
 }
 

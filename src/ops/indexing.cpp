@@ -154,11 +154,7 @@ void expand_indices(const Sliced& s, const char* op, std::vector<int64_t>& dims,
 // symbolic size counts as not 1 (PyTorch's size-oblivious test: no guard).
 Tensor strip_leading_ones(const Tensor& v) {
   int64_t k = 0;
-  auto is_one = [&](int64_t d) {
-    const SymInt s = v.sym_size(d);
-    return !s.is_symbolic() && s.hint() == 1;
-  };
-  while (k < v.dim() && is_one(k)) ++k;
+  while (k < v.dim() && v.sym_size(k).same_as(1)) ++k;
   if (k == 0) return v;
   std::vector<int64_t> leading(k);
   std::iota(leading.begin(), leading.end(), 0);

@@ -1,7 +1,6 @@
 #pragma once
 // Shared by the vjp files: compute an input's gradient only when the engine asks for it.
-#include <algorithm>
-
+#include "dispatch/primitive.h"
 #include "ember/core/tensor.h"
 #include "ember/core/tensor_impl.h"
 
@@ -19,9 +18,7 @@ inline bool same_sizes(const Tensor& a, const Tensor& b) {
   if (!a.unsafeGetTensorImpl()->is_symbolic() && !b.unsafeGetTensorImpl()->is_symbolic()) {
     return a.sizes() == b.sizes();
   }
-  const std::vector<SymInt> x = a.sym_sizes(), y = b.sym_sizes();
-  return std::equal(x.begin(), x.end(), y.begin(), y.end(),
-                    [](const SymInt& p, const SymInt& q) { return p.same_as(q); });
+  return same_as(TensorMeta::of(a).sizes, TensorMeta::of(b).sizes);
 }
 
 }  // namespace ember

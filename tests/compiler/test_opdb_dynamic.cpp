@@ -25,6 +25,8 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstring>
+#include <functional>
+#include <optional>
 
 #include "opdb.h"
 
@@ -96,55 +98,77 @@ std::vector<std::vector<bool>> dim0_variants(const std::vector<Tensor>& example,
   return variants;
 }
 
-// One sample of one dtype.
-Outcome check_sample(const OpInfo& info, const Sample& s, ScalarType dt) {
+// A sample whose traced inputs (all but OpInfo::arg_inputs) get a dynamic dim 0.
+struct Dim0Sample {
+  std::vector<size_t> traced;   // their positions in the sample's inputs
+  std::vector<Tensor> example;  // the traced inputs
+  int64_t n = 0;                // input 0's dim 0
+  std::function<std::vector<Tensor>(const std::vector<Tensor>&)> fn;  // traced inputs -> output
+
+  // Dim 0 of the marked inputs as one Dim.
+  static DynamicSpec spec(const std::vector<bool>& dynamic) {
+    const Dim d0("d0", 2, int64_t{1} << 20);
+    DynamicSpec spec;
+    for (bool d : dynamic)
+      spec.inputs.push_back(d ? std::map<int64_t, Dim>{{0, d0}} : std::map<int64_t, Dim>{});
+    return spec;
+  }
+  // The traced inputs with the marked ones grown to m rows (at n: the contiguous examples at
+  // offset 0 that make_fx traces dynamic dims from).
+  std::vector<Tensor> at(const std::vector<bool>& dynamic, int64_t m) const {
+    std::vector<Tensor> xs = example;
+    for (size_t k = 0; k < xs.size(); ++k) {
+      if (dynamic[k]) xs[k] = grow(xs[k], m);
+    }
+    return xs;
+  }
+};
+
+// Nullopt when input 0 is an argument or has no dim 0 of size >= 2 (not eligible). An entry
+// whose op inspects its result with raw reads (chunk's pieces packed with their sizes) has a
+// grad_op that returns the same values through ops: that is what a graph can hold.
+std::optional<Dim0Sample> dim0_sample(const OpInfo& info, const Sample& s) {
   const size_t n_in = s.inputs.size();
-  if (n_in == 0 || is_arg(info, 0, n_in)) return {};
+  if (n_in == 0 || is_arg(info, 0, n_in)) return std::nullopt;
   const Tensor& x0 = s.inputs[0];
-  if (!x0.defined() || x0.dim() == 0 || x0.size(0) < 2) return {};
-  // An entry whose op inspects its result with raw reads (chunk's pieces packed with their sizes)
-  // has a grad_op that returns the same values through ops: that is what a graph can hold.
-  const auto& op = info.grad_op ? info.grad_op : info.op;
-  try {
-    op(s.inputs);
-  } catch (const Error&) {
-    return {};  // a sample the op refuses: MatchesReference's business
-  }
-  const int64_t n = x0.size(0);
-  std::vector<size_t> traced;  // positions in s.inputs of the traced inputs
+  if (!x0.defined() || x0.dim() == 0 || x0.size(0) < 2) return std::nullopt;
+  Dim0Sample d;
+  d.n = x0.size(0);
   for (size_t i = 0; i < n_in; ++i) {
-    if (!is_arg(info, i, n_in)) traced.push_back(i);
+    if (!is_arg(info, i, n_in)) d.traced.push_back(i);
   }
-  auto fn = [&](const std::vector<Tensor>& xs) {
+  for (size_t i : d.traced) d.example.push_back(s.inputs[i]);
+  const auto& op = info.grad_op ? info.grad_op : info.op;
+  d.fn = [&s, &op, traced = d.traced](const std::vector<Tensor>& xs) {
     std::vector<Tensor> all = s.inputs;
     for (size_t k = 0; k < traced.size(); ++k) all[traced[k]] = xs[k];
     return std::vector<Tensor>{op(all)};
   };
-  std::vector<Tensor> example;
-  for (size_t i : traced) example.push_back(s.inputs[i]);
-  const Dim d0("d0", 2, int64_t{1} << 20);
+  return d;
+}
+
+// One sample of one dtype.
+Outcome check_sample(const OpInfo& info, const Sample& s, ScalarType dt) {
+  const std::optional<Dim0Sample> d = dim0_sample(info, s);
+  if (!d) return {};
+  try {
+    d->fn(d->example);
+  } catch (const Error&) {
+    return {};  // a sample the op refuses: MatchesReference's business
+  }
+  const int64_t n = d->n;
+  const auto& fn = d->fn;
   Outcome out{true, ""};
-  for (const std::vector<bool>& dynamic : dim0_variants(example, n)) {
-    DynamicSpec spec;
-    for (bool d : dynamic)
-      spec.inputs.push_back(d ? std::map<int64_t, Dim>{{0, d0}} : std::map<int64_t, Dim>{});
-    // Dynamic dims are traced from contiguous examples at offset 0 (make_fx's rule).
-    std::vector<Tensor> ex = example;
-    for (size_t k = 0; k < ex.size(); ++k) {
-      if (dynamic[k]) ex[k] = grow(ex[k], n);
-    }
+  for (const std::vector<bool>& dynamic : dim0_variants(d->example, n)) {
     fx::GraphModule gm;
     try {
-      gm = make_fx(fn, ex, {.dynamic = spec});
+      gm = make_fx(fn, d->at(dynamic, n), {.dynamic = Dim0Sample::spec(dynamic)});
     } catch (const std::exception& e) {
       out.failure = first_line(e.what());  // the last variant's: the better fit
       continue;
     }
     for (int64_t m : {n + 1, 2 * n + 1}) {
-      std::vector<Tensor> xs;
-      for (size_t k = 0; k < example.size(); ++k) {
-        xs.push_back(dynamic[k] ? grow(example[k], m) : example[k]);
-      }
+      const std::vector<Tensor> xs = d->at(dynamic, m);
       Tensor want;
       try {
         want = fn(xs)[0];
@@ -177,20 +201,9 @@ Outcome check_sample(const OpInfo& info, const Sample& s, ScalarType dt) {
 
 // One gradient sample through the joint graph with its dim 0 dynamic, as check_sample.
 Outcome check_joint_sample(const OpInfo& info, const Sample& s) {
-  const size_t n_in = s.inputs.size();
-  if (n_in == 0 || is_arg(info, 0, n_in)) return {};
-  const Tensor& x0 = s.inputs[0];
-  if (!x0.defined() || x0.dim() == 0 || x0.size(0) < 2) return {};
-  const auto& op = info.grad_op ? info.grad_op : info.op;
-  std::vector<size_t> traced;
-  for (size_t i = 0; i < n_in; ++i) {
-    if (!is_arg(info, i, n_in)) traced.push_back(i);
-  }
-  const JointFn fn = [&](const std::vector<Tensor>& xs) {
-    std::vector<Tensor> all = s.inputs;
-    for (size_t k = 0; k < traced.size(); ++k) all[traced[k]] = xs[k];
-    return std::vector<Tensor>{op(all)};
-  };
+  const std::optional<Dim0Sample> d = dim0_sample(info, s);
+  if (!d) return {};
+  const JointFn& fn = d->fn;
   // The traced floating inputs require grad (fresh leaves at every size).
   auto leaves = [](std::vector<Tensor> xs) {
     for (Tensor& t : xs) {
@@ -198,28 +211,17 @@ Outcome check_joint_sample(const OpInfo& info, const Sample& s) {
     }
     return xs;
   };
-  std::vector<Tensor> example;
-  for (size_t i : traced) example.push_back(s.inputs[i]);
   try {
-    const Tensor out = fn(leaves(example))[0];
+    const Tensor out = fn(leaves(d->example))[0];
     if (!out.requires_grad() || out.numel() == 0) return {};
   } catch (const Error&) {
     return {};
   }
-  const int64_t n = x0.size(0);
-  const Dim d0("d0", 2, int64_t{1} << 20);
+  const int64_t n = d->n;
   Outcome result{true, ""};
-  for (const std::vector<bool>& dynamic : dim0_variants(example, n)) {
-    DynamicSpec spec;
-    for (bool d : dynamic)
-      spec.inputs.push_back(d ? std::map<int64_t, Dim>{{0, d0}} : std::map<int64_t, Dim>{});
-    auto at = [&](int64_t m) {
-      std::vector<Tensor> xs = example;
-      for (size_t k = 0; k < xs.size(); ++k) {
-        if (dynamic[k]) xs[k] = grow(xs[k], m);
-      }
-      return leaves(xs);
-    };
+  for (const std::vector<bool>& dynamic : dim0_variants(d->example, n)) {
+    const DynamicSpec spec = Dim0Sample::spec(dynamic);
+    auto at = [&](int64_t m) { return leaves(d->at(dynamic, m)); };
     fx::JointGraph joint;
     try {
       joint = make_joint(fn, at(n), {.dynamic = spec});
@@ -259,7 +261,8 @@ Outcome check_joint_sample(const OpInfo& info, const Sample& s) {
         const Tensor& g = got[1 + i];
         if (!w.defined() && !g.defined()) continue;
         if (!g.defined() || !g.allclose(w.defined() ? w : zeros_like(g), rtol * 10, atol * 10)) {
-          return {true, where + "the gradient of input " + std::to_string(traced[i]) + " differs"};
+          return {true,
+                  where + "the gradient of input " + std::to_string(d->traced[i]) + " differs"};
         }
       }
     }
