@@ -344,7 +344,8 @@ class Emitter {
                    ? f + "store(" + v + ", " + p + " + " + off + ");"
                    : f + "scatter(" + v + ", " + p + " + " + off + ", " + size(s) + ");");
     } else if (!s.is_symbolic() && s.hint() == 1) {
-      line(sc, v + ".store(" + p + " + " + off + ");");
+      line(sc, streaming_ ? "ember_put(" + v + ", " + p + " + " + off + ", stream_);"
+                          : v + ".store(" + p + " + " + off + ");");
     } else {
       line(sc, "ember_scatter<" + T_ + ">(" + v + ", " + p + " + " + off + ", " + size(s) + ");");
     }
@@ -378,7 +379,16 @@ class Emitter {
     std::string s = "  const int64_t numel = n0";
     for (int f = 1; f < nd_; ++f) s += " * n" + std::to_string(f);
     s += ";\n  if (numel == 0) return;\n";
+    // Note [Streaming stores]: an output this big is streamed where its rows are aligned.
+    streaming_ = vector_;
+    if (streaming_) {
+      s += "  const bool stream_ = V::kStreams && numel * static_cast<int64_t>(sizeof(" + T_ +
+           ")) >= kStreamingBytes;\n  (void)stream_;\n";
+    }
+    // Note [Thread-independent runs]: split points at the same vector boundaries at any count.
     s += "  parallel_for(0, numel, kGrainSize, [&](int64_t begin, int64_t end) {\n";
+    s += "    begin = run_boundary(begin, " + var("n", nd_ - 1) + ", numel);\n";
+    s += "    end = run_boundary(end, " + var("n", nd_ - 1) + ", numel);\n";
     s += "    int64_t rem = begin;\n";
     for (int f = nd_ - 1; f >= 0; --f) {
       const std::string x = var("x", f), n = var("n", f);
@@ -422,7 +432,10 @@ class Emitter {
       }
       s += "      }\n";
     }
-    s += "    }\n  });\n";
+    s += "    }\n";
+    if (streaming_) s += "    if (stream_) stream_fence();\n";
+    streaming_ = false;
+    s += "  });\n";
     return s;
   }
 
@@ -726,6 +739,7 @@ class Emitter {
   std::vector<SymInt>& size_args_;
   int nd_ = 0;
   bool vector_ = false;
+  bool streaming_ = false;  // a pointwise kernel's contiguous stores may stream
   std::string T_ = "float";
   Scope* outer_ = nullptr;
   Scope* inner_ = nullptr;

@@ -34,6 +34,15 @@ inline void ember_scatter(const Vec<T>& v, T* p, int64_t stride) {
   v.store(t);
   for (int q = 0; q < Vec<T>::size; ++q) p[q * stride] = t[q];
 }
+// A contiguous vector store, streamed where asked and aligned (Note [Streaming stores]).
+template <typename T>
+inline void ember_put(const Vec<T>& v, T* p, bool stream) {
+  if (stream && reinterpret_cast<uintptr_t>(p) % sizeof(Vec<T>) == 0) {
+    v.stream(p);
+  } else {
+    v.store(p);
+  }
+}
 // Bool values in vectorised kernels are lanes of 1 or 0 of the kernel's float type.
 template <typename T>
 inline Vec<T> ember_load_bool(const bool* p, int64_t stride) {

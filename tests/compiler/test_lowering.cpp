@@ -231,6 +231,26 @@ TEST(Lowering, MatchesEager) {
   EXPECT_EQ(out[0].strides(), (std::vector<int64_t>{1, 17}));
 }
 
+// Note [Streaming stores]: a pointwise kernel writing 32 MiB or more streams its contiguous
+// stores (decided at run time from the sizes); the values are eager's.
+TEST(Lowering, BigOutputsStreamAndMatchEager) {
+  const std::vector<Case> cases = {
+      {"chain",
+       [](auto& xs) { return std::vector<Tensor>{((xs[0] * 2 + 1).relu() * 3).sigmoid()}; },
+       {rand({8500003})}},
+      {"broadcast_rows",
+       [](auto& xs) { return std::vector<Tensor>{(xs[0] + xs[1]).exp() * 0.5}; },
+       {rand({4250, 2001}, kFloat32, 2), rand({2001}, kFloat32, 3)}},
+  };
+  const Lowered l = lower_all(cases);
+  for (size_t i = 0; i < cases.size(); ++i) {
+    SCOPED_TRACE(cases[i].name);
+    EXPECT_EQ(l.compiled[i]->kernel_names().size(), 1u) << l.gms[i].graph().to_string();
+    EXPECT_NE(l.compiled[i]->source().find("ember_put("), std::string::npos);
+    expect_matches(cases[i], *l.compiled[i], cases[i].inputs);
+  }
+}
+
 // Note [16-bit kernels]: bfloat16 and float16 graphs fuse as float32 ones do, in vectorised
 // kernels that round each op's result as eager's kernels do: with exactly rounded ops (mul, add,
 // relu, sub) compiled equals eager bit for bit. Integer chains fuse and wrap as eager's ops.

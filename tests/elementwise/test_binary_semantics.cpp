@@ -136,6 +136,25 @@ TEST(BinarySemantics, LargeVectorisedAddMatchesLoop) {
   for (int64_t i = 0; i < n; i += 997) ASSERT_FLOAT_EQ(vd[i], static_cast<float>(va[i] / vb[i]));
 }
 
+// Outputs of 32 MiB or more are written with streaming stores where aligned (Note [Streaming
+// stores]): the values are those of a scalar loop, and an unaligned output (an in-place op on a
+// view one element in) takes plain stores rather than faulting.
+TEST(BinarySemantics, StreamedOutputsMatchLoop) {
+  const int64_t n = 8500003;  // 34 MB of float32
+  Tensor a = make_tensor({n}, kFloat32, -3, 3, 3), b = make_tensor({n}, kFloat32, -3, 3, 4);
+  const auto va = values(a), vb = values(b);
+  const auto vr = values(ember::add(a, b, 2.5)), vs = values(ember::sigmoid(a));
+  for (int64_t i = 0; i < n; ++i) {
+    ASSERT_NEAR(vr[i], va[i] + 2.5 * vb[i], 1e-5) << i;
+    ASSERT_NEAR(vs[i], 1 / (1 + std::exp(-va[i])), 1e-6) << i;
+  }
+  Tensor tail = a.narrow(0, 1, n - 1);
+  tail.mul_(2);
+  const auto vt = values(a);
+  ASSERT_EQ(vt[0], va[0]);
+  for (int64_t i = 1; i < n; ++i) ASSERT_EQ(vt[i], 2 * va[i]) << i;
+}
+
 TEST(BinarySemantics, InPlaceVariants) {
   Tensor a = from_values({2, 3}, {1, 2, 3, 4, 5, 6}, kFloat32);
   const uint32_t v0 = a._version();

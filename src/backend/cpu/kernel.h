@@ -35,16 +35,37 @@ void basic_kernel(const StridedLoop& loop, const Op& op, int64_t grain = kGrainS
       grain);
 }
 
+/// Whether a loop writes enough of T to stream its output (Note [Streaming stores]).
+template <typename T>
+bool streams_output(const StridedLoop& loop) {
+  return Vec<T>::kStreams && loop.numel * static_cast<int64_t>(sizeof(T)) >= kStreamingBytes;
+}
+
+/// out[i .. i + V::size) = f(i) for the whole vectors of a contiguous run of n, streamed when
+/// `stream` and the run is aligned (Note [Streaming stores]); returns where the scalar tail starts.
+template <typename T, typename F>
+int64_t store_vectors(T* out, int64_t n, bool stream, const F& f) {
+  using V = Vec<T>;
+  int64_t i = 0;
+  if (stream && reinterpret_cast<uintptr_t>(out) % sizeof(V) == 0) {
+    for (; i + V::size <= n; i += V::size) f(i).stream(out + i);
+    stream_fence();
+    return i;
+  }
+  for (; i + V::size <= n; i += V::size) f(i).store(out + i);
+  return i;
+}
+
 /// out = op(a) for one type T; vop(Vec<T>) on contiguous runs.
 template <typename T, typename Op, typename VOp>
 void unary_kernel_vec(const StridedLoop& loop, const Op& op, const VOp& vop) {
   using V = Vec<T>;
+  const bool stream = streams_output<T>(loop);
   for_each(loop, [&](char** p, const int64_t* s, int64_t n) {
     T* out = reinterpret_cast<T*>(p[0]);
     const T* a = reinterpret_cast<const T*>(p[1]);
     if (s[0] == sizeof(T) && s[1] == sizeof(T)) {
-      int64_t i = 0;
-      for (; i + V::size <= n; i += V::size) vop(V::load(a + i)).store(out + i);
+      int64_t i = store_vectors(out, n, stream, [&](int64_t j) { return vop(V::load(a + j)); });
       for (; i < n; ++i) out[i] = op(a[i]);
     } else {
       for (int64_t i = 0; i < n; ++i) {
@@ -59,6 +80,7 @@ void unary_kernel_vec(const StridedLoop& loop, const Op& op, const VOp& vop) {
 template <typename T, typename Op, typename VOp>
 void binary_kernel_vec(const StridedLoop& loop, const Op& op, const VOp& vop) {
   using V = Vec<T>;
+  const bool stream = streams_output<T>(loop);
   for_each(loop, [&](char** p, const int64_t* s, int64_t n) {
     T* out = reinterpret_cast<T*>(p[0]);
     const T* a = reinterpret_cast<const T*>(p[1]);
@@ -67,13 +89,14 @@ void binary_kernel_vec(const StridedLoop& loop, const Op& op, const VOp& vop) {
     if (s[0] == es && (s[1] == es || s[1] == 0) && (s[2] == es || s[2] == 0)) {
       int64_t i = 0;
       if (s[1] == es && s[2] == es) {
-        for (; i + V::size <= n; i += V::size) vop(V::load(a + i), V::load(b + i)).store(out + i);
+        i = store_vectors(out, n, stream,
+                          [&](int64_t j) { return vop(V::load(a + j), V::load(b + j)); });
       } else if (s[1] == 0 && s[2] == es) {
-        V va(a[0]);
-        for (; i + V::size <= n; i += V::size) vop(va, V::load(b + i)).store(out + i);
+        const V va(a[0]);
+        i = store_vectors(out, n, stream, [&](int64_t j) { return vop(va, V::load(b + j)); });
       } else if (s[1] == es && s[2] == 0) {
-        V vb(b[0]);
-        for (; i + V::size <= n; i += V::size) vop(V::load(a + i), vb).store(out + i);
+        const V vb(b[0]);
+        i = store_vectors(out, n, stream, [&](int64_t j) { return vop(V::load(a + j), vb); });
       }
       for (; i < n; ++i) out[i] = op(a[s[1] ? i : 0], b[s[2] ? i : 0]);
     } else {

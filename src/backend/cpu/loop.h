@@ -20,8 +20,8 @@ constexpr int kMaxOperands = 6;
 
 struct StridedLoop {
   int ntensors = 0;
-  SmallVector<int64_t, 6> shape;                                // iteration dims, innermost last
-  SmallVector<std::array<int64_t, kMaxOperands>, 6> strides;    // [dim][tensor], in bytes
+  SmallVector<int64_t, 6> shape;                              // iteration dims, innermost last
+  SmallVector<std::array<int64_t, kMaxOperands>, 6> strides;  // [dim][tensor], in bytes
   std::array<char*, kMaxOperands> base{};
   int64_t numel = 1;
 };
@@ -54,6 +54,9 @@ void for_each(const StridedLoop& loop, const Inner& inner, int64_t grain = kGrai
   }
   const int64_t inner_size = loop.shape[nd - 1];
   parallel_for(0, loop.numel, grain, [&](int64_t begin, int64_t end) {
+    begin = run_boundary(begin, inner_size, loop.numel);
+    end = run_boundary(end, inner_size, loop.numel);
+    if (begin >= end) return;
     // Unravel `begin` into an odometer over the outer dims.
     std::array<int64_t, 16> idx_small{};
     std::vector<int64_t> idx_big;

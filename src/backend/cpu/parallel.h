@@ -17,6 +17,19 @@ inline int64_t row_grain(int64_t item_elems) {
   return std::max<int64_t>(1, kGrainSize / std::max<int64_t>(1, item_elems));
 }
 
+/// Note [Thread-independent runs]: an elementwise kernel (eager or generated) computes whole
+/// vectors of a run with Vec<T> and its last few elements with the scalar formula, which may round
+/// differently. Where threads split the index space, a split point inside a row moves down to the
+/// row's start plus a multiple of kRunAlign elements (a multiple of every vector width), so every
+/// element takes the same path at any thread count. The split points stay in order, so the threads'
+/// ranges still tile the space.
+constexpr int64_t kRunAlign = 64;
+inline int64_t run_boundary(int64_t i, int64_t row, int64_t numel) {
+  if (i >= numel) return numel;
+  const int64_t off = i % row;
+  return i - off + off / kRunAlign * kRunAlign;
+}
+
 /// f(begin, end) is called on disjoint sub-ranges covering [begin, end). Exceptions thrown by f
 /// are rethrown on the calling thread.
 template <typename F>
