@@ -56,11 +56,13 @@ int64_t store_vectors(T* out, int64_t n, bool stream, const F& f) {
   return i;
 }
 
-/// out = op(a) for one type T; vop(Vec<T>) on contiguous runs.
+/// out = op(a) for one type T; vop(Vec<T>) on contiguous runs. `may_stream`: false for a vop
+/// that costs more than its memory traffic (Note [Streaming stores]).
 template <typename T, typename Op, typename VOp>
-void unary_kernel_vec(const StridedLoop& loop, const Op& op, const VOp& vop) {
+void unary_kernel_vec(const StridedLoop& loop, const Op& op, const VOp& vop,
+                      bool may_stream = true) {
   using V = Vec<T>;
-  const bool stream = streams_output<T>(loop);
+  const bool stream = may_stream && streams_output<T>(loop);
   for_each(loop, [&](char** p, const int64_t* s, int64_t n) {
     T* out = reinterpret_cast<T*>(p[0]);
     const T* a = reinterpret_cast<const T*>(p[1]);
@@ -76,11 +78,12 @@ void unary_kernel_vec(const StridedLoop& loop, const Op& op, const VOp& vop) {
 }
 
 /// out = op(a, b) for one type T; vop on runs where each input is contiguous or a broadcast
-/// scalar (stride 0).
+/// scalar (stride 0); `may_stream` as for unary_kernel_vec.
 template <typename T, typename Op, typename VOp>
-void binary_kernel_vec(const StridedLoop& loop, const Op& op, const VOp& vop) {
+void binary_kernel_vec(const StridedLoop& loop, const Op& op, const VOp& vop,
+                       bool may_stream = true) {
   using V = Vec<T>;
-  const bool stream = streams_output<T>(loop);
+  const bool stream = may_stream && streams_output<T>(loop);
   for_each(loop, [&](char** p, const int64_t* s, int64_t n) {
     T* out = reinterpret_cast<T*>(p[0]);
     const T* a = reinterpret_cast<const T*>(p[1]);

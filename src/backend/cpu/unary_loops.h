@@ -11,17 +11,18 @@ namespace ember::cpu::inline EMBER_CPU_CAPABILITY {
 
 /// out = f(a) for T = float or double; operands are out, a (same dtype T).
 template <typename T, typename F>
-void float_loop(const StridedLoop& loop, const F& f) {
+void float_loop(const StridedLoop& loop, const F& f, bool may_stream) {
   unary_kernel_vec<T>(
-      loop, [&](T x) { return static_cast<T>(f(x)); }, [&](const Vec<T>& v) { return f.vec(v); });
+      loop, [&](T x) { return static_cast<T>(f(x)); }, [&](const Vec<T>& v) { return f.vec(v); },
+      may_stream);
 }
 
 /// out = f(g, v) for T = float or double (Note [Fused unary backward]); operands are out, g, v.
 template <typename T, typename F>
-void float_loop2(const StridedLoop& loop, const F& f) {
+void float_loop2(const StridedLoop& loop, const F& f, bool may_stream) {
   binary_kernel_vec<T>(
       loop, [&](T g, T v) { return static_cast<T>(f(g, v)); },
-      [&](const Vec<T>& g, const Vec<T>& v) { return f.vec(g, v); });
+      [&](const Vec<T>& g, const Vec<T>& v) { return f.vec(g, v); }, may_stream);
 }
 
 /// out = R(f(float(in)...)) for the 16-bit floats with N = 1 or 2 inputs: each element is computed
@@ -86,9 +87,9 @@ template <int N, template <typename> class F, typename... Args>
 void float_map(const StridedLoop& loop, ScalarType dt, const char* op, Args... args) {
   auto run = [&]<typename T>(const F<T>& f) {
     if constexpr (N == 1) {
-      float_loop<T>(loop, f);
+      float_loop<T>(loop, f, !kComputeBound<F>);
     } else {
-      float_loop2<T>(loop, f);
+      float_loop2<T>(loop, f, !kComputeBound<F>);
     }
   };
   switch (dt) {

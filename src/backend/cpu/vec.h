@@ -25,11 +25,12 @@
 #if defined(EMBER_VEC_AVX512) || defined(EMBER_VEC_AVX2)
 #define EMBER_VEC_SIMD 1
 // GCC 12 warns inside avx512fintrin.h's intrinsics (the _mm512_undefined_* passthrough they all
-// use, GCC bug 105593); the warning is located in the header, so silencing it around the include
-// silences only that.
+// use, GCC bug 105593: "may be used" or, depending on inlining, "is used uninitialized"); the
+// warning is located in the header, so silencing it around the include silences only that.
 #if defined(__GNUC__) && !defined(__clang__)
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#pragma GCC diagnostic ignored "-Wuninitialized"
 #endif
 #include <immintrin.h>
 #if defined(__GNUC__) && !defined(__clang__)
