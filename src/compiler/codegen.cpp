@@ -116,16 +116,16 @@ class Emitter {
       const Temp& tp = k_.temps[i];
       if (tp.kind != TempKind::Reduce && !in_loops[i]) continue;
       if (tp.kind == TempKind::Reduce && tp.red == RedKind::MeanAcc) continue;
-      if (tp.dtype == kBool && tp.kind != TempKind::Reduce) continue;  // lanes of 1 or 0
-      if (!is_float(tp.dtype)) return false;
-      if (t == ScalarType::Undefined) t = compute_dtype(tp.dtype);
-      if (compute_dtype(tp.dtype) != t) return false;
       if (tp.kind == TempKind::Op) {
         std::vector<std::string> args(tp.args.size(), "x");
         if (!pointwise_expr(*g_.nodes()[tp.node].prim, args, arg_dtypes(tp), tp.dtype, true)) {
           return false;
         }
       }
+      if (tp.dtype == kBool && tp.kind != TempKind::Reduce) continue;  // lanes of 1 or 0
+      if (!is_float(tp.dtype)) return false;
+      if (t == ScalarType::Undefined) t = compute_dtype(tp.dtype);
+      if (compute_dtype(tp.dtype) != t) return false;
     }
     if (t == ScalarType::Undefined) return false;
     T_ = ctype(t);

@@ -395,7 +395,12 @@ std::optional<std::string> bool_vector_expr(const Primitive& prim,
       if (op == UnaryOp::LogicalNot) {
         return in[0] == kBool ? "(V(1) - " + args[0] + ")" : fn("ember_cmp_eq", args[0], "V(0)");
       }
-      if (op == UnaryOp::IsNan && is_float(in[0])) return fn("ember_cmp_ne", args[0], args[0]);
+      if (!is_float(in[0])) return std::nullopt;
+      if (op == UnaryOp::IsNan) return fn("ember_cmp_ne", args[0], args[0]);
+      // |x| == inf, |x| < inf (false for NaN): as std::isinf and std::isfinite.
+      const std::string inf = "V(INFINITY)";
+      if (op == UnaryOp::IsInf) return fn("ember_cmp_eq", "vabs(" + args[0] + ")", inf);
+      if (op == UnaryOp::IsFinite) return fn("ember_cmp_lt", "vabs(" + args[0] + ")", inf);
       return std::nullopt;
     }
     case PrimitiveKind::Where:

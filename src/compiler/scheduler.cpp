@@ -105,13 +105,7 @@ class Scheduler {
  public:
   explicit Scheduler(const fx::Graph& g) : g_(g), nodes_(g.nodes()) {
     info_.resize(nodes_.size());
-    for (size_t i = 0; i < nodes_.size(); ++i) {
-      info_[i].resize(nodes_[i].outputs.size());
-      for (const ValueMeta& m : nodes_[i].outputs) {
-        for (const SymInt& s : m.sizes) dynamic_ |= s.is_symbolic();
-        for (const SymInt& s : m.strides) dynamic_ |= s.is_symbolic();
-      }
-    }
+    for (size_t i = 0; i < nodes_.size(); ++i) info_[i].resize(nodes_[i].outputs.size());
     // Where each value's memory comes from: an input or attribute, or the call that made it.
     storage_.resize(nodes_.size());
     for (size_t i = 0; i < nodes_.size(); ++i) {
@@ -310,10 +304,6 @@ class Scheduler {
     // register of the value written.
     if (src.kind == VKind::Tensor || src.kind == VKind::View || src.stored) {
       const ValueRef root = src.kind == VKind::View ? src.root : buffer_of(in);
-      // A dynamic graph records offsets for the example sizes: such views run as calls.
-      if (dynamic_ && !n.outputs[0].storage_offset.same_as(meta(root).storage_offset)) {
-        return false;
-      }
       info_[i][0] = VInfo::of(VKind::View);
       info_[i][0].root = root;
       return true;
@@ -818,8 +808,7 @@ class Scheduler {
   const std::vector<Node>& nodes_;
   std::vector<std::vector<VInfo>> info_;
   std::vector<Group> groups_;
-  std::vector<Step> steps_;  // kernel steps index groups_ until finish()
-  bool dynamic_ = false;
+  std::vector<Step> steps_;    // kernel steps index groups_ until finish()
   std::vector<bool> mutated_;  // by node: written in place, directly or through a view
   // Note [In-place stores]: by value, the input, attribute or call whose memory it is; by input
   // or attribute node, the open group that writes it in place (-1: none); by in-place call fused

@@ -8,6 +8,7 @@
 #include <cmath>
 #include <cstring>
 #include <limits>
+#include <regex>
 
 #include "compiler/codecache.h"
 #include "compiler/lowering.h"
@@ -213,6 +214,13 @@ TEST(Lowering, MatchesEager) {
                 (x == 2).to(kFloat32);
        }),
        {special.repeat({4, 4})}},
+      {"predicates_vectorised",
+       one([](auto& xs) {
+         const Tensor x = xs[0];
+         return x.isfinite().logical_and(x.isinf().logical_not()).to(kFloat32) +
+                x.isinf().to(kFloat32) * 2 + x.isnan().to(kFloat32) * 4;
+       }),
+       {special.repeat({8, 8})}},
       {"int_to_float",
        one([](auto& xs) { return xs[0].to(kFloat32) * 0.5; }),
        {rand({3, 4}, kInt64, 8)}},
@@ -325,6 +333,17 @@ TEST(Lowering, DynamicBatchOneCompile) {
        },
        {rand({8, 64})},
        dyn},
+      // Views at dynamic offsets (the last two rows) are loads at symbolic offsets in the fused
+      // kernel, not calls.
+      {"views_at_dynamic_offsets",
+       [](auto& xs) {
+         const Tensor& x = xs[0];
+         const SymInt n = x.sym_size(0);
+         return std::vector<Tensor>{(x.narrow(0, n - 2, 2) * 2 + x.narrow(0, 0, 2)).exp(),
+                                    x.narrow(0, 1, n - 1) - 1};
+       },
+       {rand({8, 64})},
+       dyn},
   };
   // One unit loaded (compiled, or found in the code cache), whatever the batch size.
   auto loads = [] {
@@ -342,6 +361,10 @@ TEST(Lowering, DynamicBatchOneCompile) {
   }
   EXPECT_EQ(loads() - before, 1);
   EXPECT_EQ(l.compiled[0]->kernel_names().size(), 1u);
+  EXPECT_EQ(l.compiled[3]->kernel_names().size(), 2u) << l.gms[3].graph().to_string();
+  // The last rows are read at an offset the kernel takes as a size argument.
+  EXPECT_TRUE(std::regex_search(l.compiled[3]->source(), std::regex(R"(load\(p\d+ \+ sizes\[)")))
+      << l.compiled[3]->source();
   // Outside the Dim's range: the graph's own error.
   EXPECT_THROW((*l.compiled[0])({rand({1025, 64})}), ValueError);
   EXPECT_THROW((*l.compiled[0])({rand({8, 63})}), ValueError);

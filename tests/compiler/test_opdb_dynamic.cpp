@@ -25,12 +25,19 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstring>
+#include <deque>
 #include <functional>
 #include <optional>
 
+#include "compiler/lowering.h"
+#include "fx_test_util.h"
 #include "opdb.h"
 
 namespace ember::test {
+
+// tests/opdb.cpp: the entries op_test_name has named.
+std::map<std::string, OpInfo>& registered_op_infos();
+
 namespace {
 
 #include "opdb_dynamic_pending.inc"
@@ -145,6 +152,14 @@ std::optional<Dim0Sample> dim0_sample(const OpInfo& info, const Sample& s) {
     return std::vector<Tensor>{op(all)};
   };
   return d;
+}
+
+// One dtype per entry keeps the sweeps fast: float32 where supported (symbolic shapes do not
+// depend on the dtype; the other dtypes trace fake in FakeTracedMatchesEager).
+ScalarType sweep_dtype(const OpInfo& info) {
+  const auto& d = info.dtypes;
+  if (d.empty() || std::find(d.begin(), d.end(), kFloat32) != d.end()) return kFloat32;
+  return d[0];
 }
 
 // One sample of one dtype.
@@ -320,12 +335,7 @@ TEST_P(OpTest, DynamicJointMatchesEager) {
 
 TEST_P(OpTest, DynamicTracedMatchesEager) {
   const OpInfo& info = GetParam();
-  // One dtype per entry keeps the sweep fast: float32 where supported (symbolic shapes do not
-  // depend on the dtype; the other dtypes trace fake in FakeTracedMatchesEager).
-  ScalarType dt = info.dtypes.empty() ? kFloat32 : info.dtypes[0];
-  if (std::find(info.dtypes.begin(), info.dtypes.end(), kFloat32) != info.dtypes.end()) {
-    dt = kFloat32;
-  }
+  const ScalarType dt = sweep_dtype(info);
   const Sweep r =
       sweep(info.samples(dt), [&](const Sample& s) { return check_sample(info, s, dt); });
   const std::vector<std::string>& failures = r.failures;
@@ -366,6 +376,86 @@ TEST_P(OpTest, DynamicTracedMatchesEager) {
   if (failures.size() > 3) {
     ADD_FAILURE() << info.name << ": " << failures.size() - 3 << " more samples fail";
   }
+}
+
+// Generated code with dynamic shapes over the op database (Note [Lowering], Note [Symbolic
+// shapes]): each entry's first two eligible samples (float32 where supported), traced with dim 0
+// dynamic as DynamicTracedMatchesEager traces them, are lowered together in one lower() call and
+// run at two other sizes against eager. Sizes reach the kernels as arguments, views at dynamic
+// offsets included.
+TEST(LoweringOpdb, DynamicDim0MatchesEager) {
+  struct Lowerable {
+    std::string what;
+    Dim0Sample d;
+    std::vector<bool> dynamic;
+    fx::GraphModule gm;
+    double tol_scale;
+  };
+  std::deque<Sample> samples;  // Dim0Sample::fn refers to its sample
+  std::vector<Lowerable> all;
+  for (const auto& [name, info] : registered_op_infos()) {
+    const ScalarType dt = sweep_dtype(info);
+    int taken = 0;
+    for (const Sample& s : info.samples(dt)) {
+      if (taken == 2) break;
+      const Sample& kept = samples.emplace_back(s);
+      std::optional<Dim0Sample> d = dim0_sample(info, kept);
+      if (!d) continue;
+      try {
+        d->fn(d->example);
+      } catch (const Error&) {
+        continue;
+      }
+      for (const std::vector<bool>& dynamic : dim0_variants(d->example, d->n)) {
+        try {
+          fx::GraphModule gm =
+              make_fx(d->fn, d->at(dynamic, d->n), {.dynamic = Dim0Sample::spec(dynamic)});
+          all.push_back({name + " " + kept.desc, *d, dynamic, std::move(gm), info.tol_scale});
+          ++taken;
+          break;
+        } catch (const std::exception&) {
+          continue;  // DynamicTracedMatchesEager lists these
+        }
+      }
+    }
+  }
+  std::vector<const fx::GraphModule*> gms;
+  for (const Lowerable& l : all) gms.push_back(&l.gm);
+  const auto lowered = compiler::lower(gms);
+  int with_kernels = 0, failures = 0;
+  for (const auto& l : lowered) with_kernels += !l->kernel_names().empty();
+  std::printf("[ lowering ] %zu dynamic graphs, %d with generated kernels\n", all.size(),
+              with_kernels);
+  EXPECT_GT(with_kernels, 100);
+  for (size_t i = 0; i < all.size(); ++i) {
+    const Lowerable& l = all[i];
+    for (int64_t m : {l.d.n + 1, 2 * l.d.n + 1}) {
+      const std::vector<Tensor> xs = l.d.at(l.dynamic, m);
+      Tensor want;
+      try {
+        want = l.d.fn(exact_copies(xs))[0];
+      } catch (const Error&) {
+        continue;  // eager refuses this size; DynamicTracedMatchesEager checks the graph does
+      }
+      std::string why;
+      try {
+        const std::vector<Tensor> got = (*lowered[i])(exact_copies(xs));
+        auto [rtol, atol] = tolerances(want.dtype());
+        auto r = got.size() != 1 || got[0].dtype() != want.dtype()
+                     ? ::testing::AssertionFailure() << "output count or dtype"
+                     : close(got[0], want.sizes(), values(want), 4 * rtol * l.tol_scale,
+                             4 * atol * l.tol_scale);
+        if (!r) why = r.message();
+      } catch (const std::exception& e) {
+        why = e.what();
+      }
+      if (!why.empty() && ++failures <= 10) {
+        ADD_FAILURE() << l.what << " at size " << m << ": " << why << "\n"
+                      << l.gm.graph().to_string() << lowered[i]->source();
+      }
+    }
+  }
+  EXPECT_EQ(failures, 0);
 }
 
 }  // namespace
