@@ -540,6 +540,10 @@ class Emitter {
           return sum ? acc + "[" + at + "] += double(" + x + ");"
                      : acc + "[" + at + "] = " + step + "(" + acc + "[" + at + "], " + x + ");";
         };
+        if (vec && sum && E == T_) {
+          line(sc, "ember_col_add(" + acc + " + (" + xl + " - j0), " + v + ");");
+          continue;
+        }
         line(sc, vec ? "{ alignas(64) " + E + " e_[V::size]; (" + v +
                            ").store(e_); for (int q = 0; q < V::size; ++q) { " +
                            update(xl + " - j0 + q", "e_[q]") + " } }"

@@ -167,6 +167,26 @@ inline void ember_16<ember::Half>::store8(const float* x, ember::Half* p) {
 }
 #endif
 
+// A column block's sums in double (eager's vertical sums): acc[q] += lane q of v, in row order
+// as eager adds them.
+template <typename T>
+inline void ember_col_add(double* acc, const Vec<T>& v) {
+  alignas(64) T e[Vec<T>::size];
+  v.store(e);
+  for (int q = 0; q < Vec<T>::size; ++q) acc[q] += double(e[q]);
+}
+#if defined(__AVX2__)
+template <>
+inline void ember_col_add<float>(double* acc, const Vec<float>& v) {
+  alignas(64) float e[Vec<float>::size];
+  v.store(e);
+  for (int k = 0; k < Vec<float>::size / 4; ++k) {
+    const __m256d x = _mm256_cvtps_pd(_mm_load_ps(e + 4 * k));
+    _mm256_storeu_pd(acc + 4 * k, _mm256_add_pd(_mm256_loadu_pd(acc + 4 * k), x));
+  }
+}
+#endif
+
 // Per-lane double sums of a vectorised kernel (eager's sum_acc_t): add(v) adds lane q of v to
 // lane q (add_sq_dev its squared deviation from `mean`), sum() adds the lanes in order. The AVX2
 // float form keeps the lanes in registers.
