@@ -344,8 +344,8 @@ class Emitter {
                    ? f + "store(" + v + ", " + p + " + " + off + ");"
                    : f + "scatter(" + v + ", " + p + " + " + off + ", " + size(s) + ");");
     } else if (!s.is_symbolic() && s.hint() == 1) {
-      line(sc, streaming_ ? "ember_put(" + v + ", " + p + " + " + off + ", stream_);"
-                          : v + ".store(" + p + " + " + off + ");");
+      line(sc, streams() ? "ember_put(" + v + ", " + p + " + " + off + ", stream_);"
+                         : v + ".store(" + p + " + " + off + ");");
     } else {
       line(sc, "ember_scatter<" + T_ + ">(" + v + ", " + p + " + " + off + ", " + size(s) + ");");
     }
@@ -357,6 +357,9 @@ class Emitter {
     for (const Store& st : k_.stores) value(st.temp);
     for (const Store& st : k_.stores) store(st);
   }
+
+  // A vectorised pointwise kernel's contiguous stores may stream (Note [Streaming stores]).
+  bool streams() const { return vector_ && k_.reduced == 0; }
 
   bool full_store(const Store& st) const {
     for (int f = 0; f < nd_; ++f) {
@@ -380,10 +383,8 @@ class Emitter {
     for (int f = 1; f < nd_; ++f) s += " * n" + std::to_string(f);
     s += ";\n  if (numel == 0) return;\n";
     // Note [Streaming stores]: an output this big is streamed where its rows are aligned.
-    streaming_ = vector_;
-    if (streaming_) {
-      s += "  const bool stream_ = V::kStreams && numel * static_cast<int64_t>(sizeof(" + T_ +
-           ")) >= kStreamingBytes;\n  (void)stream_;\n";
+    if (streams()) {
+      s += "  const bool stream_ = streams_output<" + T_ + ">(numel);\n  (void)stream_;\n";
     }
     // Note [Thread-independent runs]: split points at the same vector boundaries at any count.
     s += "  parallel_for(0, numel, kGrainSize, [&](int64_t begin, int64_t end) {\n";
@@ -433,8 +434,7 @@ class Emitter {
       s += "      }\n";
     }
     s += "    }\n";
-    if (streaming_) s += "    if (stream_) stream_fence();\n";
-    streaming_ = false;
+    if (streams()) s += "    if (stream_) stream_fence();\n";
     s += "  });\n";
     return s;
   }
@@ -743,7 +743,6 @@ class Emitter {
   std::vector<SymInt>& size_args_;
   int nd_ = 0;
   bool vector_ = false;
-  bool streaming_ = false;  // a pointwise kernel's contiguous stores may stream
   std::string T_ = "float";
   Scope* outer_ = nullptr;
   Scope* inner_ = nullptr;

@@ -37,7 +37,7 @@ inline void ember_scatter(const Vec<T>& v, T* p, int64_t stride) {
 // A contiguous vector store, streamed where asked and aligned (Note [Streaming stores]).
 template <typename T>
 inline void ember_put(const Vec<T>& v, T* p, bool stream) {
-  if (stream && reinterpret_cast<uintptr_t>(p) % sizeof(Vec<T>) == 0) {
+  if (stream && stream_aligned(p)) {
     v.stream(p);
   } else {
     v.store(p);

@@ -162,56 +162,69 @@ ScalarType sweep_dtype(const OpInfo& info) {
   return d[0];
 }
 
+// The sample traced with dim 0 dynamic: the first of dim0_variants that traces. Nullopt when
+// the op refuses the example (MatchesReference's business), or when no variant traces (then
+// `failure` is the last variant's error: the better fit).
+struct Dim0Trace {
+  std::vector<bool> dynamic;
+  fx::GraphModule gm;
+};
+std::optional<Dim0Trace> trace_dim0(const Dim0Sample& d, std::string& failure) {
+  try {
+    d.fn(d.example);
+  } catch (const Error&) {
+    return std::nullopt;
+  }
+  for (const std::vector<bool>& dynamic : dim0_variants(d.example, d.n)) {
+    try {
+      return Dim0Trace{dynamic,
+                       make_fx(d.fn, d.at(dynamic, d.n), {.dynamic = Dim0Sample::spec(dynamic)})};
+    } catch (const std::exception& e) {
+      failure = first_line(e.what());
+    }
+  }
+  return std::nullopt;
+}
+
 // One sample of one dtype.
 Outcome check_sample(const OpInfo& info, const Sample& s, ScalarType dt) {
   const std::optional<Dim0Sample> d = dim0_sample(info, s);
   if (!d) return {};
-  try {
-    d->fn(d->example);
-  } catch (const Error&) {
-    return {};  // a sample the op refuses: MatchesReference's business
-  }
+  std::string failure;
+  std::optional<Dim0Trace> traced = trace_dim0(*d, failure);
+  if (!traced) return {!failure.empty(), failure};
   const int64_t n = d->n;
   const auto& fn = d->fn;
-  Outcome out{true, ""};
-  for (const std::vector<bool>& dynamic : dim0_variants(d->example, n)) {
-    fx::GraphModule gm;
+  const std::vector<bool>& dynamic = traced->dynamic;
+  fx::GraphModule& gm = traced->gm;
+  for (int64_t m : {n + 1, 2 * n + 1}) {
+    const std::vector<Tensor> xs = d->at(dynamic, m);
+    Tensor want;
     try {
-      gm = make_fx(fn, d->at(dynamic, n), {.dynamic = Dim0Sample::spec(dynamic)});
+      want = fn(xs)[0];
+    } catch (const Error&) {
+      want = Tensor();  // eager refuses this size: so must the graph
+    }
+    std::vector<Tensor> got;
+    try {
+      got = gm(xs);
     } catch (const std::exception& e) {
-      out.failure = first_line(e.what());  // the last variant's: the better fit
-      continue;
+      if (!want.defined()) continue;
+      return {true,
+              "size " + std::to_string(m) + ": running the graph failed: " + first_line(e.what())};
     }
-    for (int64_t m : {n + 1, 2 * n + 1}) {
-      const std::vector<Tensor> xs = d->at(dynamic, m);
-      Tensor want;
-      try {
-        want = fn(xs)[0];
-      } catch (const Error&) {
-        want = Tensor();  // eager refuses this size: so must the graph
-      }
-      std::vector<Tensor> got;
-      try {
-        got = gm(xs);
-      } catch (const std::exception& e) {
-        if (!want.defined()) continue;
-        return {true, "size " + std::to_string(m) +
-                          ": running the graph failed: " + first_line(e.what())};
-      }
-      if (!want.defined()) {
-        return {true, "size " + std::to_string(m) + ": the graph ran where eager refuses"};
-      }
-      if (got.size() != 1 || got[0].dtype() != want.dtype()) {
-        return {true, "size " + std::to_string(m) + ": the graph's result differs in dtype"};
-      }
-      auto [rtol, atol] = tolerances(dt);
-      auto r =
-          close(got[0], want.sizes(), values(want), rtol * info.tol_scale, atol * info.tol_scale);
-      if (!r) return {true, "size " + std::to_string(m) + ": " + r.message()};
+    if (!want.defined()) {
+      return {true, "size " + std::to_string(m) + ": the graph ran where eager refuses"};
     }
-    return {true, ""};
+    if (got.size() != 1 || got[0].dtype() != want.dtype()) {
+      return {true, "size " + std::to_string(m) + ": the graph's result differs in dtype"};
+    }
+    auto [rtol, atol] = tolerances(dt);
+    auto r =
+        close(got[0], want.sizes(), values(want), rtol * info.tol_scale, atol * info.tol_scale);
+    if (!r) return {true, "size " + std::to_string(m) + ": " + r.message()};
   }
-  return out;
+  return {true, ""};
 }
 
 // One gradient sample through the joint graph with its dim 0 dynamic, as check_sample.
@@ -401,22 +414,11 @@ TEST(LoweringOpdb, DynamicDim0MatchesEager) {
       const Sample& kept = samples.emplace_back(s);
       std::optional<Dim0Sample> d = dim0_sample(info, kept);
       if (!d) continue;
-      try {
-        d->fn(d->example);
-      } catch (const Error&) {
-        continue;
-      }
-      for (const std::vector<bool>& dynamic : dim0_variants(d->example, d->n)) {
-        try {
-          fx::GraphModule gm =
-              make_fx(d->fn, d->at(dynamic, d->n), {.dynamic = Dim0Sample::spec(dynamic)});
-          all.push_back({name + " " + kept.desc, *d, dynamic, std::move(gm), info.tol_scale});
-          ++taken;
-          break;
-        } catch (const std::exception&) {
-          continue;  // DynamicTracedMatchesEager lists these
-        }
-      }
+      std::string failure;  // DynamicTracedMatchesEager lists these
+      std::optional<Dim0Trace> t = trace_dim0(*d, failure);
+      if (!t) continue;
+      all.push_back({name + " " + kept.desc, *d, t->dynamic, std::move(t->gm), info.tol_scale});
+      ++taken;
     }
   }
   std::vector<const fx::GraphModule*> gms;

@@ -35,19 +35,13 @@ void basic_kernel(const StridedLoop& loop, const Op& op, int64_t grain = kGrainS
       grain);
 }
 
-/// Whether a loop writes enough of T to stream its output (Note [Streaming stores]).
-template <typename T>
-bool streams_output(const StridedLoop& loop) {
-  return Vec<T>::kStreams && loop.numel * static_cast<int64_t>(sizeof(T)) >= kStreamingBytes;
-}
-
 /// out[i .. i + V::size) = f(i) for the whole vectors of a contiguous run of n, streamed when
 /// `stream` and the run is aligned (Note [Streaming stores]); returns where the scalar tail starts.
 template <typename T, typename F>
 int64_t store_vectors(T* out, int64_t n, bool stream, const F& f) {
   using V = Vec<T>;
   int64_t i = 0;
-  if (stream && reinterpret_cast<uintptr_t>(out) % sizeof(V) == 0) {
+  if (stream && stream_aligned(out)) {
     for (; i + V::size <= n; i += V::size) f(i).stream(out + i);
     stream_fence();
     return i;
@@ -62,7 +56,7 @@ template <typename T, typename Op, typename VOp>
 void unary_kernel_vec(const StridedLoop& loop, const Op& op, const VOp& vop,
                       bool may_stream = true) {
   using V = Vec<T>;
-  const bool stream = may_stream && streams_output<T>(loop);
+  const bool stream = may_stream && streams_output<T>(loop.numel);
   for_each(loop, [&](char** p, const int64_t* s, int64_t n) {
     T* out = reinterpret_cast<T*>(p[0]);
     const T* a = reinterpret_cast<const T*>(p[1]);
@@ -83,7 +77,7 @@ template <typename T, typename Op, typename VOp>
 void binary_kernel_vec(const StridedLoop& loop, const Op& op, const VOp& vop,
                        bool may_stream = true) {
   using V = Vec<T>;
-  const bool stream = may_stream && streams_output<T>(loop);
+  const bool stream = may_stream && streams_output<T>(loop.numel);
   for_each(loop, [&](char** p, const int64_t* s, int64_t n) {
     T* out = reinterpret_cast<T*>(p[0]);
     const T* a = reinterpret_cast<const T*>(p[1]);

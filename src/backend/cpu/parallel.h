@@ -26,6 +26,7 @@ inline int64_t row_grain(int64_t item_elems) {
 constexpr int64_t kRunAlign = 64;
 inline int64_t run_boundary(int64_t i, int64_t row, int64_t numel) {
   if (i >= numel) return numel;
+  if (i == 0) return 0;  // a whole range (a tiny op's): no division
   const int64_t off = i % row;
   return i - off + off / kRunAlign * kRunAlign;
 }

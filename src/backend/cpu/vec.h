@@ -168,6 +168,17 @@ EMBER_VEC_SPECIALISE(double, EMBER_MM_PD, pd)
 /// generated pointwise kernels.
 constexpr int64_t kStreamingBytes = int64_t{32} << 20;
 
+/// Whether an output of `numel` elements of T is big enough to stream.
+template <typename T>
+bool streams_output(int64_t numel) {
+  return Vec<T>::kStreams && numel * static_cast<int64_t>(sizeof(T)) >= kStreamingBytes;
+}
+/// Whether p is aligned for Vec<T>::stream.
+template <typename T>
+bool stream_aligned(const T* p) {
+  return reinterpret_cast<uintptr_t>(p) % sizeof(Vec<T>) == 0;
+}
+
 /// Orders the streamed stores before what follows (an sfence; nothing where stores are plain).
 inline void stream_fence() {
 #if defined(EMBER_VEC_SIMD)
