@@ -7,6 +7,8 @@
 // wrapped number (a Python-like scalar), whether clamp's bounds or lerp's weight are tensors
 // (extra inputs), whether scatter writes a value or a source.
 #include <cctype>
+#include <string>
+#include <string_view>
 
 #include "autograd/functions.h"
 #include "primitives/binary.h"
@@ -53,7 +55,7 @@ int binary_overload(BinaryOp op, bool scalar_first, bool scalar_second) {
 // norm.ScalarOpt_dim, ...), the full reductions the first; max() and min() are max/min's second
 // (after max.dim). Ember's primitive keeps the reduced dims, not how they were given: a list
 // naming every dim without keepdim reads as the full reduction.
-int reduce_overload(const Reduce& reduce, const std::string& op, const Tensor& input) {
+int reduce_overload(const Reduce& reduce, std::string_view op, const Tensor& input) {
   using enum ReduceOp;
   const ReduceOp r = reduce.op();
   if ((r == AMax && op == "max") || (r == AMin && op == "min")) return 1;
@@ -68,14 +70,15 @@ std::string backward_name(const char* op) { return camel_case(op) + "Backward0";
 
 // The op's own name without the in-place underscore: a display name (floor_divide, scatter_add)
 // is another op of libtorch's, with its own numbering.
-std::string without_inplace_suffix(const char* name) {
-  std::string op = name;
-  if (!op.empty() && op.back() == '_') op.pop_back();
+std::string_view without_inplace_suffix(const char* name) {
+  std::string_view op = name;
+  if (!op.empty() && op.back() == '_') op.remove_suffix(1);
   return op;
 }
 
 std::string backward_name(const char* op, int overload) {
-  return camel_case(without_inplace_suffix(op).c_str()) + "Backward" + std::to_string(overload);
+  return camel_case(std::string(without_inplace_suffix(op)).c_str()) + "Backward" +
+         std::to_string(overload);
 }
 
 std::string backward_name(const Primitive& prim, const std::vector<Tensor>& inputs) {
@@ -83,7 +86,7 @@ std::string backward_name(const Primitive& prim, const std::vector<Tensor>& inpu
 }
 
 int backward_overload(const Primitive& prim, const std::vector<Tensor>& inputs) {
-  const std::string op = without_inplace_suffix(prim.name());
+  const std::string_view op = without_inplace_suffix(prim.name());
   int overload = 0;
   const PrimitiveKind kind = prim.kind();
   if (kind == PrimitiveKind::Binary && inputs.size() == 2) {

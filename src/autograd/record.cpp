@@ -11,6 +11,8 @@
 // vjps, zeros of a missing gradient and the final sum_to build symbolic results without guards.
 // Views whose layout is symbolic keep no geometry (it is computed on concrete strides): an
 // in-place op on one that needs gradients, or as_strided's backward, raises NotImplementedError.
+#include <algorithm>
+#include <cstddef>
 #include <sstream>
 
 #include "autograd/functions.h"
@@ -62,9 +64,15 @@ class PrimitiveNode : public Node {
   // The name is made only when asked (Node::name): the op's name is a static string, as the
   // primitive's display name must be.
   PrimitiveNode(const Primitive& prim, const std::vector<Tensor>& inputs)
-      : prim_(prim.has_vjp() ? prim.clone() : nullptr),
-        op_(prim.name()),
+      : op_(prim.name()),
         overload_(backward_overload(prim, inputs)) {
+    if (prim.has_vjp()) {
+      prim_ = prim.clone_into(inline_prim_, sizeof(inline_prim_));
+      if (!prim_) {
+        owned_prim_ = prim.clone();
+        prim_ = owned_prim_.get();
+      }
+    }
     for (const auto& t : inputs) {
       const bool defined = t.defined();
       const SymGeometry* g = defined ? t.unsafeGetTensorImpl()->sym_geometry() : nullptr;
@@ -77,6 +85,11 @@ class PrimitiveNode : public Node {
       input_dtypes_.push_back(defined ? t.dtype() : kFloat32);
     }
   }
+  ~PrimitiveNode() override {
+    if (prim_ && !owned_prim_) prim_->~Primitive();
+  }
+  PrimitiveNode(const PrimitiveNode&) = delete;
+  PrimitiveNode& operator=(const PrimitiveNode&) = delete;
   std::string name() const override { return backward_name(op_, overload_); }
 
   void save(std::vector<SavedVariable> inputs, std::vector<SavedVariable> outputs) {
@@ -154,7 +167,10 @@ class PrimitiveNode : public Node {
   }
 
  private:
-  std::shared_ptr<const Primitive> prim_;
+  // The primitive: a copy in inline_prim_ (most fit), else owned_prim_; null without a vjp.
+  alignas(std::max_align_t) std::byte inline_prim_[128];
+  std::shared_ptr<const Primitive> owned_prim_;
+  const Primitive* prim_ = nullptr;
   const char* op_;
   int overload_;
   // The inputs' sizes one after another, each input's rank, and dtypes: no allocation per op.
@@ -245,13 +261,36 @@ std::shared_ptr<Node> make_view_node(const Primitive& prim, const std::vector<Te
 
 }  // namespace
 
+namespace {
+
+// No other tensor addresses t's storage: its own version counter's hold on the storage (Note
+// [Version counters] in tensor_impl.h) does not count.
+bool owns_storage_alone(const TensorImpl& t) {
+  const bool counter_in_storage = t.version_counter().get() == &t.storage()->version_counter();
+  return t.storage().use_count() == (counter_in_storage ? 2 : 1);
+}
+
+// Whether `sizes` are t's sizes (a concrete tensor's compared in place, without a shape).
+bool has_sizes(const SymShape& sizes, const Tensor& t) {
+  const TensorImpl* impl = t.unsafeGetTensorImpl();
+  if (impl->sym_geometry()) [[unlikely]]
+    return same_as(sizes, shape_of(t));
+  const std::vector<int64_t>& s = impl->sizes();
+  return sizes.size() == s.size() &&
+         std::equal(s.begin(), s.end(), sizes.begin(), [](int64_t a, const SymInt& b) {
+           return !b.is_symbolic() && b.guard_int() == a;
+         });
+}
+
+}  // namespace
+
 void set_history(const Tensor& t, std::shared_ptr<Node> fn, uint32_t output_nr) {
   auto& m = meta(t);
   m.output_nr = output_nr;
   auto& metas = fn->mutable_output_meta();
   if (metas.size() <= output_nr) metas.resize(output_nr + 1);
   OutputMeta& om = metas[output_nr];
-  if (om.dtype != t.dtype() || !same_as(om.sizes, shape_of(t))) om = OutputMeta::of(t);
+  if (om.dtype != t.dtype() || !has_sizes(om.sizes, t)) om = OutputMeta::of(t);
   m.grad_fn = std::move(fn);
   m.attr_version = t._version();
 }
@@ -349,7 +388,7 @@ std::vector<Tensor> AccumulateGrad::apply(std::vector<Tensor>&& grads) {
     if (is_grad_enabled()) {
       m.grad = g;  // create_graph: keep the gradient's own history
     } else {
-      const bool sole_owner = g.impl().use_count() == 1 && g.impl()->storage().use_count() == 1 &&
+      const bool sole_owner = g.impl().use_count() == 1 && owns_storage_alone(*g.impl()) &&
                               g.is_contiguous() && !meta_or_null(g) && g.storage_offset() == 0 &&
                               static_cast<size_t>(g.nbytes()) == g.impl()->storage()->nbytes();
       m.grad = sole_owner ? g : g.clone();

@@ -23,8 +23,10 @@ void* checked_data(const std::shared_ptr<TensorImpl>& impl) {
 
 }  // namespace
 
-const std::vector<int64_t>& Tensor::sizes() const { return checked(impl_).sizes(); }
-const std::vector<int64_t>& Tensor::strides() const { return checked(impl_).strides(); }
+void Tensor::undefined_error() {
+  EMBER_THROW(RuntimeError, "[Tensor] the tensor is undefined (default-constructed)");
+}
+
 // A 0-d tensor has no size or stride to return (wrap_dim accepts -1 and 0 for it, as ops that
 // reduce a scalar do); PyTorch's message. Reading sizes()[0] there read past the vector.
 static int64_t dim_of_shape(int64_t d, int64_t ndim, const char* op) {
@@ -48,15 +50,10 @@ int64_t Tensor::size(int64_t d) const {
                             : impl.sizes()[w];
 }
 int64_t Tensor::stride(int64_t d) const { return strides()[dim_of_shape(d, dim(), "stride")]; }
-int64_t Tensor::dim() const { return checked(impl_).dim(); }
-int64_t Tensor::numel() const { return checked(impl_).numel(); }
-ScalarType Tensor::dtype() const { return checked(impl_).dtype(); }
-Device Tensor::device() const { return checked(impl_).device(); }
 TensorOptions Tensor::options() const { return TensorOptions().dtype(dtype()).device(device()); }
 int64_t Tensor::element_size() const { return ember::element_size(dtype()); }
 int64_t Tensor::nbytes() const { return numel() * element_size(); }
 int64_t Tensor::storage_offset() const { return checked(impl_).storage_offset(); }
-bool Tensor::is_contiguous() const { return checked(impl_).is_contiguous(); }
 bool Tensor::is_floating_point() const { return ember::is_floating_point(dtype()); }
 bool Tensor::is_signed() const { return ember::is_signed(dtype()); }
 bool Tensor::is_alias_of(const Tensor& o) const {

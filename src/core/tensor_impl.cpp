@@ -10,6 +10,12 @@ bool& detail::inference_mode_tls() {
 }
 
 void TensorImpl::set_data(const TensorImpl& other) {
+  if (version_.get() == &storage_->version_counter()) {
+    // The counter lives in the old storage: keep its value without keeping that memory alive.
+    auto own = std::make_shared<VersionCounter>();
+    own->version.store(version(), std::memory_order_relaxed);
+    version_ = std::move(own);
+  }
   storage_ = other.storage_;
   dtype_ = other.dtype_;
   device_ = other.device_;
@@ -27,7 +33,7 @@ TensorImpl::TensorImpl(Storage storage, ScalarType dtype, std::vector<int64_t> s
       device_(storage_->device()),
       storage_offset_(storage_offset),
       inference_(detail::inference_mode_tls()),
-      version_(std::make_shared<VersionCounter>()) {
+      version_(storage_, &storage_->version_counter()) {
   set_geometry(std::move(sizes), std::move(strides), storage_offset);
 }
 
@@ -38,7 +44,7 @@ TensorImpl::TensorImpl(Storage storage, ScalarType dtype, std::span<const SymInt
       device_(storage_->device()),
       storage_offset_(0),
       inference_(detail::inference_mode_tls()),
-      version_(std::make_shared<VersionCounter>()) {
+      version_(storage_, &storage_->version_counter()) {
   set_sym_geometry(sizes, strides, storage_offset);
 }
 

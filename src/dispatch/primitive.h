@@ -5,8 +5,10 @@
 // metadata (Note [Inference]) and its vjp, written with Ember ops (so that higher-order gradients
 // work); its kernels are registered by kind with each backend (Note [Backend]). Ops validate,
 // build a primitive and call dispatch().
+#include <cstddef>
 #include <functional>
 #include <memory>
+#include <new>
 #include <optional>
 #include <span>
 #include <string>
@@ -149,6 +151,9 @@ class Primitive {
   std::string to_json() const;
   /// A deep copy (the graph keeps it).
   virtual std::shared_ptr<const Primitive> clone() const = 0;
+  /// A deep copy constructed in `buf` (`size` bytes, aligned for any scalar type), or null when
+  /// it does not fit: an autograd node keeps its primitive inline, one allocation less per op.
+  virtual const Primitive* clone_into(void* buf, size_t size) const = 0;
 
   // ---- effects (Note [Mutation and aliasing])
   /// The in-place form (add_ rather than add): output 0 is the target the caller passes, written
@@ -222,6 +227,10 @@ class PrimitiveOf : public Primitive {
   void visit_params(ParamVisitor& v) final { p_.visit(v); }
   std::shared_ptr<const Primitive> clone() const final {
     return std::make_shared<Derived>(static_cast<const Derived&>(*this));
+  }
+  const Primitive* clone_into(void* buf, size_t size) const final {
+    if (sizeof(Derived) > size || alignof(Derived) > alignof(std::max_align_t)) return nullptr;
+    return new (buf) Derived(static_cast<const Derived&>(*this));
   }
   const Params& params() const { return p_; }
 

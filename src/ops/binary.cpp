@@ -162,9 +162,13 @@ Tensor binary_op(BinaryOp op, const Tensor& a, const Tensor& b, const Scalar& al
   check_defined(b, name, "other");
   check_broadcastable(a, b, name);
   const ScalarType t = compute_dtype(op, a, b, alpha, name);
-  // Moved out of the returned vector: no reference-count traffic on the tiny-op path.
-  return std::move(dispatch(Binary(op, alpha, name),
-                            {to_compute(a, t), to_compute(b, second_operand_dtype(op, b, t))})[0]);
+  // The operands are moved into the list (a braced list would be copied, each copy an atomic
+  // reference count) and the result out of the returned vector: the tiny-op path.
+  std::vector<Tensor> inputs;
+  inputs.reserve(2);
+  inputs.push_back(to_compute(a, t));
+  inputs.push_back(to_compute(b, second_operand_dtype(op, b, t)));
+  return std::move(dispatch(Binary(op, alpha, name), inputs)[0]);
 }
 
 Tensor& binary_op_(BinaryOp op, Tensor& self, const Tensor& other, const Scalar& alpha,

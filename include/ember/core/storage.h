@@ -1,5 +1,7 @@
 #pragma once
+#include <atomic>
 #include <cstddef>
+#include <cstdint>
 #include <functional>
 #include <memory>
 
@@ -8,6 +10,12 @@
 namespace ember {
 
 class Allocator;
+
+/// Counts in-place modifications; shared by a tensor and all its views. Each storage holds one
+/// that the tensors made on it share by default (Note [Version counters] in tensor_impl.h).
+struct VersionCounter {
+  std::atomic<uint32_t> version{0};
+};
 
 /// A flat buffer shared by a tensor and its views. Owned memory comes from its device's allocator
 /// (Note [Allocators], ember/core/allocator.h) and goes back there; external memory (from_blob)
@@ -30,6 +38,8 @@ class StorageImpl {
   Device device() const { return device_; }
   /// The allocator the memory came from; null for external memory and on the meta device.
   Allocator* allocator() const { return allocator_; }
+  /// The version counter of the tensors made on this storage (Note [Version counters]).
+  VersionCounter& version_counter() { return version_; }
 
  private:
   void* data_ = nullptr;
@@ -37,6 +47,7 @@ class StorageImpl {
   Allocator* allocator_ = nullptr;
   Device device_ = kCPU;
   Deleter deleter_;
+  VersionCounter version_;
 };
 using Storage = std::shared_ptr<StorageImpl>;
 

@@ -57,8 +57,9 @@ class Tensor {
   bool defined() const { return impl_ != nullptr; }
   TensorImpl* unsafeGetTensorImpl() const { return impl_.get(); }
   const std::shared_ptr<TensorImpl>& impl() const { return impl_; }
-  const std::vector<int64_t>& sizes() const;
-  const std::vector<int64_t>& strides() const;
+  // The hottest accessors are inline (every op reads them); an undefined tensor raises.
+  const std::vector<int64_t>& sizes() const { return checked_impl().sizes(); }
+  const std::vector<int64_t>& strides() const { return checked_impl().strides(); }
   /// The sizes as SymInts: symbolic expressions for a tensor traced with dynamic shapes
   /// (Note [Symbolic tensors]), where sizes() would specialise them.
   std::vector<SymInt> sym_sizes() const;
@@ -67,17 +68,17 @@ class Tensor {
   SymInt sym_numel() const;
   int64_t size(int64_t dim) const;  // negative dims wrap; IndexError when out of range
   int64_t stride(int64_t dim) const;
-  int64_t dim() const;
+  int64_t dim() const { return checked_impl().dim(); }
   int64_t ndimension() const { return dim(); }
-  int64_t numel() const;
-  ScalarType dtype() const;
+  int64_t numel() const { return checked_impl().numel(); }
+  ScalarType dtype() const { return checked_impl().dtype(); }
   ScalarType scalar_type() const { return dtype(); }
-  Device device() const;
+  Device device() const { return checked_impl().device(); }
   TensorOptions options() const;
   int64_t element_size() const;
   int64_t nbytes() const;
   int64_t storage_offset() const;
-  bool is_contiguous() const;
+  bool is_contiguous() const { return checked_impl().is_contiguous(); }
   bool is_floating_point() const;
   bool is_complex() const { return false; }
   bool is_signed() const;
@@ -507,6 +508,12 @@ class Tensor {
   // in-place methods (which change the impl, never the handle) are const and callable on a
   // const Tensor& (x.grad().zero_()); they hand the handle on to the Tensor& helpers this way.
   Tensor& mutable_self() const { return const_cast<Tensor&>(*this); }
+  const TensorImpl& checked_impl() const {
+    if (!impl_) [[unlikely]]
+      undefined_error();
+    return *impl_;
+  }
+  [[noreturn]] static void undefined_error();
 
   std::shared_ptr<TensorImpl> impl_;
 };

@@ -20,11 +20,6 @@ namespace detail {
 bool& inference_mode_tls();
 }  // namespace detail
 
-/// Counts in-place modifications; shared by a tensor and all its views.
-struct VersionCounter {
-  std::atomic<uint32_t> version{0};
-};
-
 /// Note [Symbolic tensors]: the geometry of a tensor traced with dynamic shapes, as SymInt
 /// expressions. Only meta tensors (no storage to address) have one.
 struct SymGeometry {
@@ -32,6 +27,12 @@ struct SymGeometry {
   SymInt storage_offset, numel;
 };
 
+/// Note [Version counters]: a tensor starts with its storage's counter (an aliasing shared_ptr
+/// into the StorageImpl: no allocation per tensor), so every tensor on one storage sees the
+/// writes of every other, as views must. Autograd's aliases and views share their source's
+/// counter explicitly (share_version_counter); set_data, which moves a tensor to another
+/// storage, gives it a counter of its own that keeps the value it had.
+///
 /// The strided view of a Storage that a Tensor handle points to. Sizes and strides are in
 /// elements; storage_offset too.
 ///

@@ -4,7 +4,29 @@
 
 namespace ember::cpu {
 
+namespace {
+
+template <typename List>
+StridedLoop impls_loop(const List& operands, const std::vector<int64_t>& shape) {
+  EMBER_INTERNAL_ASSERT(operands.size() <= kMaxOperands, "make_loop operands");
+  std::array<const TensorImpl*, kMaxOperands> impls{};
+  size_t n = 0;
+  for (const Tensor& t : operands) impls[n++] = t.unsafeGetTensorImpl();
+  return make_loop(std::span<const TensorImpl* const>(impls.data(), n), shape);
+}
+
+}  // namespace
+
 StridedLoop make_loop(std::span<const Tensor> operands, const std::vector<int64_t>& shape) {
+  return impls_loop(operands, shape);
+}
+
+StridedLoop make_loop(Operands operands, const std::vector<int64_t>& shape) {
+  return impls_loop(operands, shape);
+}
+
+StridedLoop make_loop(std::span<const TensorImpl* const> operands,
+                      const std::vector<int64_t>& shape) {
   EMBER_INTERNAL_ASSERT(!operands.empty() && operands.size() <= kMaxOperands, "make_loop operands");
   StridedLoop loop;
   loop.ntensors = static_cast<int>(operands.size());
@@ -14,11 +36,26 @@ StridedLoop make_loop(std::span<const Tensor> operands, const std::vector<int64_
     loop.numel = 0;
     return loop;
   }
+  // Every operand contiguous in the loop's shape (most elementwise calls): one flat dim, which
+  // the general merge below would also reach.
+  const bool flat = std::all_of(operands.begin(), operands.end(), [&](const TensorImpl* x) {
+    return x->is_contiguous() && x->sizes() == shape;
+  });
+  if (flat) {
+    loop.numel = operands[0]->numel();
+    loop.shape.push_back(loop.numel);
+    loop.strides.push_back({});
+    for (int t = 0; t < loop.ntensors; ++t) {
+      loop.base[t] = static_cast<char*>(operands[t]->data());
+      loop.strides[0][t] = loop.numel == 1 ? 0 : element_size(operands[t]->dtype());
+    }
+    return loop;
+  }
   const int64_t nd = static_cast<int64_t>(shape.size());
   SmallVector<std::array<int64_t, kMaxOperands>, 6> strides(static_cast<size_t>(nd), {});
   for (int t = 0; t < loop.ntensors; ++t) {
     // A kernel's operands are defined tensors with storage on its device (dispatch checked).
-    const TensorImpl& x = *operands[t].unsafeGetTensorImpl();
+    const TensorImpl& x = *operands[t];
     loop.base[t] = static_cast<char*>(x.data());
     const int64_t es = element_size(x.dtype());
     const std::vector<int64_t>& sizes = x.sizes();

@@ -6,6 +6,7 @@
 // equals its element size (or 0 for a broadcast scalar), typed helpers take the Vec<T> path.
 #include <array>
 #include <cstdint>
+#include <functional>
 #include <initializer_list>
 #include <span>
 #include <vector>
@@ -26,18 +27,21 @@ struct StridedLoop {
   int64_t numel = 1;
 };
 
+/// The operands of a loop, by reference: a braced list of Tensors would copy each handle (an
+/// atomic reference count each way, on every elementwise call).
+using Operands = std::initializer_list<std::reference_wrapper<const Tensor>>;
+
 /// Builds a loop over `shape`. Each operand must have `shape` or broadcast to it.
+StridedLoop make_loop(std::span<const TensorImpl* const> operands,
+                      const std::vector<int64_t>& shape);
 StridedLoop make_loop(std::span<const Tensor> operands, const std::vector<int64_t>& shape);
-inline StridedLoop make_loop(std::initializer_list<Tensor> operands,
-                             const std::vector<int64_t>& shape) {
-  return make_loop(std::span<const Tensor>(operands.begin(), operands.size()), shape);
-}
+StridedLoop make_loop(Operands operands, const std::vector<int64_t>& shape);
 /// Loop over the shape of operands[0] (the output).
 inline StridedLoop make_loop(std::span<const Tensor> operands) {
   return make_loop(operands, operands[0].sizes());
 }
-inline StridedLoop make_loop(std::initializer_list<Tensor> operands) {
-  return make_loop(std::span<const Tensor>(operands.begin(), operands.size()));
+inline StridedLoop make_loop(Operands operands) {
+  return make_loop(operands, operands.begin()->get().sizes());
 }
 
 /// Runs inner(ptrs, strides, n) over all elements, in parallel when numel >= grain.
