@@ -259,10 +259,6 @@ std::shared_ptr<Node> make_view_node(const Primitive& prim, const std::vector<Te
   return std::make_shared<UnsupportedViewNode>(prim.name());
 }
 
-}  // namespace
-
-namespace {
-
 // No other tensor addresses t's storage: its own version counter's hold on the storage (Note
 // [Version counters] in tensor_impl.h) does not count.
 bool owns_storage_alone(const TensorImpl& t) {
