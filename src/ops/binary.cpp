@@ -123,7 +123,8 @@ ScalarType compute_dtype(BinaryOp op, const Tensor& a, const Tensor& b, const Sc
 // x.to(t), still marked as a wrapped number when x is one: autograd names the node of a
 // tensor-scalar op after the scalar overload (Note [Overload suffix]).
 Tensor to_compute(const Tensor& x, ScalarType t) {
-  Tensor r = x.dtype() == t ? x : x.to(t);
+  if (x.dtype() == t) return x;  // never write to the caller's tensor: others may read it
+  Tensor r = x.to(t);
   if (x.unsafeGetTensorImpl()->is_wrapped_number())
     r.unsafeGetTensorImpl()->set_wrapped_number(true);
   return r;
