@@ -8,17 +8,12 @@
 namespace ember {
 
 namespace {
-const TensorImpl& checked(const std::shared_ptr<TensorImpl>& impl) {
-  EMBER_CHECK(impl != nullptr, "[Tensor] the tensor is undefined (default-constructed)");
-  return *impl;
-}
-
 // The data of a tensor that has some (Note [Meta device]: a meta tensor has none).
-void* checked_data(const std::shared_ptr<TensorImpl>& impl) {
-  EMBER_CHECK(!checked(impl).device().is_meta(),
+void* checked_data(const TensorImpl& impl) {
+  EMBER_CHECK(!impl.device().is_meta(),
               "[data_ptr] Cannot access data pointer of Tensor that doesn't have storage (a meta "
               "tensor)");
-  return impl->data();
+  return impl.data();
 }
 
 }  // namespace
@@ -34,16 +29,16 @@ static int64_t dim_of_shape(int64_t d, int64_t ndim, const char* op) {
                     " but tensor has no dimensions");
   return wrap_dim(d, ndim, op);
 }
-std::vector<SymInt> Tensor::sym_sizes() const { return checked(impl_).sym_sizes(); }
-std::vector<SymInt> Tensor::sym_strides() const { return checked(impl_).sym_strides(); }
+std::vector<SymInt> Tensor::sym_sizes() const { return checked_impl().sym_sizes(); }
+std::vector<SymInt> Tensor::sym_strides() const { return checked_impl().sym_strides(); }
 SymInt Tensor::sym_size(int64_t d) const {
-  const TensorImpl& impl = checked(impl_);
+  const TensorImpl& impl = checked_impl();
   const int64_t w = dim_of_shape(d, impl.dim(), "size");
   return impl.is_symbolic() ? impl.sym_geometry()->sizes[w] : SymInt(impl.sizes()[w]);
 }
-SymInt Tensor::sym_numel() const { return checked(impl_).sym_numel(); }
+SymInt Tensor::sym_numel() const { return checked_impl().sym_numel(); }
 int64_t Tensor::size(int64_t d) const {
-  const TensorImpl& impl = checked(impl_);
+  const TensorImpl& impl = checked_impl();
   const int64_t w = dim_of_shape(d, impl.dim(), "size");
   // Note [Symbolic tensors]: only the dim asked for is a guard.
   return impl.is_symbolic() ? impl.sym_geometry()->sizes[w].guard_int("Tensor.size()")
@@ -53,14 +48,14 @@ int64_t Tensor::stride(int64_t d) const { return strides()[dim_of_shape(d, dim()
 TensorOptions Tensor::options() const { return TensorOptions().dtype(dtype()).device(device()); }
 int64_t Tensor::element_size() const { return ember::element_size(dtype()); }
 int64_t Tensor::nbytes() const { return numel() * element_size(); }
-int64_t Tensor::storage_offset() const { return checked(impl_).storage_offset(); }
+int64_t Tensor::storage_offset() const { return checked_impl().storage_offset(); }
 bool Tensor::is_floating_point() const { return ember::is_floating_point(dtype()); }
 bool Tensor::is_signed() const { return ember::is_signed(dtype()); }
 bool Tensor::is_alias_of(const Tensor& o) const {
   return defined() && o.defined() && impl_->storage() == o.impl_->storage();
 }
-uint32_t Tensor::_version() const { return checked(impl_).version(); }
-void* Tensor::data_ptr() const { return checked_data(impl_); }
+uint32_t Tensor::_version() const { return checked_impl().version(); }
+void* Tensor::data_ptr() const { return checked_data(checked_impl()); }
 
 std::string Tensor::toString() const {
   std::ostringstream ss;
@@ -85,7 +80,7 @@ template <typename T>
 T* Tensor::data_ptr() const {
   EMBER_CHECK_TYPE(dtype() == dtype_of<T>, "[data_ptr] expected scalar type ",
                    dtype_name(dtype_of<T>), " but found ", dtype_name(dtype()));
-  return static_cast<T*>(checked_data(impl_));
+  return static_cast<T*>(checked_data(checked_impl()));
 }
 
 template <typename T>
@@ -95,7 +90,7 @@ T Tensor::item() const {
   T out{};
   visit_dtype(dtype(), "item", [&](auto* tag) {
     using S = std::remove_pointer_t<decltype(tag)>;
-    S v = *static_cast<const S*>(checked_data(impl_));
+    S v = *static_cast<const S*>(checked_data(checked_impl()));
     if constexpr (std::is_same_v<S, Half> || std::is_same_v<S, BFloat16>) {
       out = static_cast<T>(static_cast<float>(v));
     } else {

@@ -98,3 +98,34 @@ TEST(Tensor, FillRejectsValuesThatOverflowTheDtype) {
     EXPECT_NE(std::string(e.what()).find("[fill_]"), std::string::npos) << e.what();
   }
 }
+
+// Note [Version counters]: a tensor's counter lives in its storage, so every tensor on that
+// storage sees the others' writes; set_data moves a tensor to another storage with a counter of
+// its own that keeps the value, and does not keep the old storage alive.
+TEST(Tensor, VersionCounterLivesInTheStorage) {
+  Tensor a = ops::empty_tensor({4}, kFloat32);
+  TensorImpl* ai = a.unsafeGetTensorImpl();
+  // A second tensor built by hand on a's storage (no view op in between).
+  auto alias = std::make_shared<TensorImpl>(ai->storage(), kFloat32, std::vector<int64_t>{2},
+                                            std::vector<int64_t>{1}, 2);
+  const uint32_t v0 = a._version();
+  a.fill_(1.0);
+  EXPECT_EQ(a._version(), v0 + 1);
+  EXPECT_EQ(alias->version(), v0 + 1) << "a tensor on the same storage sees the write";
+
+  int freed = 0;
+  float buf[3] = {1, 2, 3};
+  Tensor b = from_blob(buf, {3}, [&](void*) { ++freed; });
+  b.fill_(0.0);
+  b.fill_(5.0);
+  ASSERT_EQ(b._version(), 2u);
+  Tensor other = ops::empty_tensor({3}, kFloat32);
+  const uint32_t other_v = other._version();
+  b.unsafeGetTensorImpl()->set_data(*other.unsafeGetTensorImpl());
+  EXPECT_EQ(freed, 1) << "set_data kept the old storage alive through its version counter";
+  EXPECT_EQ(b._version(), 2u) << "set_data keeps the tensor's version";
+  b.fill_(7.0);
+  EXPECT_EQ(b._version(), 3u);
+  EXPECT_EQ(other._version(), other_v) << "the moved tensor's counter is its own";
+  EXPECT_EQ(other.tolist<float>(), std::vector<float>(3, 7.0f));  // the data is shared
+}
