@@ -337,41 +337,6 @@ const std::vector<PrimitiveKind>& all_primitive_kinds() {
   return kinds;
 }
 
-TensorMeta TensorMeta::contiguous(SymShape sizes, ScalarType dtype, Device device) {
-  constexpr size_t kFast = 8;
-  if (sizes.size() <= kFast &&
-      std::none_of(sizes.begin(), sizes.end(), [](const SymInt& s) { return s.is_symbolic(); })) {
-    // Concrete sizes (every eager op): the same rule on plain integers.
-    int64_t strides[kFast];
-    int64_t running = 1;
-    for (size_t i = sizes.size(); i-- > 0;) {
-      strides[i] = running;
-      if (__builtin_mul_overflow(running, std::max<int64_t>(sizes[i].hint(), 1), &running)) {
-        running = std::numeric_limits<int64_t>::max();
-      }
-    }
-    SymShape st(strides, strides + sizes.size());
-    return {std::move(sizes), std::move(st), dtype, device};
-  }
-  SymShape strides(sizes.size(), SymInt(0));
-  SymInt running = 1;
-  for (size_t i = sizes.size(); i-- > 0;) {
-    strides[i] = running;
-    // A size-0 or size-1 dim does not scale the strides of the dims before it (as PyTorch).
-    const SymInt s = sym_max(sizes[i], 1);
-    int64_t product = 0;
-    if (running.is_symbolic() || s.is_symbolic()) {
-      running = running * s;
-    } else if (__builtin_mul_overflow(running.hint(), s.hint(), &product)) {
-      // Only an empty tensor's other sizes multiply past int64; its strides are never stepped.
-      running = std::numeric_limits<int64_t>::max();
-    } else {
-      running = product;
-    }
-  }
-  return {std::move(sizes), std::move(strides), dtype, device};
-}
-
 bool TensorMeta::operator==(const TensorMeta& o) const {
   return same_as(sizes, o.sizes) && same_as(strides, o.strides) && dtype == o.dtype &&
          device == o.device;

@@ -84,6 +84,7 @@ std::vector<SymInt> broadcast_pair(const std::vector<SymInt>& a, const std::vect
 
 void check_broadcastable(const std::vector<int64_t>& a, const std::vector<int64_t>& b,
                          const char* op) {
+  if (a == b) return;  // the common case, and the tiny op's
   for_each_broadcast_dim(a, b, op, [](size_t, int64_t) {});
 }
 

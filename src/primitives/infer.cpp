@@ -2,6 +2,7 @@
 // factory (range, random) and copying shape families: each primitive's outputs from its inputs'
 // metadata, on SymInts. The op builders have validated the arguments; these rules only compute.
 #include <algorithm>
+#include <limits>
 
 #include "primitives/binary.h"
 #include "primitives/copy.h"
@@ -16,10 +17,60 @@
 
 namespace ember {
 
+void contiguous_strides_into(const SymShape& sizes, SymShape& strides) {
+  strides.clear();
+  constexpr size_t kFast = 8;
+  if (sizes.size() <= kFast &&
+      std::none_of(sizes.begin(), sizes.end(), [](const SymInt& s) { return s.is_symbolic(); })) {
+    // Concrete sizes (every eager op): the same rule on plain integers.
+    int64_t st[kFast];
+    int64_t running = 1;
+    for (size_t i = sizes.size(); i-- > 0;) {
+      st[i] = running;
+      if (__builtin_mul_overflow(running, std::max<int64_t>(sizes[i].hint(), 1), &running)) {
+        running = std::numeric_limits<int64_t>::max();
+      }
+    }
+    strides.append(st, st + sizes.size());
+    return;
+  }
+  strides.assign(sizes.size(), SymInt(0));
+  SymInt running = 1;
+  for (size_t i = sizes.size(); i-- > 0;) {
+    strides[i] = running;
+    // A size-0 or size-1 dim does not scale the strides of the dims before it (as PyTorch).
+    const SymInt s = sym_max(sizes[i], 1);
+    int64_t product = 0;
+    if (running.is_symbolic() || s.is_symbolic()) {
+      running = running * s;
+    } else if (__builtin_mul_overflow(running.hint(), s.hint(), &product)) {
+      // Only an empty tensor's other sizes multiply past int64; its strides are never stepped.
+      running = std::numeric_limits<int64_t>::max();
+    } else {
+      running = product;
+    }
+  }
+}
+
+TensorMeta TensorMeta::contiguous(SymShape sizes, ScalarType dtype, Device device) {
+  TensorMeta m;
+  contiguous_strides_into(sizes, m.strides);
+  m.sizes = std::move(sizes);
+  m.dtype = dtype;
+  m.device = device;
+  return m;
+}
+
 SymShape broadcast_sizes(std::span<const TensorMeta> in) {
+  SymShape out;
+  broadcast_sizes_into(in, out);
+  return out;
+}
+
+void broadcast_sizes_into(std::span<const TensorMeta> in, SymShape& out) {
   size_t rank = 0;
   for (const TensorMeta& m : in) rank = std::max(rank, m.sizes.size());
-  SymShape out(rank, SymInt(1));
+  out.assign(rank, SymInt(1));
   for (const TensorMeta& m : in) {
     const size_t lead = rank - m.sizes.size();
     for (size_t i = 0; i < m.sizes.size(); ++i) {
@@ -31,19 +82,31 @@ SymShape broadcast_sizes(std::span<const TensorMeta> in) {
       }
     }
   }
-  return out;
 }
 
 namespace {
 
-// An elementwise result: the broadcast shape, contiguous, on the first input's device.
+// An elementwise result: the broadcast shape, contiguous, on the first input's device (built in
+// place: the tiny op's path).
 MetaList elementwise(std::span<const TensorMeta> in, ScalarType dtype) {
-  return {TensorMeta::contiguous(broadcast_sizes(in), dtype, in[0].device)};
+  MetaList out;
+  TensorMeta& m = out.emplace_back();
+  broadcast_sizes_into(in, m.sizes);
+  contiguous_strides_into(m.sizes, m.strides);
+  m.dtype = dtype;
+  m.device = in[0].device;
+  return out;
 }
 
 MetaList same_shape(const TensorMeta& x, std::initializer_list<ScalarType> dtypes) {
   MetaList out;
-  for (ScalarType t : dtypes) out.emplace_back(TensorMeta::contiguous(x.sizes, t, x.device));
+  for (ScalarType t : dtypes) {
+    TensorMeta& m = out.emplace_back();
+    m.sizes = x.sizes;
+    contiguous_strides_into(m.sizes, m.strides);
+    m.dtype = t;
+    m.device = x.device;
+  }
   return out;
 }
 
