@@ -12,6 +12,13 @@ AutogradMeta& meta(const Tensor& t) {
   EMBER_CHECK(t.defined(), "[autograd] the tensor is undefined (default-constructed)");
   auto& m = t.unsafeGetTensorImpl()->autograd_meta;
   if (!m) {
+    // A tensor whose only handle is `t` (an op's fresh output) is reached by no other thread:
+    // no lock. (The one weak reference to a TensorImpl, a node's retained gradient, is to a
+    // tensor that has its meta already.)
+    if (t.impl().use_count() == 1) {
+      m = std::make_shared<AutogradMeta>();
+      return *m;
+    }
     // Two threads materialising one shared tensor's meta must make one of them (the other's
     // writes would be lost with the object). Reading a tensor's autograd state while another
     // thread changes it (requires_grad_, hooks) is the caller's to order, as in PyTorch.
