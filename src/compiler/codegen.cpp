@@ -233,7 +233,7 @@ class Emitter {
     }
     const std::string x = value(tp.args[0]);
     if (tp.log) return vec_ ? "(" + x + " - V(" + aux + "))" : "(" + x + " - " + aux + ")";
-    return vec_ ? "(vexp_fast(" + x + " - V(" + mx + ")) * V(" + aux + "))"
+    return vec_ ? "(vexp_nonpos(" + x + " - V(" + mx + ")) * V(" + aux + "))"
                 : "(std::exp(" + x + " - " + mx + ") * " + aux + ")";
   }
 
@@ -241,7 +241,7 @@ class Emitter {
   // a float32/float64 buffer the kernel does not read keeps exp(x - max) there during its sum
   // pass, and the store pass scales it by 1 / sum: one exp per element, as eager's row kernel
   // (the same values as computing it twice). Softmax's vector exponential is eager's softmax's,
-  // vexp_fast (Note [Generated exp]). Maps the SumExp temp to the store.
+  // vexp_nonpos (x - max <= 0; Note [Generated exp]). Maps the SumExp temp to the store.
   void find_stashes() {
     for (size_t t = 0; t < k_.temps.size(); ++t) {
       const Temp& tp = k_.temps[t];
@@ -691,7 +691,7 @@ class Emitter {
         body = [&, t](bool vec) {
           const std::string v = x();
           std::string e =
-              vec ? "vexp_fast(" + v + " - V(" + aux + "))" : "std::exp(" + v + " - " + aux + ")";
+              vec ? "vexp_nonpos(" + v + " - V(" + aux + "))" : "std::exp(" + v + " - " + aux + ")";
           const auto stash = stash_.find(t);
           if (stash != stash_.end()) {  // Note [Softmax stash]: kept in the output
             const std::string name = "e" + std::to_string(t);

@@ -447,7 +447,7 @@ std::optional<std::string> pointwise_expr(const Primitive& prim,
       const auto& u = static_cast<const Unary&>(prim);
       const auto f = unary_functor(u, T);
       if (!f) return std::nullopt;
-      // Note [Generated exp]: the eager library's inlined polynomial exp (vexp_fast, within 2 ulp,
+      // Note [Generated exp]: the eager library's inlined polynomial exp (vexp_fast, within 1 ulp,
       // as eager's sigmoid/silu/gelu use it) instead of SLEEF's call, so a fused chain with an
       // exp streams at memory speed; the scalar tail is std::exp, as eager's.
       if (vector && u.op() == UnaryOp::Exp) return "vexp_fast(" + args[0] + ")";

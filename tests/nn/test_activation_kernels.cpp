@@ -99,8 +99,8 @@ TEST(ActivationKernels, ForwardMatchesFloat64OverAWideRange) {
         const std::vector<double> xs = values(t);
         std::vector<double> want(xs.size());
         for (size_t i = 0; i < xs.size(); ++i) want[i] = act.f(xs[i]);
-        // float: exp flushes results below 2^-125 to 0; gelu's erf approximation errs by up to
-        // about 6e-7 (GeluErfApproximationAccuracy), which |x| scales.
+        // float: exp flushes results below 2^-125 to 0 (AVX2); gelu's erf approximation errs by up
+        // to about 6e-7 (GeluErfApproximationAccuracy), which |x| scales.
         const bool f32 = dt == kFloat32;
         // gelu_tanh: exp(-2u) of a large |2u| scales its relative error by |2u|.
         const bool tanh_form = std::string(act.name) == "gelu_tanh";

@@ -32,7 +32,7 @@ A row_max(const A* x, int64_t n) {
 }
 
 /// sum(exp(x - mx)); stores the exponentials to `e` (which may be x) unless it is null. The
-/// exponential is vexp_fast (within 2 ulp; results below 2^-125 are 0): the rows' cost is exp.
+/// exponential is vexp_nonpos (x - mx <= 0): the rows' cost is exp.
 template <typename A>
 A exp_sum(const A* x, A* e, int64_t n, A mx) {
   using V = Vec<A>;
@@ -40,7 +40,7 @@ A exp_sum(const A* x, A* e, int64_t n, A mx) {
   V s0(A(0)), s1(A(0));
   int64_t i = 0;
   for (; i + 2 * V::size <= n; i += 2 * V::size) {
-    V a = vexp_fast(V::load(x + i) - vmx), b = vexp_fast(V::load(x + i + V::size) - vmx);
+    V a = vexp_nonpos(V::load(x + i) - vmx), b = vexp_nonpos(V::load(x + i + V::size) - vmx);
     if (e) {
       a.store(e + i);
       b.store(e + i + V::size);
@@ -49,7 +49,7 @@ A exp_sum(const A* x, A* e, int64_t n, A mx) {
     s1 = s1 + b;
   }
   if (i + V::size <= n) {
-    V a = vexp_fast(V::load(x + i) - vmx);
+    V a = vexp_nonpos(V::load(x + i) - vmx);
     if (e) a.store(e + i);
     s1 = s1 + a;
     i += V::size;
@@ -60,7 +60,7 @@ A exp_sum(const A* x, A* e, int64_t n, A mx) {
     A buf[V::size];
     std::fill(buf, buf + V::size, -std::numeric_limits<A>::infinity());
     std::copy(x + i, x + n, buf);
-    V a = vexp_fast(V::load(buf) - vmx);
+    V a = vexp_nonpos(V::load(buf) - vmx);
     a.store(buf);
     if (e) std::copy(buf, buf + (n - i), e + i);
     s0 = s0 + a;

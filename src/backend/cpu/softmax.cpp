@@ -121,7 +121,7 @@ void softmax_backward_row(const A* g, const A* y, A* gx, int64_t n, bool log) {
   i = 0;
   if (log) {
     for (; i + V::size <= n; i += V::size) {
-      (V::load(g + i) - cpu::vexp_fast(V::load(y + i)) * vs).store(gx + i);
+      (V::load(g + i) - cpu::vexp_nonpos(V::load(y + i)) * vs).store(gx + i);
     }
     for (; i < n; ++i) gx[i] = g[i] - std::exp(y[i]) * sum;
   } else {

@@ -240,11 +240,18 @@ T hsum(const Vec<T>& v) {
   return s;
 }
 
-/// exp where activations need it: vexp, except for AVX2 float (below), where it is an inlined
-/// polynomial (within 2 ulp; results below 2^-125 flush to 0), so that a loop interleaves it.
+/// exp where activations need it: vexp, except for float with AVX2 or AVX-512 (below), where it
+/// is an inlined polynomial (within 1 ulp; AVX2 flushes results below 2^-125 to 0), so that a loop
+/// interleaves it.
 template <typename T>
 Vec<T> vexp_fast(const Vec<T>& a) {
   return vexp(a);
+}
+/// vexp_fast for x <= 0 (or NaN), where no result overflows: softmax's exp(x - max) and the
+/// exponential of log_softmax's outputs; cheaper where vexp_fast is the inlined polynomial.
+template <typename T>
+Vec<T> vexp_nonpos(const Vec<T>& a) {
+  return vexp_fast(a);
 }
 /// a * b + c, fused where the vector unit has FMA.
 template <typename T>
@@ -359,31 +366,55 @@ EMBER_VEC_INSN(double, pd)
 #undef EMBER_VEC_INSN
 
 // exp(x) = 2^n exp(r), n = round(x / ln 2), r = x - n ln 2 (ln 2 in two parts) in [-ln2/2, ln2/2],
-// exp(r) = 1 + r + r^2 P(r) with Cephes' expf polynomial. x is clamped to [-87.3, 88.8] first
-// (NaN passes: max/min return their second operand for NaN), so that n + 126 is a valid biased
-// exponent of 2^(n-1) (0 below: the result flushes to 0; above 88.72 the result overflows to inf).
-// Adding 1.5 * 2^23 rounds x / ln 2 to an integer held in the low mantissa bits; the doubled
-// polynomial (exact: powers of two) makes up for the scale being 2^(n-1).
-template <>
-inline Vec<float> vexp_fast(const Vec<float>& a) {
+// exp(r) = 1 + r + r^2 P(r) with Cephes' expf polynomial. Adding 1.5 * 2^23 rounds x / ln 2 to an
+// integer held in the low mantissa bits. x is clamped first (NaN passes: max/min return their
+// second operand for NaN); the upper clamp (above 88.72 the result overflows to inf) is left out
+// where x <= 0 is known (kNonPositive: softmax's x - max, log_softmax's outputs).
+//  - AVX-512: 2^n is applied by vscalefps, so results go down to the subnormals (0 below -104).
+//  - AVX2: 2^(n-1) is built from n + 126 as a biased exponent, x clamped to [-87.3, 88.8] (results
+//    below 2^-125 flush to 0); the doubled polynomial (exact: powers of two) makes up for it.
+// Both give the same bits wherever the AVX2 result is not flushed.
+namespace detail {
+template <bool kNonPositive>
+inline EMBER_MM_PS exp_poly(EMBER_MM_PS a) {
   using R = EMBER_MM_PS;
   const auto c = [](float v) { return EMBER_MM(set1_ps)(v); };
-  const R x = EMBER_MM(min_ps)(c(88.8f), EMBER_MM(max_ps)(c(-87.3f), a.v));
-  const R magic = c(12582912.0f + 126.0f);
+#if defined(EMBER_VEC_AVX512)
+  constexpr float kLow = -104.0f, kScale = 1.0f, kBias = 0.0f;
+#else
+  constexpr float kLow = -87.3f, kScale = 2.0f, kBias = 126.0f;
+#endif
+  R x = EMBER_MM(max_ps)(c(kLow), a);
+  if constexpr (!kNonPositive) x = EMBER_MM(min_ps)(c(88.8f), x);
+  const R magic = c(12582912.0f + kBias);
   const R k = EMBER_MM(fmadd_ps)(x, c(1.44269504088896341f), magic);
   const R n = EMBER_MM(sub_ps)(k, magic);
   R r = EMBER_MM(fnmadd_ps)(n, c(0.693359375f), x);
   r = EMBER_MM(fnmadd_ps)(n, c(-2.12194440e-4f), r);
-  R p = c(2 * 1.9875691500e-4f);
-  p = EMBER_MM(fmadd_ps)(p, r, c(2 * 1.3981999507e-3f));
-  p = EMBER_MM(fmadd_ps)(p, r, c(2 * 8.3334519073e-3f));
-  p = EMBER_MM(fmadd_ps)(p, r, c(2 * 4.1665795894e-2f));
-  p = EMBER_MM(fmadd_ps)(p, r, c(2 * 1.6666665459e-1f));
-  p = EMBER_MM(fmadd_ps)(p, r, c(2 * 5.0000001201e-1f));
+  R p = c(kScale * 1.9875691500e-4f);
+  p = EMBER_MM(fmadd_ps)(p, r, c(kScale * 1.3981999507e-3f));
+  p = EMBER_MM(fmadd_ps)(p, r, c(kScale * 8.3334519073e-3f));
+  p = EMBER_MM(fmadd_ps)(p, r, c(kScale * 4.1665795894e-2f));
+  p = EMBER_MM(fmadd_ps)(p, r, c(kScale * 1.6666665459e-1f));
+  p = EMBER_MM(fmadd_ps)(p, r, c(kScale * 5.0000001201e-1f));
   const R y =
-      EMBER_MM(fmadd_ps)(p, EMBER_MM(mul_ps)(r, r), EMBER_MM(fmadd_ps)(r, c(2.0f), c(2.0f)));
+      EMBER_MM(fmadd_ps)(p, EMBER_MM(mul_ps)(r, r), EMBER_MM(fmadd_ps)(r, c(kScale), c(kScale)));
+#if defined(EMBER_VEC_AVX512)
+  return _mm512_scalef_ps(y, n);
+#else
   const R scale = EMBER_MM_CAST_SI_PS(EMBER_MM(slli_epi32)(EMBER_MM_CAST_PS_SI(k), 23));
   return EMBER_MM(mul_ps)(y, scale);
+#endif
+}
+}  // namespace detail
+
+template <>
+inline Vec<float> vexp_fast(const Vec<float>& a) {
+  return detail::exp_poly<false>(a.v);
+}
+template <>
+inline Vec<float> vexp_nonpos(const Vec<float>& a) {
+  return detail::exp_poly<true>(a.v);
 }
 
 // float erf as PyTorch's vectorised GELU kernels compute it (Abramowitz & Stegun 7.1.26,
