@@ -17,7 +17,16 @@
 
 namespace ember {
 
-void contiguous_strides_into(const SymShape& sizes, SymShape& strides) {
+namespace {
+
+// Row-major strides for m.sizes, and m's dtype and device: every contiguous result is finished
+// this way, in place (an op's metadata is built where it ends up, not moved about: the tiny op's
+// path).
+void set_contiguous(TensorMeta& m, ScalarType dtype, Device device) {
+  m.dtype = dtype;
+  m.device = device;
+  const SymShape& sizes = m.sizes;
+  SymShape& strides = m.strides;
   strides.clear();
   constexpr size_t kFast = 8;
   if (sizes.size() <= kFast &&
@@ -52,22 +61,8 @@ void contiguous_strides_into(const SymShape& sizes, SymShape& strides) {
   }
 }
 
-TensorMeta TensorMeta::contiguous(SymShape sizes, ScalarType dtype, Device device) {
-  TensorMeta m;
-  contiguous_strides_into(sizes, m.strides);
-  m.sizes = std::move(sizes);
-  m.dtype = dtype;
-  m.device = device;
-  return m;
-}
-
-SymShape broadcast_sizes(std::span<const TensorMeta> in) {
-  SymShape out;
-  broadcast_sizes_into(in, out);
-  return out;
-}
-
-void broadcast_sizes_into(std::span<const TensorMeta> in, SymShape& out) {
+// broadcast_sizes into `out` (emptied first).
+void broadcast_into(std::span<const TensorMeta> in, SymShape& out) {
   size_t rank = 0;
   for (const TensorMeta& m : in) rank = std::max(rank, m.sizes.size());
   out.assign(rank, SymInt(1));
@@ -84,6 +79,21 @@ void broadcast_sizes_into(std::span<const TensorMeta> in, SymShape& out) {
   }
 }
 
+}  // namespace
+
+TensorMeta TensorMeta::contiguous(SymShape sizes, ScalarType dtype, Device device) {
+  TensorMeta m;
+  m.sizes = std::move(sizes);
+  set_contiguous(m, dtype, device);
+  return m;
+}
+
+SymShape broadcast_sizes(std::span<const TensorMeta> in) {
+  SymShape out;
+  broadcast_into(in, out);
+  return out;
+}
+
 namespace {
 
 // An elementwise result: the broadcast shape, contiguous, on the first input's device (built in
@@ -91,10 +101,8 @@ namespace {
 MetaList elementwise(std::span<const TensorMeta> in, ScalarType dtype) {
   MetaList out;
   TensorMeta& m = out.emplace_back();
-  broadcast_sizes_into(in, m.sizes);
-  contiguous_strides_into(m.sizes, m.strides);
-  m.dtype = dtype;
-  m.device = in[0].device;
+  broadcast_into(in, m.sizes);
+  set_contiguous(m, dtype, in[0].device);
   return out;
 }
 
@@ -103,9 +111,7 @@ MetaList same_shape(const TensorMeta& x, std::initializer_list<ScalarType> dtype
   for (ScalarType t : dtypes) {
     TensorMeta& m = out.emplace_back();
     m.sizes = x.sizes;
-    contiguous_strides_into(m.sizes, m.strides);
-    m.dtype = t;
-    m.device = x.device;
+    set_contiguous(m, t, x.device);
   }
   return out;
 }

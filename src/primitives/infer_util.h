@@ -10,10 +10,6 @@ namespace ember {
 
 /// NumPy broadcasting of the inputs' sizes (undefined inputs have none and do not count).
 SymShape broadcast_sizes(std::span<const TensorMeta> in);
-/// The same into `out` (emptied first): an op's metadata is built in place, not moved about.
-void broadcast_sizes_into(std::span<const TensorMeta> in, SymShape& out);
-/// Row-major strides for `sizes` into `strides` (emptied first), as TensorMeta::contiguous.
-void contiguous_strides_into(const SymShape& sizes, SymShape& strides);
 
 /// a * b and a + b, checked when both are concrete (Note [Checked size arithmetic]): a
 /// hand-built graph or an empty view may carry any size or stride.
