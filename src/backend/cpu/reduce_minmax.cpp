@@ -39,27 +39,33 @@ inline bool replaces(V x, V a) {
   return (Max ? x > a : x < a) || is_nan(x);
 }
 
-// Contiguous runs: 32 independent lanes (several vector registers, so that the compare-select
-// chains overlap), then the lanes in order.
+// Contiguous runs: 32 independent lanes (several vector registers, so that the chains overlap),
+// then the lanes pairwise. A lane keeps `x > a ? x : a` (one vmaxps: a NaN x leaves the lane as it
+// is) and, apart, the last NaN it met, which is the answer if there is one: the lanes' own chains
+// are one instruction long, where testing each x for NaN in them made the max compute-bound.
 template <bool Max, typename T>
 inline opmath_t<T> extreme_contiguous(const T* p, int64_t n, opmath_t<T> a) {
   using A = opmath_t<T>;
   constexpr int kLanes = 32;
+  const auto pick = [](A x, A b) { return (Max ? x > b : x < b) ? x : b; };
+  auto at = [p](int64_t i) { return load_as_opmath<T>(reinterpret_cast<const char*>(p + i)); };
   int64_t i = 0;
   if (n >= kLanes) {
-    A lanes[kLanes];
-    for (int k = 0; k < kLanes; ++k)
-      lanes[k] = load_as_opmath<T>(reinterpret_cast<const char*>(p + k));
+    A lanes[kLanes], nans[kLanes];
+    for (int k = 0; k < kLanes; ++k) lanes[k] = nans[k] = at(k);
     for (i = kLanes; i + kLanes <= n; i += kLanes) {
       for (int k = 0; k < kLanes; ++k) {
-        const A x = load_as_opmath<T>(reinterpret_cast<const char*>(p + i + k));
-        lanes[k] = replaces<Max>(x, lanes[k]) ? x : lanes[k];
+        const A x = at(i + k);
+        lanes[k] = pick(x, lanes[k]);
+        nans[k] = is_nan(x) ? x : nans[k];
       }
     }
-    for (A v : lanes) a = better<Max>(v, a) ? v : a;
+    A m = lane_tree(lanes, [&](A u, A v) { return pick(v, u); });
+    for (A v : nans) m = is_nan(v) ? v : m;
+    a = better<Max>(m, a) ? m : a;
   }
   for (; i < n; ++i) {
-    const A x = load_as_opmath<T>(reinterpret_cast<const char*>(p + i));
+    const A x = at(i);
     a = better<Max>(x, a) ? x : a;
   }
   return a;
