@@ -27,6 +27,7 @@
 
 #include "backend/cpu/capability.h"
 #include "backend/cpu/parallel.h"
+#include "backend/cpu/row_math.h"
 #include "ember/core/tensor.h"
 
 namespace ember::cpu::inline EMBER_CPU_CAPABILITY {
@@ -98,15 +99,6 @@ inline A acc_mul(A a, V v) {
   }
 }
 
-template <typename V>
-inline bool is_nan(V v) {
-  if constexpr (std::is_floating_point_v<V>) {
-    return std::isnan(v);
-  } else {
-    return false;
-  }
-}
-
 /// Converts an accumulated value to an output element type (bool: non-zero; 16-bit via float).
 template <typename O, typename A>
 inline O cast_to(A v) {
@@ -130,23 +122,6 @@ void visit_sum_out(ScalarType out, const char* op, F&& f) {
   }
   EMBER_THROW(RuntimeError, "[", op, "] internal error: output dtype ", dtype_name(out),
               " for input dtype ", dtype_name(dtype_of<T>));
-}
-
-/// The 32 lanes of a vectorised reduction combined pairwise in a fixed order by op (a sum without
-/// one): halves, stage by stage, with constant bounds, which the compiler keeps in registers (a
-/// loop over the stage width kept the lanes on the stack, each stage waiting on the last one's
-/// stores: ~100 cycles per run, which showed in reductions over short rows).
-template <typename A, typename F>
-inline A lane_tree(A (&lanes)[32], const F& op) {
-  for (int k = 0; k < 16; ++k) lanes[k] = op(lanes[k], lanes[k + 16]);
-  for (int k = 0; k < 8; ++k) lanes[k] = op(lanes[k], lanes[k + 8]);
-  for (int k = 0; k < 4; ++k) lanes[k] = op(lanes[k], lanes[k + 4]);
-  for (int k = 0; k < 2; ++k) lanes[k] = op(lanes[k], lanes[k + 2]);
-  return op(lanes[0], lanes[1]);
-}
-template <typename A>
-inline A lane_tree(A (&lanes)[32]) {
-  return lane_tree(lanes, [](A a, A b) { return a + b; });
 }
 
 /// Sum of f(x) over a strided run of T, accumulated in A. Contiguous runs use 32 independent

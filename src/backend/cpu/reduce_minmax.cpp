@@ -19,14 +19,6 @@ constexpr V highest() {
   return L::has_infinity ? L::infinity() : L::max();
 }
 
-// Whether x replaces the current extreme a: a NaN stays; a NaN x wins; otherwise strictly better.
-template <bool Max, typename V>
-inline bool better(V x, V a) {
-  if (is_nan(a)) return false;
-  if (is_nan(x)) return true;
-  return Max ? x > a : x < a;
-}
-
 template <typename T>
 inline void store_value(char* out, int64_t o, opmath_t<T> v) {
   reinterpret_cast<T*>(out)[o] = cast_to<T>(v);
@@ -39,38 +31,6 @@ inline bool replaces(V x, V a) {
   return (Max ? x > a : x < a) || is_nan(x);
 }
 
-// Contiguous runs: 32 independent lanes (several vector registers, so that the chains overlap),
-// then the lanes pairwise. A lane keeps `x > a ? x : a` (one vmaxps: a NaN x leaves the lane as it
-// is) and, apart, the last NaN it met, which is the answer if there is one: the lanes' own chains
-// are one instruction long, where testing each x for NaN in them made the max compute-bound.
-template <bool Max, typename T>
-inline opmath_t<T> extreme_contiguous(const T* p, int64_t n, opmath_t<T> a) {
-  using A = opmath_t<T>;
-  constexpr int kLanes = 32;
-  const auto pick = [](A x, A b) { return (Max ? x > b : x < b) ? x : b; };
-  auto at = [p](int64_t i) { return load_as_opmath<T>(reinterpret_cast<const char*>(p + i)); };
-  int64_t i = 0;
-  if (n >= kLanes) {
-    A lanes[kLanes], nans[kLanes];
-    for (int k = 0; k < kLanes; ++k) lanes[k] = nans[k] = at(k);
-    for (i = kLanes; i + kLanes <= n; i += kLanes) {
-      for (int k = 0; k < kLanes; ++k) {
-        const A x = at(i + k);
-        lanes[k] = pick(x, lanes[k]);
-        nans[k] = is_nan(x) ? x : nans[k];
-      }
-    }
-    A m = lane_tree(lanes, [&](A u, A v) { return pick(v, u); });
-    for (A v : nans) m = is_nan(v) ? v : m;
-    a = better<Max>(m, a) ? m : a;
-  }
-  for (; i < n; ++i) {
-    const A x = at(i);
-    a = better<Max>(x, a) ? x : a;
-  }
-  return a;
-}
-
 template <typename T, bool Max>
 struct ExtremeOp : ReduceOpBase<ExtremeOp<T, Max>, T, opmath_t<T>> {
   using A = opmath_t<T>;
@@ -80,7 +40,9 @@ struct ExtremeOp : ReduceOpBase<ExtremeOp<T, Max>, T, opmath_t<T>> {
   void step(A& a, A x, int64_t) const { a = better<Max>(x, a) ? x : a; }
   void run(A& a, const char* p, int64_t stride, int64_t n, int64_t idx0) const {
     if (stride == static_cast<int64_t>(sizeof(T))) {
-      a = extreme_contiguous<Max>(reinterpret_cast<const T*>(p), n, a);
+      a = extreme_lanes<Max>(
+          n, [p](int64_t i) { return load_as_opmath<T>(p + i * static_cast<int64_t>(sizeof(T))); },
+          a);
       return;
     }
     ReduceOpBase<ExtremeOp<T, Max>, T, A>::run(a, p, stride, n, idx0);
