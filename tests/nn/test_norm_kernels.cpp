@@ -96,6 +96,30 @@ TEST(NormKernels, SoftmaxExtremeRows) {
   EXPECT_TRUE(std::isnan(l[12]) && std::isnan(l[17]));
 }
 
+// A backward whose gradient is 32 MiB or more streams its rows (Note [Streaming stores]); rows of
+// 4099 floats start unaligned every other row and take plain stores there. Both give the closed
+// form: softmax gx = y * (g - sum(g * y)), log_softmax gx = g - exp(y) * sum(g).
+TEST(NormKernels, SoftmaxBackwardStreamedRows) {
+  const int64_t rows = 2048, n = 4099;  // 33.6 MB of float32
+  Tensor x = make_tensor({rows, n}, kFloat32, -4, 4, 11),
+         g = make_tensor({rows, n}, kFloat32, -1, 1, 12);
+  const std::vector<double> vx = values(x), vg = values(g);
+  for (bool log : {false, true}) {
+    Tensor xl = x.detach().requires_grad_(true);
+    Tensor gx = autograd::grad({log ? F::log_softmax(xl, -1) : F::softmax(xl, -1)}, {xl}, {g})[0];
+    const std::vector<double> y = softmax_rows(vx, n, false), got = values(gx);
+    for (int64_t r = 0; r < rows; ++r) {
+      double s = 0;
+      for (int64_t i = 0; i < n; ++i) s += log ? vg[r * n + i] : vg[r * n + i] * y[r * n + i];
+      for (int64_t i = 0; i < n; ++i) {
+        const int64_t k = r * n + i;
+        const double want = log ? vg[k] - y[k] * s : y[k] * (vg[k] - s);
+        ASSERT_NEAR(got[k], want, 1e-5 * (1 + std::abs(want))) << "log=" << log << " at " << k;
+      }
+    }
+  }
+}
+
 TEST(NormKernels, SoftmaxOtherDimsNonContiguousAndEmpty) {
   Tensor x = make_tensor({3, 5, 4}, kFloat64, -3, 3, 7);
   for (int64_t dim : {0, 1}) {

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "backend/cpu/compute.h"
+#include "backend/cpu/kernel.h"
 #include "backend/cpu/parallel.h"
 #include "backend/cpu/row_math.h"
 #include "backend/cpu/vec.h"
@@ -100,9 +101,10 @@ void softmax_kernel(const Tensor& x, Tensor& y, int64_t dim, bool log) {
 }
 
 // Backward of one row in A: softmax gx = y * (g - sum(g * y)); log_softmax gx = g - exp(y) *
-// sum(g). gx may alias g.
+// sum(g). gx may alias g. `stream`: gx is written with streaming stores where aligned (Note
+// [Streaming stores]).
 template <typename A>
-void softmax_backward_row(const A* g, const A* y, A* gx, int64_t n, bool log) {
+void softmax_backward_row(const A* g, const A* y, A* gx, int64_t n, bool log, bool stream) {
   using V = cpu::Vec<A>;
   V s0(A(0)), s1(A(0));
   int64_t i = 0;
@@ -118,17 +120,14 @@ void softmax_backward_row(const A* g, const A* y, A* gx, int64_t n, bool log) {
   A sum = cpu::hsum(s0 + s1);
   for (; i < n; ++i) sum += log ? g[i] : g[i] * y[i];
   const V vs(sum);
-  i = 0;
   if (log) {
-    for (; i + V::size <= n; i += V::size) {
-      (V::load(g + i) - cpu::vexp_nonpos(V::load(y + i)) * vs).store(gx + i);
-    }
+    i = cpu::store_vectors(gx, n, stream, [&](int64_t j) {
+      return V::load(g + j) - cpu::vexp_nonpos(V::load(y + j)) * vs;
+    });
     for (; i < n; ++i) gx[i] = g[i] - std::exp(y[i]) * sum;
   } else {
-    for (; i + V::size <= n; i += V::size) {
-      const V yv = V::load(y + i);
-      (yv * (V::load(g + i) - vs)).store(gx + i);
-    }
+    i = cpu::store_vectors(gx, n, stream,
+                           [&](int64_t j) { return V::load(y + j) * (V::load(g + j) - vs); });
     for (; i < n; ++i) gx[i] = y[i] * (g[i] - sum);
   }
 }
@@ -161,13 +160,15 @@ void softmax_backward_kernel(const Tensor& g, const Tensor& y, Tensor& gx, int64
   const T *gp = g.data_ptr<T>(), *yp = y.data_ptr<T>();
   T* out = gx.data_ptr<T>();
   const int64_t n = s.n, inner = s.inner;
+  const bool stream = cpu::streams_output<T>(gx.numel());  // Note [Streaming stores]
   cpu::parallel_for(0, s.outer, cpu::row_grain(n * inner), [&](int64_t b, int64_t e) {
     if (inner == 1) {
       std::vector<Acc> gbuf, ybuf, gxbuf;  // 16-bit: the row in float, rounded once
       for (int64_t o = b; o < e; ++o) {
         Acc* gx = cpu::compute_dst<Acc>(out + o * n, n, gxbuf);
         softmax_backward_row<Acc>(cpu::as_compute<Acc>(gp + o * n, n, gbuf),
-                                  cpu::as_compute<Acc>(yp + o * n, n, ybuf), gx, n, log);
+                                  cpu::as_compute<Acc>(yp + o * n, n, ybuf), gx, n, log,
+                                  stream && std::is_same_v<T, Acc>);
         cpu::store_rounded(gx, n, out + o * n);
       }
     } else {
