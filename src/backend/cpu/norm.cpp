@@ -28,6 +28,31 @@ A row_sum(int64_t n, const F& f, const F1& f1) {
   return s;
 }
 
+// Note [Row loops take their sizes by value]: a row's vector loop lives in a function of its
+// own, its length and pointers parameters. In a [&] lambda they are loads through the closure,
+// and every Vec store (an intrinsic that may alias anything) forces them to be loaded again: the
+// backward's loop ran at a third of its speed on those reloads.
+
+// y = (x - mean) * rstd, times w and plus b where given.
+template <typename A>
+void normalize_row(const A* x, const A* w, const A* b, A mean, A rstd, int64_t n, A* y) {
+  using V = cpu::Vec<A>;
+  const V vm(mean), vr(rstd);
+  int64_t j = 0;
+  for (; j + V::size <= n; j += V::size) {
+    V v = (V::load(x + j) - vm) * vr;
+    if (w) v = v * V::load(w + j);
+    if (b) v = v + V::load(b + j);
+    v.store(y + j);
+  }
+  for (; j < n; ++j) {
+    A v = (x[j] - mean) * rstd;
+    if (w) v *= w[j];
+    if (b) v += b[j];
+    y[j] = v;
+  }
+}
+
 template <typename T>
 void norm_forward(const std::vector<Tensor>& in, std::vector<Tensor>& out, const NormParams& p,
                   bool rms) {
@@ -77,20 +102,7 @@ void norm_forward(const std::vector<Tensor>& in, std::vector<Tensor>& out, const
       rstd_out[o] = rstd;
       if (n == 0) continue;
       A* y = cpu::compute_dst<A>(yp + o * n, n, ybuf);
-      const V vm(mean), vr(rstd);
-      int64_t j = 0;
-      for (; j + V::size <= n; j += V::size) {
-        V v = (V::load(r + j) - vm) * vr;
-        if (w) v = v * V::load(w + j);
-        if (b) v = v + V::load(b + j);
-        v.store(y + j);
-      }
-      for (; j < n; ++j) {
-        A v = (r[j] - mean) * rstd;
-        if (w) v *= w[j];
-        if (b) v += b[j];
-        y[j] = v;
-      }
+      normalize_row(r, w, b, mean, rstd, n, y);
       cpu::store_rounded(y, n, yp + o * n);
     }
   });
@@ -104,11 +116,53 @@ int64_t param_chunks(int64_t m, int64_t n) {
   return std::max<int64_t>(1, std::min({m, int64_t{32}, by_memory}));
 }
 
+// One row of the backward (Note [Row loops take their sizes by value]): gx from g, x and the
+// row's mean and rstd, with dy (n of scratch) = g * w; adds the row's terms to the weight and bias
+// partials pw and pb where given.
+template <typename A>
+void norm_backward_row(const A* g, const A* x, const A* w, A mu, A r, bool rms, int64_t n, A inv_n,
+                       A* dy, A* pw, A* pb, A* gx) {
+  using V = cpu::Vec<A>;
+  const V vm(mu), vr(r);
+  // dxhat = g * w; sums of dxhat and dxhat * xhat; the parameters' partials.
+  V a0(A(0)), b0(A(0));
+  int64_t j = 0;
+  for (; j + V::size <= n; j += V::size) {
+    // Every load before the first store: rows are often 4 KiB apiece, and a load whose address
+    // matches a pending store's in the low 12 bits waits for it (4K aliasing).
+    const V gv = V::load(g + j), xv = V::load(x + j);
+    const V d = w ? gv * V::load(w + j) : gv;
+    const V pwv = pw ? V::load(pw + j) : V(A(0)), pbv = pb ? V::load(pb + j) : V(A(0));
+    const V xh = (xv - vm) * vr;
+    a0 = a0 + d;
+    b0 = b0 + d * xh;
+    d.store(dy + j);
+    if (pw) (pwv + gv * xh).store(pw + j);
+    if (pb) (pbv + gv).store(pb + j);
+  }
+  A a = cpu::hsum(a0), bsum = cpu::hsum(b0);
+  for (; j < n; ++j) {
+    const A xh = (x[j] - mu) * r, d = w ? g[j] * w[j] : g[j];
+    dy[j] = d;
+    a += d;
+    bsum += d * xh;
+    if (pw) pw[j] += g[j] * xh;
+    if (pb) pb[j] += g[j];
+  }
+  const A ma = rms ? A(0) : a * inv_n, mb = bsum * inv_n;
+  const V vma(ma), vmb(mb);
+  j = 0;
+  for (; j + V::size <= n; j += V::size) {
+    const V xh = (V::load(x + j) - vm) * vr;
+    (vr * (V::load(dy + j) - vma - xh * vmb)).store(gx + j);
+  }
+  for (; j < n; ++j) gx[j] = r * (dy[j] - ma - (x[j] - mu) * r * mb);
+}
+
 template <typename T>
 void norm_backward(const std::vector<Tensor>& in, std::vector<Tensor>& out, const NormParams& p,
                    bool rms) {
   using A = cpu::compute_t<T>;
-  using V = cpu::Vec<A>;
   const Tensor &g = in[0], &x = in[1];
   const size_t nstats = rms ? 1 : 2;
   const Tensor& rstd_t = in[1 + nstats];
@@ -137,38 +191,9 @@ void norm_backward(const std::vector<Tensor>& in, std::vector<Tensor>& out, cons
       for (int64_t o = c * rows_per; o < std::min(m, (c + 1) * rows_per); ++o) {
         const A* xr = cpu::as_compute<A>(xp + o * n, n, xbuf);
         const A* gr = cpu::as_compute<A>(gp + o * n, n, gbuf);
-        const A mu = rms ? A(0) : mean[o], r = rstd[o];
-        const V vm(mu), vr(r);
-        // dxhat = g * w; sums of dxhat and dxhat * xhat; the parameters' partials.
-        V a0(A(0)), b0(A(0));
-        int64_t j = 0;
-        for (; j + V::size <= n; j += V::size) {
-          const V gv = V::load(gr + j), xh = (V::load(xr + j) - vm) * vr;
-          const V d = w ? gv * V::load(w + j) : gv;
-          d.store(dy.data() + j);
-          a0 = a0 + d;
-          b0 = b0 + d * xh;
-          if (pw) (V::load(pw + j) + gv * xh).store(pw + j);
-          if (pb) (V::load(pb + j) + gv).store(pb + j);
-        }
-        A a = cpu::hsum(a0), bsum = cpu::hsum(b0);
-        for (; j < n; ++j) {
-          const A xh = (xr[j] - mu) * r, d = w ? gr[j] * w[j] : gr[j];
-          dy[j] = d;
-          a += d;
-          bsum += d * xh;
-          if (pw) pw[j] += gr[j] * xh;
-          if (pb) pb[j] += gr[j];
-        }
-        const A ma = rms ? A(0) : a * inv_n, mb = bsum * inv_n;
-        const V vma(ma), vmb(mb);
         A* gx = cpu::compute_dst<A>(gxp + o * n, n, gxbuf);
-        j = 0;
-        for (; j + V::size <= n; j += V::size) {
-          const V xh = (V::load(xr + j) - vm) * vr;
-          (vr * (V::load(dy.data() + j) - vma - xh * vmb)).store(gx + j);
-        }
-        for (; j < n; ++j) gx[j] = r * (dy[j] - ma - (xr[j] - mu) * r * mb);
+        norm_backward_row(gr, xr, w, rms ? A(0) : mean[o], rstd[o], rms, n, inv_n, dy.data(), pw,
+                          pb, gx);
         cpu::store_rounded(gx, n, gxp + o * n);
       }
     }
