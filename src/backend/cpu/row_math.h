@@ -60,7 +60,10 @@ inline A extreme_lanes(int64_t n, const At& at, A a) {
   int64_t i = 0;
   if (n >= kLanes) {
     A lanes[kLanes], nans[kLanes];
-    for (int k = 0; k < kLanes; ++k) lanes[k] = nans[k] = at(k);
+    for (int k = 0; k < kLanes; ++k) {
+      lanes[k] = at(k);
+      nans[k] = is_nan(lanes[k]) ? lanes[k] : A(0);
+    }
     for (i = kLanes; i + kLanes <= n; i += kLanes) {
       for (int k = 0; k < kLanes; ++k) {
         const A x = at(i + k);
@@ -68,8 +71,13 @@ inline A extreme_lanes(int64_t n, const At& at, A a) {
         nans[k] = is_nan(x) ? x : nans[k];
       }
     }
+    // nans holds zeros and NaNs: their sum is NaN exactly when one is (a scan for the last NaN
+    // lane compiled to a long serial chain whose cost swung 3x with where the code was placed).
     A m = lane_tree(lanes, [&](A u, A v) { return pick(v, u); });
-    for (A v : nans) m = is_nan(v) ? v : m;
+    if constexpr (std::is_floating_point_v<A>) {
+      const A s = lane_tree(nans);
+      if (std::isnan(s)) m = s;
+    }
     a = better<Max>(m, a) ? m : a;
   }
   for (; i < n; ++i) {
