@@ -30,8 +30,21 @@ std::vector<Tensor> Matmul::vjp(const VjpContext& ctx) const {
   const Tensor &a = ctx.inputs[0], &b = ctx.inputs[1];
   const double alpha = p_.alpha.to<double>();
   auto scaled = [&](Tensor t) { return alpha == 1.0 ? t : t * alpha; };
-  std::vector<Tensor> out{grad_if(ctx.needs_grad[0], [&] { return scaled(g.matmul(b.mT())); }),
-                          grad_if(ctx.needs_grad[1], [&] { return scaled(a.mT().matmul(g)); })};
+  // As PyTorch's mm_mat1/mm_mat2_backward: an operand stored column-major (a transposed view,
+  // as linear's weight.t()) gets its gradient column-major too, computed as the transposed
+  // product. After the transpose's backward it is then contiguous like the weight, and
+  // AccumulateGrad keeps it rather than copying it.
+  // (Strides known at trace time only: both forms are correct, so nothing need be guarded.)
+  auto column_major = [](const Tensor& t) {
+    const std::vector<SymInt> s = t.sym_strides();
+    auto is_one = [](const SymInt& v) { return !v.is_symbolic() && v.hint() == 1; };
+    return is_one(s[s.size() - 2]) && !is_one(s.back());
+  };
+  std::vector<Tensor> out{
+      grad_if(ctx.needs_grad[0],
+              [&] { return scaled(column_major(a) ? b.matmul(g.mT()).mT() : g.matmul(b.mT())); }),
+      grad_if(ctx.needs_grad[1],
+              [&] { return scaled(column_major(b) ? g.mT().matmul(a).mT() : a.mT().matmul(g)); })};
   if (ctx.needs_grad.size() > 2)
     out.push_back(grad_if(ctx.needs_grad[2], [&] { return g * p_.beta; }));
   return out;
