@@ -75,6 +75,8 @@ std::string functor(const std::string& name, const std::string& T, const std::st
 // compiled gelu/silu backward is eager's one pass rather than its decomposed formula.
 std::optional<std::string> unary_backward_functor(const UnaryBackward& u, const std::string& T) {
   switch (u.op()) {
+    case UnaryOp::Relu:
+      return functor("ReluBackwardF", T);
     case UnaryOp::Sigmoid:
       return functor("SigmoidBackwardF", T);
     case UnaryOp::Tanh:

@@ -59,6 +59,7 @@ constexpr double kKappa = 0.044715;
 // Note [Fused unary backward]: what UnaryBackward computes, g * f'(v), with Ember ops (its
 // decomposition, and the vjp where the fused kernel does not apply).
 Tensor composite_backward(UnaryOp op, const UnaryArgs& args, const Tensor& g, const Tensor& v) {
+  if (op == UnaryOp::Relu) return g.masked_fill(v <= 0, 0);
   if (op == UnaryOp::Sigmoid) return g * (1 - v) * v;
   if (op == UnaryOp::Tanh) return g * (1 - v * v);
   if (op == UnaryOp::Silu) return g * silu_slope(v);
@@ -77,6 +78,7 @@ Tensor composite_backward(UnaryOp op, const UnaryArgs& args, const Tensor& g, co
 
 // d(f'(v)) / dv, for double backward: with respect to the output y for sigmoid and tanh.
 Tensor second_derivative(UnaryOp op, const UnaryArgs& args, const Tensor& v) {
+  if (op == UnaryOp::Relu) return zeros_like(v);
   if (op == UnaryOp::Sigmoid) return 1 - 2 * v;
   if (op == UnaryOp::Tanh) return -2 * v;
   if (op == UnaryOp::Silu) {
@@ -99,8 +101,8 @@ Tensor second_derivative(UnaryOp op, const UnaryArgs& args, const Tensor& v) {
 }  // namespace
 
 bool has_fused_backward(UnaryOp op) {
-  return op == UnaryOp::Sigmoid || op == UnaryOp::Tanh || op == UnaryOp::Silu ||
-         op == UnaryOp::Gelu;
+  return op == UnaryOp::Relu || op == UnaryOp::Sigmoid || op == UnaryOp::Tanh ||
+         op == UnaryOp::Silu || op == UnaryOp::Gelu;
 }
 
 Tensor unary_backward(UnaryOp op, const UnaryArgs& args, const Tensor& g, const Tensor& v) {
@@ -111,6 +113,7 @@ Tensor unary_backward(UnaryOp op, const UnaryArgs& args, const Tensor& g, const 
 }
 
 const char* UnaryBackward::default_name() const {
+  if (p_.op == UnaryOp::Relu) return "threshold_backward";
   if (p_.op == UnaryOp::Sigmoid) return "sigmoid_backward";
   if (p_.op == UnaryOp::Tanh) return "tanh_backward";
   if (p_.op == UnaryOp::Silu) return "silu_backward";
@@ -163,7 +166,7 @@ std::vector<Tensor> Unary::vjp(const VjpContext& ctx) const {
       return {d.masked_fill((x < 0) | (x > 1), std::nan(""))};
     }
     case UnaryOp::Relu:
-      return {g.masked_fill(y <= 0, 0)};
+      return {fused(y)};
     case UnaryOp::Gelu:
       return {fused(x)};
     case UnaryOp::Softplus: {

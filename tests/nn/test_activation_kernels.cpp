@@ -239,6 +239,51 @@ TEST(ActivationKernels, BackwardOfTheFusedBackwardReachesTheGradient) {
   expect_close(xs, dgs, want, 1e-12, 1e-14, "d silu_backward / d g");
 }
 
+TEST(ActivationKernels, ReluBackwardIsThresholdBackward) {
+  // relu's vjp is PyTorch's threshold_backward(g, y, 0): g where y > 0 or y is NaN, exactly
+  // +0.0 elsewhere (y = 0 and y = -0.0 included); every lane of the vector loop and the tail.
+  const double special[] = {std::nan(""), kInf, -kInf, -0.0, 0.0, -1e-30, 1e-30, -1, 2};
+  for (int64_t n : {1, 9, 17, 33, 1001}) {
+    std::vector<double> x(static_cast<size_t>(n)), g(static_cast<size_t>(n));
+    for (int64_t i = 0; i < n; ++i) {
+      x[i] = i < 9 ? special[(i + n) % 9] : -3 + 6.0 * static_cast<double>(i) / n;
+      g[i] = 1 + std::cos(0.37 * static_cast<double>(i));  // never 0: a kept g shows
+    }
+    for (ScalarType dt : {kFloat32, kFloat64, kBFloat16, kFloat16}) {
+      Tensor xt = from_values({n}, x).to(dt).requires_grad_(true);
+      const Tensor gt = from_values({n}, g).to(dt);
+      const Tensor dx = autograd::grad({xt.relu()}, {xt}, {gt})[0];
+      ASSERT_EQ(dx.dtype(), dt);
+      const std::vector<double> xs = values(xt), gs = values(gt), ds = values(dx);
+      for (size_t i = 0; i < xs.size(); ++i) {
+        const double want = xs[i] > 0 || std::isnan(xs[i]) ? gs[i] : 0.0;
+        EXPECT_EQ(ds[i], want) << "x = " << xs[i] << ", n " << n << ", " << dtype_name(dt);
+        if (want == 0) {
+          EXPECT_FALSE(std::signbit(ds[i])) << "x = " << xs[i];
+        }
+      }
+    }
+  }
+  const UnaryBackward prim(UnaryOp::Relu);
+  EXPECT_STREQ(prim.name(), "threshold_backward");
+  const Tensor y = make_tensor({5, 6}, kFloat32, -4, 4, 3).relu();
+  const Tensor g = make_tensor({5, 6}, kFloat32, -1, 1, 4);
+  EXPECT_EQ(values(dispatch(prim, {g, y})[0]), values(prim.decompose({g, y})[0]));
+  EXPECT_EQ(values(dispatch(prim, {g.t(), y.t()})[0]), values(prim.decompose({g.t(), y.t()})[0]));
+  // Double backward: linear in g with the same mask, and nothing through y.
+  Tensor x = make_tensor({40}, kFloat64, -2, 2, 5).requires_grad_(true);
+  Tensor gy = make_tensor({40}, kFloat64, -1, 1, 6).requires_grad_(true);
+  const Tensor dx = autograd::grad({x.relu()}, {x}, {gy}, /*retain_graph=*/true,
+                                   /*create_graph=*/true)[0];
+  const Tensor ggx = make_tensor({40}, kFloat64, -1, 1, 7);
+  const auto second = autograd::grad({dx}, {gy, x}, {ggx}, std::nullopt, false, true);
+  const std::vector<double> xs = values(x), gg = values(ggx), dgy = values(second[0]);
+  for (size_t i = 0; i < xs.size(); ++i) EXPECT_EQ(dgy[i], xs[i] > 0 ? gg[i] : 0.0);
+  if (second[1].defined()) {
+    EXPECT_EQ(values(second[1]), std::vector<double>(40, 0.0));
+  }
+}
+
 TEST(ActivationKernels, UnaryBackwardPrimitive) {
   const Tensor x = make_tensor({5, 6}, kFloat32, -4, 4, 1);
   const Tensor g = make_tensor({5, 6}, kFloat32, -1, 1, 2);

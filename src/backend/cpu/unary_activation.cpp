@@ -41,6 +41,7 @@ EMBER_CPU_KERNEL(UnaryBackward, inputs, outputs) {
                 dtype_name(inputs[0].dtype()), " and ", dtype_name(inputs[1].dtype()));
   const auto loop = cpu::make_loop({outputs[0], inputs[0], inputs[1]});
   using namespace cpu;
+  if (p_.op == UnaryOp::Relu) return float_unary_backward<ReluBackwardF>(loop, dt, op);
   if (p_.op == UnaryOp::Sigmoid) return float_unary_backward<SigmoidBackwardF>(loop, dt, op);
   if (p_.op == UnaryOp::Tanh) return float_unary_backward<TanhBackwardF>(loop, dt, op);
   if (p_.op == UnaryOp::Silu) return float_unary_backward<SiluBackwardF>(loop, dt, op);

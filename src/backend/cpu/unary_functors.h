@@ -107,6 +107,17 @@ struct TanhBackwardF {  // v = y = tanh(x)
   T operator()(T g, T y) const { return g * (T(1) - y * y); }
   Vec<T> vec(const Vec<T>& g, const Vec<T>& y) const { return g * (Vec<T>(T(1)) - y * y); }
 };
+/// PyTorch's threshold_backward(g, y, 0): 0 where y <= 0, else g (a NaN y passes g on).
+template <typename T>
+struct ReluBackwardF {  // v = y = relu(x)
+  T operator()(T g, T y) const { return y <= T(0) ? T(0) : g; }
+  Vec<T> vec(const Vec<T>& g, const Vec<T>& y) const {
+    // y > 0: g; else y < inf (so y <= 0): 0; else (NaN): g.
+    const Vec<T> zero(T(0));
+    return vselect_lt(zero, y, g,
+                      vselect_lt(y, Vec<T>(std::numeric_limits<T>::infinity()), zero, g));
+  }
+};
 /// silu'(x) = s (1 + x (1 - s)), s = sigmoid(x).
 template <typename T>
 struct SiluBackwardF {
