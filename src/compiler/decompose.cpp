@@ -109,6 +109,10 @@ RoleOf role_of(PrimitiveKind kind) {
     case PrimitiveKind::SearchSorted:
     case PrimitiveKind::EmbeddingBag:
       return {Role::Core, kData};
+    case PrimitiveKind::FusedAdam:
+      return {Role::Core,
+              "eager only: a trace records the optimizer's elementwise ops instead (Note [Fused "
+              "Adam])"};
   }
   return {Role::Core, ""};
 }

@@ -171,6 +171,8 @@ void dispatch_autograd(OpCall& call) {
   });
 }
 
+bool thread_has_mode() { return t_modes.guards > 0; }
+
 void dispatch_with_modes(OpCall& call) {
   auto& stack = t_modes.stack;
   if (stack.empty()) return DispatchAccess::run_observers(call, 0);

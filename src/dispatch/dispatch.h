@@ -78,6 +78,9 @@ Tensor allocate_meta(const TensorMeta& m, const char* op, int64_t storage_offset
 /// autograd or the backend.
 extern std::atomic<int> g_mode_users;
 void dispatch_with_modes(OpCall& call);
+/// Whether this thread has a dispatch mode active (a trace records its ops); observers (the
+/// profiler) do not count.
+bool thread_has_mode();
 void run_backend(OpCall& call);
 /// Runs the call through autograd's recording (src/autograd/record.cpp).
 void dispatch_autograd(OpCall& call);

@@ -8,6 +8,7 @@
 #include "ember/ops/factory.h"
 #include "ember/optim/adamw.h"
 #include "ember/profiler.h"
+#include "ops/optimizer.h"
 #include "optim/util.h"
 
 namespace ember::optim {
@@ -19,6 +20,7 @@ namespace {
 struct AdamHyper {
   double lr, beta1, beta2, eps, weight_decay;
   bool amsgrad, maximize, decoupled;
+  std::optional<bool> fused;
 };
 
 template <typename Options>
@@ -30,7 +32,8 @@ AdamHyper hyper(const Options& o, bool decoupled) {
           o.weight_decay(),
           o.amsgrad(),
           o.maximize(),
-          decoupled};
+          decoupled,
+          o.fused()};
 }
 
 template <typename Options>
@@ -56,12 +59,35 @@ void visit_adam(Options& o, OptionsVisitor& v) {
   v.field("maximize", o.maximize());
 }
 
-// torch.optim.adam._single_tensor_adam (PyTorch 2.x) for one parameter.
+// Note [Fused Adam]: by default the fused kernel runs float32 and float64 parameters, whose
+// values it computes as the for-loop does; fused(true) runs every floating dtype through it.
+bool fuses(const AdamHyper& h, const Tensor& p) {
+  return h.fused.value_or(p.dtype() == kFloat32 || p.dtype() == kFloat64);
+}
+
+// torch.optim.adam._single_tensor_adam (PyTorch 2.x) for one parameter, or its fused step.
 template <typename State>
 void adam_update(Tensor& p, Tensor g, State& st, const AdamHyper& h) {
   detail::init_adam_state(st, p, h.amsgrad);
-  if (h.maximize) g = -g;
   st.step(st.step() + 1);
+  if (fuses(h, p)) {
+    const auto t = static_cast<double>(st.step());
+    const FusedAdamParams fp{h.lr,
+                             h.beta1,
+                             h.beta2,
+                             h.eps,
+                             h.weight_decay,
+                             1 - std::pow(h.beta1, t),
+                             std::sqrt(1 - std::pow(h.beta2, t)),
+                             h.amsgrad,
+                             h.maximize,
+                             h.decoupled};
+    if (ops::fused_adam_step(fp, p, g, st.exp_avg(), st.exp_avg_sq(),
+                             h.amsgrad ? &st.max_exp_avg_sq() : nullptr)) {
+      return;
+    }
+  }
+  if (h.maximize) g = -g;
   if (h.weight_decay != 0) {
     if (h.decoupled) {
       p.mul_(1 - h.lr * h.weight_decay);

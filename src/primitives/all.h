@@ -11,6 +11,7 @@
 #include "primitives/linalg.h"
 #include "primitives/matmul.h"
 #include "primitives/norm.h"
+#include "primitives/optimizer.h"
 #include "primitives/pool.h"
 #include "primitives/random.h"
 #include "primitives/reduction.h"

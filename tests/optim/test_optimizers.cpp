@@ -207,6 +207,14 @@ std::vector<Case> cases() {
   adamw("adamw_default_decay", AdamWOptions(0.1), {0.1, 0.9, 0.999, 1e-8, 1e-2});
   adamw("adamw_decay_amsgrad", AdamWOptions(0.1).weight_decay(0.5).amsgrad(true),
         {0.1, 0.9, 0.999, 1e-8, 0.5, true});
+  // The for-loop step (fused(false)); the cases above run the fused one (Note [Fused Adam]).
+  adam("adam_amsgrad_wd_loop",
+       AdamOptions(0.2).amsgrad(true).weight_decay(0.1).betas({0.5, 0.6}).fused(false),
+       {0.2, 0.5, 0.6, 1e-8, 0.1, true});
+  adam("adam_maximize_loop", AdamOptions(0.1).maximize(true).fused(false),
+       {0.1, 0.9, 0.999, 1e-8, 0, false, true});
+  adamw("adamw_decay_amsgrad_loop", AdamWOptions(0.1).weight_decay(0.5).amsgrad(true).fused(false),
+        {0.1, 0.9, 0.999, 1e-8, 0.5, true});
 
   auto rms = [&](std::string n, RMSpropOptions o, RmspropRef r) {
     out.push_back({n, maker<RMSprop>(o), r});
@@ -238,6 +246,120 @@ TEST(Optimizers, TenStepsMatchTheDocumentedAlgorithmsInFloat64) {
 
 TEST(Optimizers, TenStepsMatchInFloat32) {
   for (const auto& c : cases()) run_case(c, kFloat32, 2e-5);
+}
+
+// Note [Fused Adam]: the fused step against the for-loop step and the float64 algorithm, on
+// parameters long enough for the vector loop, its tail and several threads' chunks, over the
+// options that change the arithmetic (lerp's other side with beta1 < 0.5 included).
+TEST(FusedAdam, MatchesTheForLoopStepAndTheAlgorithm) {
+  struct Opt {
+    const char* name;
+    AdamRef ref;
+  };
+  const Opt opts[] = {
+      {"adam", {1e-2}},
+      {"adam_wd_amsgrad", {5e-3, 0.9, 0.99, 1e-6, 0.1, true}},
+      {"adam_beta1_small_maximize", {1e-2, 0.3, 0.9, 1e-8, 0, false, true}},
+      {"adamw", {1e-2, 0.9, 0.95, 1e-8, 0.1, false, false, true}},
+      {"adamw_amsgrad_maximize", {2e-2, 0.8, 0.999, 1e-8, 0.05, true, true, true}},
+  };
+  const int64_t n = 70001;  // > two chunks of the parallel grain, and a vector tail
+  for (ScalarType dt : {kFloat32, kFloat64}) {
+    for (const Opt& o : opts) {
+      SCOPED_TRACE(std::string(o.name) + " " + dtype_name(dt));
+      const AdamRef& r = o.ref;
+      auto options = [&](auto o) {
+        return o.betas({r.b1, r.b2})
+            .eps(r.eps)
+            .weight_decay(r.wd)
+            .amsgrad(r.amsgrad)
+            .maximize(r.maximize);
+      };
+      auto make = [&](std::vector<Tensor> ps, bool fused) -> std::unique_ptr<Optimizer> {
+        if (r.decoupled)
+          return std::make_unique<AdamW>(ps, options(AdamWOptions(r.lr)).fused(fused));
+        return std::make_unique<Adam>(ps, options(AdamOptions(r.lr)).fused(fused));
+      };
+      Tensor pf = test::make_tensor({n}, dt, -2, 2, 11).requires_grad_();
+      Tensor pl = pf.detach().clone().requires_grad_();
+      Vec x = test::values(pf);
+      RefState st;
+      auto fused = make({pf}, true), loop = make({pl}, false);
+      const int64_t version = pf._version();
+      for (int step = 0; step < 4; ++step) {
+        // A gradient that changes sign and size from step to step (amsgrad's max matters).
+        const Tensor g = test::make_tensor({n}, dt, -1, 1, 20 + step) * (step % 2 ? 0.1 : 1.0);
+        pf.mutable_grad() = g.clone();
+        pl.mutable_grad() = g.clone();
+        fused->step();
+        loop->step();
+        r(x, test::values(g), st);
+      }
+      EXPECT_EQ(pf._version(), version + 4);
+      const Vec got = test::values(pf), want_loop = test::values(pl);
+      const double tol_loop = dt == kFloat32 ? 2e-6 : 1e-14;
+      const double tol_ref = dt == kFloat32 ? 2e-5 : 1e-12;
+      int bad = 0;
+      for (int64_t i = 0; i < n && bad < 5; ++i) {
+        const bool ok_loop = std::abs(got[i] - want_loop[i]) <= tol_loop * (1 + std::abs(x[i]));
+        const bool ok_ref = std::abs(got[i] - x[i]) <= tol_ref * (1 + std::abs(x[i]));
+        if (!ok_loop || !ok_ref) {
+          ++bad;
+          ADD_FAILURE() << "element " << i << ": fused " << got[i] << ", for-loop " << want_loop[i]
+                        << ", float64 algorithm " << x[i];
+        }
+      }
+      EXPECT_NE(got, test::values(test::make_tensor({n}, dt, -2, 2, 11)));  // it moved
+    }
+  }
+}
+
+TEST(FusedAdam, SixteenBitParametersComputeInFloatWhenAskedFor) {
+  // fused(true) on bfloat16 / float16: each value is computed in float from the stored 16-bit
+  // ones and rounded once (PyTorch's fused kernel); the default keeps the for-loop's per-op
+  // rounding. Both against the float64 algorithm from the rounded start, to 16-bit precision.
+  for (ScalarType dt : {kBFloat16, kFloat16}) {
+    for (bool fused : {true, false}) {
+      SCOPED_TRACE(std::string(dtype_name(dt)) + (fused ? " fused" : " for-loop"));
+      Tensor p = test::make_tensor({1000}, dt, -2, 2, 3).requires_grad_();
+      Vec x = test::values(p);
+      AdamRef ref{1e-2, 0.9, 0.999, 1e-8, 0.1, true, false, true};
+      RefState st;
+      AdamWOptions o = AdamWOptions(1e-2).weight_decay(0.1).amsgrad(true);
+      if (fused) o.fused(true);
+      AdamW opt({p}, o);
+      for (int step = 0; step < 3; ++step) {
+        // Gradients away from 0: the for-loop's float16 ops round eps = 1e-8 and a tiny
+        // (1 - beta2) g^2 to 0, and then divide by 0 (as PyTorch's do).
+        const Tensor g = test::make_tensor({1000}, dt, 0.2, 1, 30 + step);
+        p.mutable_grad() = g;
+        opt.step();
+        ref(x, test::values(g), st);
+      }
+      const Vec got = test::values(p);
+      const double tol = dt == kBFloat16 ? 1e-2 : 2e-3;
+      for (size_t i = 0; i < got.size(); ++i) {
+        ASSERT_NEAR(got[i], x[i], tol * (1 + std::abs(x[i]))) << "element " << i;
+      }
+    }
+  }
+}
+
+TEST(FusedAdam, WritesTheStateInPlaceAndRefusesIntegerParameters) {
+  Tensor p = test::make_tensor({64}, kFloat32, -1, 1, 5).requires_grad_();
+  AdamW opt({p}, AdamWOptions(1e-3));
+  p.mutable_grad() = ember::ones({64});
+  opt.step();
+  const auto& st = static_cast<const AdamWParamState&>(*opt.state().begin()->second);
+  // exp_avg = 0.1 * g after one step; its version counts the fused kernel's write.
+  EXPECT_EQ(test::values(st.exp_avg()), Vec(64, static_cast<double>(0.1f)));
+  EXPECT_GE(st.exp_avg()._version(), 1);
+  // Integer parameters are refused with or without the fused step.
+  Tensor ip = ember::zeros({4}, kInt64);
+  ip.mutable_grad() = ember::ones({4}, kInt64);
+  AdamW iopt({ip}, AdamWOptions(1e-3).fused(true));
+  expect_errors<TypeError>({{"integer", [&] { iopt.step(); },
+                             "[AdamW] can only optimize floating-point parameters, got int64"}});
 }
 
 TEST(Optimizers, ParamGroupsUseTheirOwnOptions) {

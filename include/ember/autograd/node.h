@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "ember/core/small_vector.h"
 #include "ember/core/tensor.h"
 
 namespace ember::autograd {
@@ -49,10 +50,13 @@ class Node : public std::enable_shared_from_this<Node> {
   /// Frees saved tensors after a backward without retain_graph.
   virtual void release_variables() {}
 
-  const std::vector<Edge>& next_edges() const { return next_edges_; }
-  std::vector<Edge>& mutable_next_edges() { return next_edges_; }
-  const std::vector<OutputMeta>& output_meta() const { return output_meta_; }
-  std::vector<OutputMeta>& mutable_output_meta() { return output_meta_; }
+  // Inline for the common one or two inputs and one output: no allocation per recorded op.
+  using EdgeList = SmallVector<Edge, 2>;
+  using OutputMetaList = SmallVector<OutputMeta, 1>;
+  const EdgeList& next_edges() const { return next_edges_; }
+  EdgeList& mutable_next_edges() { return next_edges_; }
+  const OutputMetaList& output_meta() const { return output_meta_; }
+  OutputMetaList& mutable_output_meta() { return output_meta_; }
   size_t num_outputs() const { return output_meta_.size(); }
   /// Creation order; the engine runs later nodes first.
   uint64_t sequence_nr() const { return sequence_nr_; }
@@ -67,8 +71,8 @@ class Node : public std::enable_shared_from_this<Node> {
   std::vector<std::pair<uint32_t, std::weak_ptr<TensorImpl>>> retained;
 
  private:
-  std::vector<Edge> next_edges_;
-  std::vector<OutputMeta> output_meta_;
+  EdgeList next_edges_;
+  OutputMetaList output_meta_;
   uint64_t sequence_nr_;
   struct Hook {
     unsigned id;

@@ -1,5 +1,7 @@
 #pragma once
 // AdamW: Adam with decoupled weight decay (torch.optim.AdamW; libtorch's torch::optim::AdamW).
+#include <optional>
+
 #include "ember/optim/optimizer.h"
 
 namespace ember::optim {
@@ -13,6 +15,10 @@ struct AdamWOptions : public OptimizerCloneableOptions<AdamWOptions> {
   EMBER_ARG(double, weight_decay) = 1e-2;
   EMBER_ARG(bool, amsgrad) = false;
   EMBER_ARG(bool, maximize) = false;
+  /// Note [Fused Adam]: nullopt (the default) runs the fused step for float32 and float64
+  /// parameters, true for every floating dtype (16-bit ones computed in float, rounded once),
+  /// false never. Not part of the options' state_dict.
+  EMBER_ARG(std::optional<bool>, fused) = std::nullopt;
 
  public:
   double get_lr() const override { return lr(); }
