@@ -70,15 +70,17 @@ template <typename State>
 void adam_update(Tensor& p, Tensor g, State& st, const AdamHyper& h) {
   detail::init_adam_state(st, p, h.amsgrad);
   st.step(st.step() + 1);
+  const auto t = static_cast<double>(st.step());
+  const double bias_correction1 = 1 - std::pow(h.beta1, t);
+  const double bias_correction2_sqrt = std::sqrt(1 - std::pow(h.beta2, t));
   if (fuses(h, p)) {
-    const auto t = static_cast<double>(st.step());
     const FusedAdamParams fp{h.lr,
                              h.beta1,
                              h.beta2,
                              h.eps,
                              h.weight_decay,
-                             1 - std::pow(h.beta1, t),
-                             std::sqrt(1 - std::pow(h.beta2, t)),
+                             bias_correction1,
+                             bias_correction2_sqrt,
                              h.amsgrad,
                              h.maximize,
                              h.decoupled};
@@ -99,11 +101,7 @@ void adam_update(Tensor& p, Tensor g, State& st, const AdamHyper& h) {
   Tensor& v = st.exp_avg_sq();
   m.lerp_(g, 1 - h.beta1);  // PyTorch 2's form: one pass instead of mul_ then add_
   v.mul_(h.beta2).addcmul_(g, g, 1 - h.beta2);
-  const auto t = static_cast<double>(st.step());
-  const double bias_correction1 = 1 - std::pow(h.beta1, t);
-  const double bias_correction2 = 1 - std::pow(h.beta2, t);
   const double step_size = h.lr / bias_correction1;
-  const double bias_correction2_sqrt = std::sqrt(bias_correction2);
   Tensor denom;
   if (h.amsgrad) {
     Tensor& vmax = st.max_exp_avg_sq();
