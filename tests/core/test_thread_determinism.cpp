@@ -157,6 +157,29 @@ TEST(ThreadDeterminism, TrainingOps) {
   });
 }
 
+// Note [GEMM threads]: float32 products split C's rows (or columns) among the threads, each
+// block one single-threaded oneDNN call, so every element is the same sum over k at any thread
+// count. Left to thread the call itself, oneDNN split k for linear's 1024 -> 256 shape (B
+// transposed) and its results changed with the thread count.
+TEST(ThreadDeterminism, Float32Gemm) {
+  manual_seed(5);
+  const Tensor x = randn({2048, 1024}), w = randn({256, 1024}), bias = randn({256});
+  const Tensor gy = randn({2048, 256});
+  expect_thread_independent("linear 1024 -> 256, forward and backward", [&] {
+    Tensor xw = x.detach().requires_grad_(true), ww = w.detach().requires_grad_(true);
+    Tensor y = nn::functional::linear(xw, ww, bias);
+    y.backward(gy);
+    return std::vector<Tensor>{y.detach(), xw.grad(), ww.grad()};
+  });
+  // Rows and columns that are not multiples of the blocks; few rows (a split by columns); a
+  // batch of products; k large against m and n.
+  const Tensor a = randn({1001, 517}), b = randn({517, 263}), c = randn({20, 3001});
+  const Tensor d = randn({3001, 700}), e = randn({3, 70, 4001}), f = randn({3, 4001, 40});
+  expect_thread_independent("matmul shapes", [&] {
+    return std::vector<Tensor>{a.mm(b), a.t().mm(a), c.mm(d), e.bmm(f), c.mm(c.t())};
+  });
+}
+
 // Elementwise kernels compute a run's whole vectors with Vec<T> and its last few elements with the
 // scalar formula, which may round differently (silu's vector exp is not std::exp). Runs split
 // among threads start at the same multiples of the vector width whatever the thread count, so each

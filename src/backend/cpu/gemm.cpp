@@ -3,10 +3,10 @@
 
 #include <cblas.h>
 #include <oneapi/dnnl/dnnl.h>
-#include <oneapi/dnnl/dnnl.hpp>
 
 #include <atomic>
 #include <climits>
+#include <oneapi/dnnl/dnnl.hpp>
 #include <type_traits>
 #include <vector>
 
@@ -30,12 +30,12 @@ void check_blas_int(int64_t m, int64_t n, int64_t k, int64_t lda, int64_t ldb, i
 
 // Calls cblas_sgemm or cblas_dgemm (row-major) after checking the sizes fit BLAS's int.
 template <typename T, typename Cblas>
-void openblas_gemm(Cblas fn, bool ta, bool tb, int64_t m, int64_t n, int64_t k, T alpha,
-                   const T* a, int64_t lda, const T* b, int64_t ldb, T beta, T* c, int64_t ldc) {
+void openblas_gemm(Cblas fn, bool ta, bool tb, int64_t m, int64_t n, int64_t k, T alpha, const T* a,
+                   int64_t lda, const T* b, int64_t ldb, T beta, T* c, int64_t ldc) {
   check_blas_int(m, n, k, lda, ldb, ldc);
   fn(CblasRowMajor, ta ? CblasTrans : CblasNoTrans, tb ? CblasTrans : CblasNoTrans,
-     static_cast<int>(m), static_cast<int>(n), static_cast<int>(k), alpha, a,
-     static_cast<int>(lda), b, static_cast<int>(ldb), beta, c, static_cast<int>(ldc));
+     static_cast<int>(m), static_cast<int>(n), static_cast<int>(k), alpha, a, static_cast<int>(lda),
+     b, static_cast<int>(ldb), beta, c, static_cast<int>(ldc));
 }
 
 // Copies op(X) (rows x cols, X row-major with leading dimension ld, transposed when t) into a
@@ -157,8 +157,11 @@ bool onednn_bf16_gemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k, float a
 void set_sgemm_provider(SgemmProvider p) { g_sgemm_provider.store(p); }
 SgemmProvider sgemm_provider() { return g_sgemm_provider.load(); }
 
-void gemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k, float alpha, const float* a,
-          int64_t lda, const float* b, int64_t ldb, float beta, float* c, int64_t ldc) {
+namespace {
+
+// One float32 product, or one block of rows or columns of it, by oneDNN (OpenBLAS as gemm() says).
+void sgemm_block(bool ta, bool tb, int64_t m, int64_t n, int64_t k, float alpha, const float* a,
+                 int64_t lda, const float* b, int64_t ldb, float beta, float* c, int64_t ldc) {
   const SgemmProvider p = g_sgemm_provider.load(std::memory_order_relaxed);
   if (p != SgemmProvider::OpenBLAS && !g_onednn_broken.load(std::memory_order_relaxed)) {
     dnnl_status_t st =
@@ -170,6 +173,36 @@ void gemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k, float alpha, const 
     g_onednn_broken.store(true);
   }
   openblas_gemm(cblas_sgemm, ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
+}
+
+}  // namespace
+
+// Note [GEMM threads]: left to thread one call, oneDNN splits the inner dimension k among the
+// threads for some shapes (2048 x 1024 x 256 with B transposed, linear's shape for a 1024 -> 256
+// layer): its results then depend on the thread count, and that call ran at 65-70% of the speed
+// of the split below on 2 vCPUs. So Ember splits C itself: its rows among the threads in blocks
+// of kBlock (its columns where the rows are too few), each block one single-threaded oneDNN call
+// (a call inside a parallel region runs on its thread alone). Every element of C is then the
+// same single-threaded sum over k whatever the thread count (ThreadDeterminism.Float32Gemm). A
+// product too narrow to split both ways keeps one call.
+void gemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k, float alpha, const float* a,
+          int64_t lda, const float* b, int64_t ldb, float beta, float* c, int64_t ldc) {
+  constexpr int64_t kBlock = 16;
+  const bool by_rows = m >= 2 * kBlock;
+  if (omp_in_parallel() || omp_get_max_threads() <= 1 || (!by_rows && n < 2 * kBlock)) {
+    return sgemm_block(ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
+  }
+  const int64_t extent = by_rows ? m : n, blocks = (extent + kBlock - 1) / kBlock;
+  parallel_for(0, blocks, 1, [&](int64_t b0, int64_t b1) {
+    const int64_t i0 = b0 * kBlock, i1 = std::min(extent, b1 * kBlock);
+    if (by_rows) {  // rows i0..i1 of op(A) and C
+      sgemm_block(ta, tb, i1 - i0, n, k, alpha, a + (ta ? i0 : i0 * lda), lda, b, ldb, beta,
+                  c + i0 * ldc, ldc);
+    } else {  // columns i0..i1 of op(B) and C
+      sgemm_block(ta, tb, m, i1 - i0, k, alpha, a, lda, b + (tb ? i0 * ldb : i0), ldb, beta, c + i0,
+                  ldc);
+    }
+  });
 }
 
 void gemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k, double alpha, const double* a,
