@@ -157,10 +157,10 @@ TEST(ThreadDeterminism, TrainingOps) {
   });
 }
 
-// Note [GEMM threads]: float32 products split C's rows (or columns) among the threads, each
-// block one single-threaded oneDNN call, so every element is the same sum over k at any thread
-// count. Left to thread the call itself, oneDNN split k for linear's 1024 -> 256 shape (B
-// transposed) and its results changed with the thread count.
+// Note [GEMM threads]: float32 products split C's rows (or columns, or for narrow products k in
+// fixed chunks) themselves, each piece one single-threaded oneDNN call, so every element is the
+// same sums at any thread count. Left to thread the call itself, oneDNN split k for linear's
+// 1024 -> 256 shape (B transposed) and for dot products, and results changed with the threads.
 TEST(ThreadDeterminism, Float32Gemm) {
   manual_seed(5);
   const Tensor x = randn({2048, 1024}), w = randn({256, 1024}), bias = randn({256});
@@ -177,6 +177,13 @@ TEST(ThreadDeterminism, Float32Gemm) {
   const Tensor d = randn({3001, 700}), e = randn({3, 70, 4001}), f = randn({3, 4001, 40});
   expect_thread_independent("matmul shapes", [&] {
     return std::vector<Tensor>{a.mm(b), a.t().mm(a), c.mm(d), e.bmm(f), c.mm(c.t())};
+  });
+  // Too narrow to split C: k splits in fixed chunks (one chunk: one single-threaded call). A
+  // long dot product changed with the thread count before.
+  const Tensor u = randn({1000003}), v = randn({1000003}), s = randn({100003});
+  const Tensor na = randn({5, 300007}), nb = randn({300007, 3});
+  expect_thread_independent("narrow products", [&] {
+    return std::vector<Tensor>{u.dot(v), s.dot(s), na.mm(nb), na.t().mv(randn({5}).fill_(0.5))};
   });
 }
 
