@@ -5,6 +5,7 @@
 #include <cmath>
 #include <type_traits>
 
+#include "backend/cpu/binary_functors.h"
 #include "backend/cpu/compute.h"
 #include "backend/cpu/parallel.h"
 #include "backend/cpu/vec.h"
@@ -44,10 +45,10 @@ template <typename M>
 cpu::Vec<M> root(const cpu::Vec<M>& x) {
   return cpu::vsqrt(x);
 }
-// torch.maximum: NaN propagates.
+// torch.maximum (NaN propagates): the eager maximum's scalar and vector forms.
 template <typename M>
 M larger(M a, M b) {
-  return (a != a || b != b) ? a + b : (a > b ? a : b);
+  return cpu::bin::maximum(a, b);
 }
 template <typename M>
 cpu::Vec<M> larger(const cpu::Vec<M>& a, const cpu::Vec<M>& b) {
@@ -117,10 +118,11 @@ EMBER_CPU_KERNEL(FusedAdam, inputs, outputs) {
   EMBER_INTERNAL_ASSERT(outputs.size() == nstate && inputs.size() == nstate + 1, "[", name(),
                         "] expects ", nstate + 1, " inputs and ", nstate, " outputs");
   const Tensor& grad = inputs[1];
+  EMBER_INTERNAL_ASSERT(grad.is_contiguous(), "[", name(), "] expects a contiguous gradient");
   for (const Tensor& t : outputs) {
-    EMBER_INTERNAL_ASSERT(t.is_contiguous() && grad.is_contiguous() && t.numel() == grad.numel() &&
-                              t.dtype() == grad.dtype(),
-                          "[", name(), "] expects contiguous tensors of one size and dtype");
+    EMBER_INTERNAL_ASSERT(
+        t.is_contiguous() && t.numel() == grad.numel() && t.dtype() == grad.dtype(), "[", name(),
+        "] expects contiguous tensors of one size and dtype");
   }
   cpu::visit_floating(grad.dtype(), name(), "fused_adam", [&](auto* tag) {
     using T = std::remove_pointer_t<decltype(tag)>;
