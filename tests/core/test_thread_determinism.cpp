@@ -157,34 +157,39 @@ TEST(ThreadDeterminism, TrainingOps) {
   });
 }
 
-// Note [GEMM threads]: float32 products split C's rows (or columns, or for narrow products k in
-// fixed chunks) themselves, each piece one single-threaded oneDNN call, so every element is the
-// same sums at any thread count. Left to thread the call itself, oneDNN split k for linear's
-// 1024 -> 256 shape (B transposed) and for dot products, and results changed with the threads.
-TEST(ThreadDeterminism, Float32Gemm) {
-  manual_seed(5);
-  const Tensor x = randn({2048, 1024}), w = randn({256, 1024}), bias = randn({256});
-  const Tensor gy = randn({2048, 256});
-  expect_thread_independent("linear 1024 -> 256, forward and backward", [&] {
-    Tensor xw = x.detach().requires_grad_(true), ww = w.detach().requires_grad_(true);
-    Tensor y = nn::functional::linear(xw, ww, bias);
-    y.backward(gy);
-    return std::vector<Tensor>{y.detach(), xw.grad(), ww.grad()};
-  });
-  // Rows and columns that are not multiples of the blocks; few rows (a split by columns); a
-  // batch of products; k large against m and n.
-  const Tensor a = randn({1001, 517}), b = randn({517, 263}), c = randn({20, 3001});
-  const Tensor d = randn({3001, 700}), e = randn({3, 70, 4001}), f = randn({3, 4001, 40});
-  expect_thread_independent("matmul shapes", [&] {
-    return std::vector<Tensor>{a.mm(b), a.t().mm(a), c.mm(d), e.bmm(f), c.mm(c.t())};
-  });
-  // Too narrow to split C: k splits in fixed chunks (one chunk: one single-threaded call). A
-  // long dot product changed with the thread count before.
-  const Tensor u = randn({1000003}), v = randn({1000003}), s = randn({100003});
-  const Tensor na = randn({5, 300007}), nb = randn({300007, 3});
-  expect_thread_independent("narrow products", [&] {
-    return std::vector<Tensor>{u.dot(v), s.dot(s), na.mm(nb), na.t().mv(randn({5}).fill_(0.5))};
-  });
+// Note [GEMM threads]: float32 and float64 products split C's rows (or columns, or for narrow
+// products k in fixed chunks) themselves, each piece one single-threaded oneDNN or OpenBLAS call,
+// so every element is the same sums at any thread count. Left to thread a call itself, oneDNN
+// split k for linear's 1024 -> 256 shape (B transposed) and for dot products, OpenBLAS split k
+// for dot products and matrix-vector products, and results changed with the threads.
+TEST(ThreadDeterminism, Gemm) {
+  for (ScalarType dt : {kFloat32, kFloat64}) {
+    SCOPED_TRACE(dtype_name(dt));
+    manual_seed(5);
+    const auto rand = [dt](std::vector<int64_t> sizes) { return randn(sizes).to(dt); };
+    const Tensor x = rand({2048, 1024}), w = rand({256, 1024}), bias = rand({256});
+    const Tensor gy = rand({2048, 256});
+    expect_thread_independent("linear 1024 -> 256, forward and backward", [&] {
+      Tensor xw = x.detach().requires_grad_(true), ww = w.detach().requires_grad_(true);
+      Tensor y = nn::functional::linear(xw, ww, bias);
+      y.backward(gy);
+      return std::vector<Tensor>{y.detach(), xw.grad(), ww.grad()};
+    });
+    // Rows and columns that are not multiples of the blocks; few rows (a split by columns); a
+    // batch of products; k large against m and n.
+    const Tensor a = rand({1001, 517}), b = rand({517, 263}), c = rand({20, 3001});
+    const Tensor d = rand({3001, 700}), e = rand({3, 70, 4001}), f = rand({3, 4001, 40});
+    expect_thread_independent("matmul shapes", [&] {
+      return std::vector<Tensor>{a.mm(b), a.t().mm(a), c.mm(d), e.bmm(f), c.mm(c.t())};
+    });
+    // Too narrow to split C: k splits in fixed chunks (one chunk: one single-threaded call). A
+    // long dot product changed with the thread count before.
+    const Tensor u = rand({1000003}), v = rand({1000003}), s = rand({100003});
+    const Tensor na = rand({5, 300007}), nb = rand({300007, 3}), h = rand({5}), nv = rand({300007});
+    expect_thread_independent("narrow products", [&] {
+      return std::vector<Tensor>{u.dot(v), s.dot(s), na.mm(nb), na.t().mv(h), na.mv(nv)};
+    });
+  }
 }
 
 // Elementwise kernels compute a run's whole vectors with Vec<T> and its last few elements with the

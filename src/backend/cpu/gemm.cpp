@@ -175,27 +175,33 @@ void sgemm_block(bool ta, bool tb, int64_t m, int64_t n, int64_t k, float alpha,
   openblas_gemm(cblas_sgemm, ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
 }
 
-}  // namespace
+// One float64 product, or one block of it, by OpenBLAS.
+void dgemm_block(bool ta, bool tb, int64_t m, int64_t n, int64_t k, double alpha, const double* a,
+                 int64_t lda, const double* b, int64_t ldb, double beta, double* c, int64_t ldc) {
+  openblas_gemm(cblas_dgemm, ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
+}
 
 // Note [GEMM threads]: left to thread a call itself, oneDNN splits the inner dimension k among
 // the threads for some shapes (2048 x 1024 x 256 with B transposed, linear's shape for a 1024 ->
-// 256 layer; every dot product): its results then depend on the thread count, and that linear
-// ran at 65-70% of the speed of the split below on 2 vCPUs. So Ember splits the work itself:
+// 256 layer; every dot product), and OpenBLAS for dot and matrix-vector products: results then
+// depend on the thread count, and that linear ran at 65-70% of the speed of the split below on 2
+// vCPUs. So Ember splits the work itself:
 //  - C's rows among the threads in blocks of kBlock (its columns where the rows are too few),
-//    each block one single-threaded oneDNN call (a call inside a parallel region runs on its
-//    thread alone);
+//    each block one single-threaded library call (a call inside a parallel region runs on its
+//    thread alone, in oneDNN and in OpenMP-built OpenBLAS);
 //  - a product too narrow for that (dot, a few columns of mv) splits k into chunks of kChunkK,
 //    fixed by k alone: each chunk's product goes single-threaded into its own partial C, and the
 //    partials are added in chunk order; with one chunk, one call on this thread alone.
 // Every element of C is then the same sums in the same order whatever the thread count
-// (ThreadDeterminism.Float32Gemm).
-void gemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k, float alpha, const float* a,
-          int64_t lda, const float* b, int64_t ldb, float beta, float* c, int64_t ldc) {
+// (ThreadDeterminism.Gemm).
+template <typename T, typename Block>
+void split_gemm(Block block, bool ta, bool tb, int64_t m, int64_t n, int64_t k, T alpha, const T* a,
+                int64_t lda, const T* b, int64_t ldb, T beta, T* c, int64_t ldc) {
   constexpr int64_t kBlock = 16, kChunkK = 65536;
   const bool by_rows = m >= 2 * kBlock, by_cols = !by_rows && n >= 2 * kBlock;
   if (omp_in_parallel() || omp_get_max_threads() <= 1) {
     if (by_rows || by_cols || k < 2 * kChunkK) {
-      return sgemm_block(ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
+      return block(ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
     }
   }
   if (by_rows || by_cols) {
@@ -203,11 +209,11 @@ void gemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k, float alpha, const 
     parallel_for(0, blocks, 1, [&](int64_t b0, int64_t b1) {
       const int64_t i0 = b0 * kBlock, i1 = std::min(extent, b1 * kBlock);
       if (by_rows) {  // rows i0..i1 of op(A) and C
-        sgemm_block(ta, tb, i1 - i0, n, k, alpha, a + (ta ? i0 : i0 * lda), lda, b, ldb, beta,
-                    c + i0 * ldc, ldc);
+        block(ta, tb, i1 - i0, n, k, alpha, a + (ta ? i0 : i0 * lda), lda, b, ldb, beta,
+              c + i0 * ldc, ldc);
       } else {  // columns i0..i1 of op(B) and C
-        sgemm_block(ta, tb, m, i1 - i0, k, alpha, a, lda, b + (tb ? i0 * ldb : i0), ldb, beta,
-                    c + i0, ldc);
+        block(ta, tb, m, i1 - i0, k, alpha, a, lda, b + (tb ? i0 * ldb : i0), ldb, beta, c + i0,
+              ldc);
       }
     });
     return;
@@ -219,30 +225,37 @@ void gemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k, float alpha, const 
       int threads;
       ~Restore() { omp_set_num_threads(threads); }
     } restore{threads};
-    return sgemm_block(ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
+    return block(ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
   }
   const int64_t chunks = (k + kChunkK - 1) / kChunkK, mn = m * n;
-  std::vector<float> partial(static_cast<size_t>(chunks * mn));
+  std::vector<T> partial(static_cast<size_t>(chunks * mn));
   parallel_for(0, chunks, 1, [&](int64_t c0, int64_t c1) {
     for (int64_t q = c0; q < c1; ++q) {
       const int64_t k0 = q * kChunkK, kc = std::min(kChunkK, k - k0);
-      sgemm_block(ta, tb, m, n, kc, 1.0f, a + (ta ? k0 * lda : k0), lda, b + (tb ? k0 : k0 * ldb),
-                  ldb, 0.0f, partial.data() + q * mn, n);
+      block(ta, tb, m, n, kc, T(1), a + (ta ? k0 * lda : k0), lda, b + (tb ? k0 : k0 * ldb), ldb,
+            T(0), partial.data() + q * mn, n);
     }
   });
   for (int64_t i = 0; i < m; ++i) {
     for (int64_t j = 0; j < n; ++j) {
-      float s = 0;
+      T s = 0;
       for (int64_t q = 0; q < chunks; ++q) s += partial[q * mn + i * n + j];
-      float& out = c[i * ldc + j];
-      out = beta == 0.0f ? alpha * s : alpha * s + beta * out;
+      T& out = c[i * ldc + j];
+      out = beta == T(0) ? alpha * s : alpha * s + beta * out;
     }
   }
 }
 
+}  // namespace
+
+void gemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k, float alpha, const float* a,
+          int64_t lda, const float* b, int64_t ldb, float beta, float* c, int64_t ldc) {
+  split_gemm(sgemm_block, ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
+}
+
 void gemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k, double alpha, const double* a,
           int64_t lda, const double* b, int64_t ldb, double beta, double* c, int64_t ldc) {
-  openblas_gemm(cblas_dgemm, ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
+  split_gemm(dgemm_block, ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
 }
 
 void gemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k, float alpha, const Half* a,
