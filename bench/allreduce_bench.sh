@@ -20,22 +20,23 @@ set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$root"
 build=1 peer=1 out="" bdir=build/default
-ranks=2,4 cases=4096:40,1048576:15,67108864:3 backends=gloo,mpi
+ranks=2,4 cases=4096:40,1048576:15,67108864:3 backends=gloo,mpi rounds=3
 while (($#)); do
   case $1 in
     --no-build) build=0 ;;
     --no-peer) peer=0 ;;
-    --ranks | --cases | --backends | --build-dir | --out)
+    --ranks | --cases | --backends | --rounds | --build-dir | --out)
       (($# >= 2)) || { echo "allreduce_bench.sh: $1 needs a value" >&2; exit 2; }
       case $1 in
         --ranks) ranks=$2 ;;
         --cases) cases=$2 ;;
         --backends) backends=$2 ;;
+        --rounds) rounds=$2 ;;
         --build-dir) bdir=$2 ;;
         --out) out=$2 ;;
       esac
       shift ;;
-    -h | --help) sed -n '2,18p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h | --help) sed -n '2,20p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "allreduce_bench.sh: unknown option $1 (see --help)" >&2; exit 2 ;;
   esac
   shift
@@ -43,6 +44,7 @@ done
 [[ $cases =~ ^[0-9]+:[0-9]+(,[0-9]+:[0-9]+)*$ ]] ||
   { echo "allreduce_bench.sh: --cases must look like 4096:40,1048576:15" >&2; exit 2; }
 [[ $ranks =~ ^[0-9]+(,[0-9]+)*$ ]] || { echo "allreduce_bench.sh: --ranks must look like 2,4" >&2; exit 2; }
+[[ $rounds =~ ^[1-9][0-9]*$ ]] || { echo "allreduce_bench.sh: --rounds must be a positive integer" >&2; exit 2; }
 
 if ((build)); then
   export CCACHE_BASEDIR=${CCACHE_BASEDIR:-$root}
@@ -83,42 +85,52 @@ IFS=, read -ra rank_list <<<"$ranks"
 IFS=, read -ra backend_list <<<"$backends"
 for n in "${rank_list[@]}"; do
   for b in "${backend_list[@]}"; do
-    echo "running: $b, $n ranks" >&2
-    case $b in
-      gloo)
-        run "ember-gloo-$n" "$ember" run --nproc-per-node "$n" -- "$bench/bench_allreduce" gloo --cases "$cases"
-        mkdir -p "$tmp/store$n"
-        GLOO_STORE_DIR=$tmp/store$n run "engine-gloo-$n" \
-          "$ember" run --nproc-per-node "$n" -- "$bench/bench_gloo_allreduce" --cases "$cases"
-        ((peer)) && run "pytorch-gloo-$n" \
-          "$ember" run --nproc-per-node "$n" -- "$py" bench/peers/allreduce_peer.py --cases "$cases"
-        ;;
-      mpi)
-        run "ember-mpi-$n" "${mpirun[@]}" -np "$n" "$bench/bench_allreduce" mpi --cases "$cases"
-        run "engine-mpi-$n" "${mpirun[@]}" -np "$n" "$bench/bench_mpi_allreduce" --cases "$cases"
-        ;;
-      *) echo "allreduce_bench.sh: unknown backend $b (gloo or mpi)" >&2; exit 2 ;;
-    esac
+    for ((round = 1; round <= rounds; ++round)); do
+      echo "running: $b, $n ranks, round $round of $rounds" >&2
+      case $b in
+        gloo)
+          run "ember-gloo-$n" "$ember" run --nproc-per-node "$n" -- "$bench/bench_allreduce" gloo --cases "$cases"
+          rm -rf "$tmp/store$n" && mkdir -p "$tmp/store$n"
+          GLOO_STORE_DIR=$tmp/store$n run "engine-gloo-$n" \
+            "$ember" run --nproc-per-node "$n" -- "$bench/bench_gloo_allreduce" --cases "$cases"
+          ((peer)) && run "pytorch-gloo-$n" \
+            "$ember" run --nproc-per-node "$n" -- "$py" bench/peers/allreduce_peer.py --cases "$cases"
+          ;;
+        mpi)
+          run "ember-mpi-$n" "${mpirun[@]}" -np "$n" "$bench/bench_allreduce" mpi --cases "$cases"
+          run "engine-mpi-$n" "${mpirun[@]}" -np "$n" "$bench/bench_mpi_allreduce" --cases "$cases"
+          ;;
+        *) echo "allreduce_bench.sh: unknown backend $b (gloo or mpi)" >&2; exit 2 ;;
+      esac
+    done
   done
 done
 
 # The table: one row per backend x ranks x size.
 [[ -n $out ]] && mkdir -p "$out"
-awk -v ranks="$ranks" -v backends="$backends" -v cases="$cases" -v json="${out:+$out/allreduce.json}" '
-  { t[$1 " " $2] = $3 }
+awk -v rounds="$rounds" -v ranks="$ranks" -v backends="$backends" -v cases="$cases" -v json="${out:+$out/allreduce.json}" '
+  { k = $1 " " $2; v[k, ++nv[k]] = $3 }
+  # The median over rounds of one column (empty where no round reported it).
+  function med(k,   n, i, j, x, a) {
+    n = nv[k]
+    if (!n) return ""
+    for (i = 1; i <= n; ++i) a[i] = v[k, i]
+    for (i = 2; i <= n; ++i) for (j = i; j > 1 && a[j - 1] > a[j]; --j) { x = a[j]; a[j] = a[j - 1]; a[j - 1] = x }
+    return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
+  }
   function size(b) { return b >= 1048576 ? (b / 1048576) " MiB" : b >= 1024 ? (b / 1024) " KiB" : b " B" }
   function cell(v) { return v == "" ? "-" : sprintf("%.1f", v) }
   function ratio(a, b) { return (a == "" || b == "" || b == 0) ? "-" : sprintf("%.2f", a / b) }
   END {
     split(ranks, R, ","); split(backends, B, ","); nc = split(cases, C, ",")
-    printf "all_reduce float32 SUM, microseconds (median per rank, slowest rank); ratios below 1: Ember faster\n"
+    printf "all_reduce float32 SUM, microseconds (median per rank, slowest rank; median of %d rounds); ratios below 1: Ember faster\n", rounds
     printf "%-7s %5s %8s %11s %11s %8s %11s %8s\n", "backend", "ranks", "size", "ember", "engine",
       "/engine", "pytorch", "/pytorch"
     if (json != "") printf "" > json
     for (i = 1; i in R; ++i) for (j = 1; j in B; ++j) for (k = 1; k <= nc; ++k) {
       split(C[k], bc, ":"); bytes = bc[1]
-      e = t["ember-" B[j] "-" R[i] " " bytes]; g = t["engine-" B[j] "-" R[i] " " bytes]
-      p = t["pytorch-" B[j] "-" R[i] " " bytes]
+      e = med("ember-" B[j] "-" R[i] " " bytes); g = med("engine-" B[j] "-" R[i] " " bytes)
+      p = med("pytorch-" B[j] "-" R[i] " " bytes)
       missing += e == "" || g == ""
       printf "%-7s %5d %8s %11s %11s %8s %11s %8s\n", B[j], R[i], size(bytes), cell(e), cell(g),
         ratio(e, g), cell(p), ratio(e, p)
