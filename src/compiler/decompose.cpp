@@ -110,6 +110,8 @@ RoleOf role_of(PrimitiveKind kind) {
     case PrimitiveKind::EmbeddingBag:
       return {Role::Core, kData};
     case PrimitiveKind::FusedAdam:
+    case PrimitiveKind::FusedSgd:
+    case PrimitiveKind::FusedAdagrad:
       return {Role::Core,
               "eager only: a trace records the optimizer's elementwise ops instead (Note [Fused "
               "Adam])"};

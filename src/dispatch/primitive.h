@@ -36,7 +36,7 @@ namespace ember {
   X(LinalgLuFactor) X(LinalgLuSolve) X(LinalgSolve) X(LinalgSolveTriangular) X(LinalgEigh)        \
   X(LinalgSvd) X(LinalgQr) X(LinalgHouseholderProduct) X(LinalgDet)                             \
   X(SoftmaxBackward) X(LayerNorm) X(LayerNormBackward) X(RmsNorm) X(RmsNormBackward)     \
-  X(UnaryBackward) X(EmbeddingBag) X(FusedAdam)
+  X(UnaryBackward) X(EmbeddingBag) X(FusedAdam) X(FusedSgd) X(FusedAdagrad)
 // clang-format on
 
 enum class PrimitiveKind : uint8_t {

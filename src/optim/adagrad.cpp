@@ -1,8 +1,9 @@
 #include "ember/optim/adagrad.h"
-#include "ember/profiler.h"
 
 #include "ember/autograd.h"
 #include "ember/ops/factory.h"
+#include "ember/profiler.h"
+#include "ops/optimizer.h"
 #include "optim/util.h"
 
 namespace ember::optim {
@@ -67,9 +68,13 @@ Tensor Adagrad::step(LossClosure closure) {
       if (!g.defined()) continue;
       auto& st = static_cast<AdagradParamState&>(*state_.at(p.unsafeGetTensorImpl()));
       st.step(st.step() + 1);
+      const double clr = o.lr() / (1 + static_cast<double>(st.step() - 1) * o.lr_decay());
+      if (detail::uses_fused(o.fused(), p) &&
+          ops::fused_adagrad_step({clr, o.weight_decay(), o.eps(), o.maximize()}, p, g, st.sum())) {
+        continue;
+      }
       if (o.maximize()) g = -g;
       if (o.weight_decay() != 0) g = g.add(p, o.weight_decay());
-      const double clr = o.lr() / (1 + static_cast<double>(st.step() - 1) * o.lr_decay());
       Tensor& sum = st.sum();
       sum.addcmul_(g, g, 1);
       Tensor denom = sum.sqrt().add_(o.eps());

@@ -59,12 +59,6 @@ void visit_adam(Options& o, OptionsVisitor& v) {
   v.field("maximize", o.maximize());
 }
 
-// Note [Fused Adam]: by default the fused kernel runs float32 and float64 parameters, whose
-// values it computes as the for-loop does; fused(true) runs every floating dtype through it.
-bool fuses(const AdamHyper& h, const Tensor& p) {
-  return h.fused.value_or(p.dtype() == kFloat32 || p.dtype() == kFloat64);
-}
-
 // torch.optim.adam._single_tensor_adam (PyTorch 2.x) for one parameter, or its fused step.
 template <typename State>
 void adam_update(Tensor& p, Tensor g, State& st, const AdamHyper& h) {
@@ -73,7 +67,7 @@ void adam_update(Tensor& p, Tensor g, State& st, const AdamHyper& h) {
   const auto t = static_cast<double>(st.step());
   const double bias_correction1 = 1 - std::pow(h.beta1, t);
   const double bias_correction2_sqrt = std::sqrt(1 - std::pow(h.beta2, t));
-  if (fuses(h, p)) {
+  if (detail::uses_fused(h.fused, p)) {
     const FusedAdamParams fp{h.lr,
                              h.beta1,
                              h.beta2,

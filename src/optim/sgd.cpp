@@ -1,7 +1,8 @@
 #include "ember/optim/sgd.h"
-#include "ember/profiler.h"
 
 #include "ember/autograd.h"
+#include "ember/profiler.h"
+#include "ops/optimizer.h"
 #include "optim/util.h"
 
 namespace ember::optim {
@@ -42,11 +43,19 @@ Tensor SGD::step(LossClosure closure) {
     for (auto& p : group.params()) {
       Tensor g = grad_of(p);
       if (!g.defined()) continue;
+      SGDParamState* st = nullptr;
+      if (o.momentum() != 0)
+        st = &detail::state_of<SGDParamState>(state_, p, [](SGDParamState&) {});
+      const FusedSgdParams fp{o.lr(),           o.momentum(), o.dampening(),
+                              o.weight_decay(), o.nesterov(), o.maximize()};
+      if (detail::uses_fused(o.fused(), p) &&
+          ops::fused_sgd_step(fp, p, g, st ? &st->momentum_buffer() : nullptr)) {
+        continue;
+      }
       if (o.maximize()) g = -g;
       if (o.weight_decay() != 0) g = g.add(p, o.weight_decay());
-      if (o.momentum() != 0) {
-        auto& st = detail::state_of<SGDParamState>(state_, p, [](SGDParamState&) {});
-        Tensor& buf = st.momentum_buffer();
+      if (st) {
+        Tensor& buf = st->momentum_buffer();
         if (!buf.defined()) {
           buf = g.clone();
         } else {

@@ -1,5 +1,6 @@
 #pragma once
 // Helpers shared by the optimizers' sources.
+#include <optional>
 #include <vector>
 
 #include "ember/ops/factory.h"
@@ -26,6 +27,13 @@ T& state_of(std::unordered_map<void*, std::unique_ptr<OptimizerParamState>>& sta
     slot = std::move(st);
   }
   return static_cast<T&>(*slot);
+}
+
+/// Note [Fused Adam]: an optimizer's `fused` option. By default the fused step runs float32 and
+/// float64 parameters, whose values it computes as the for-loop does; true runs every floating
+/// dtype through it (16-bit ones computed in float), false none.
+inline bool uses_fused(std::optional<bool> fused, const Tensor& p) {
+  return fused.value_or(p.dtype() == kFloat32 || p.dtype() == kFloat64);
 }
 
 /// Adam's and AdamW's state tensors of `p`, zeros on first use (PyTorch's _init_group):

@@ -248,9 +248,46 @@ TEST(Optimizers, TenStepsMatchInFloat32) {
   for (const auto& c : cases()) run_case(c, kFloat32, 2e-5);
 }
 
-// Note [Fused Adam]: the fused step against the for-loop step and the float64 algorithm, on
-// parameters long enough for the vector loop, its tail and several threads' chunks, over the
-// options that change the arithmetic (lerp's other side with beta1 < 0.5 included).
+using MakeFused = std::function<std::unique_ptr<Optimizer>(std::vector<Tensor>, bool fused)>;
+
+// Note [Fused Adam]: four steps of the fused step and of the for-loop step against each other and
+// against the float64 algorithm, on a parameter long enough for the vector loop, its tail and
+// several threads' chunks; the version count proves the fused kernel ran.
+void expect_fused_matches(const MakeFused& make, const RefFn& ref, ScalarType dt) {
+  const int64_t n = 70001;  // > two chunks of the parallel grain, and a vector tail
+  Tensor pf = test::make_tensor({n}, dt, -2, 2, 11).requires_grad_();
+  Tensor pl = pf.detach().clone().requires_grad_();
+  Vec x = test::values(pf);
+  RefState st;
+  auto fused = make({pf}, true), loop = make({pl}, false);
+  const int64_t version = pf._version();
+  for (int step = 0; step < 4; ++step) {
+    // A gradient that changes sign and size from step to step (amsgrad's max matters).
+    const Tensor g = test::make_tensor({n}, dt, -1, 1, 20 + step) * (step % 2 ? 0.1 : 1.0);
+    pf.mutable_grad() = g.clone();
+    pl.mutable_grad() = g.clone();
+    fused->step();
+    loop->step();
+    ref(x, test::values(g), st);
+  }
+  EXPECT_EQ(pf._version(), version + 4);
+  const Vec got = test::values(pf), want_loop = test::values(pl);
+  const double tol_loop = dt == kFloat32 ? 2e-6 : 1e-14;
+  const double tol_ref = dt == kFloat32 ? 2e-5 : 1e-12;
+  int bad = 0;
+  for (int64_t i = 0; i < n && bad < 5; ++i) {
+    const bool ok_loop = std::abs(got[i] - want_loop[i]) <= tol_loop * (1 + std::abs(x[i]));
+    const bool ok_ref = std::abs(got[i] - x[i]) <= tol_ref * (1 + std::abs(x[i]));
+    if (!ok_loop || !ok_ref) {
+      ++bad;
+      ADD_FAILURE() << "element " << i << ": fused " << got[i] << ", for-loop " << want_loop[i]
+                    << ", float64 algorithm " << x[i];
+    }
+  }
+  EXPECT_NE(got, test::values(test::make_tensor({n}, dt, -2, 2, 11)));  // it moved
+}
+
+// Over the options that change the arithmetic (lerp's other side with beta1 < 0.5 included).
 TEST(FusedAdam, MatchesTheForLoopStepAndTheAlgorithm) {
   struct Opt {
     const char* name;
@@ -263,7 +300,6 @@ TEST(FusedAdam, MatchesTheForLoopStepAndTheAlgorithm) {
       {"adamw", {1e-2, 0.9, 0.95, 1e-8, 0.1, false, false, true}},
       {"adamw_amsgrad_maximize", {2e-2, 0.8, 0.999, 1e-8, 0.05, true, true, true}},
   };
-  const int64_t n = 70001;  // > two chunks of the parallel grain, and a vector tail
   for (ScalarType dt : {kFloat32, kFloat64}) {
     for (const Opt& o : opts) {
       SCOPED_TRACE(std::string(o.name) + " " + dtype_name(dt));
@@ -275,41 +311,51 @@ TEST(FusedAdam, MatchesTheForLoopStepAndTheAlgorithm) {
             .amsgrad(r.amsgrad)
             .maximize(r.maximize);
       };
-      auto make = [&](std::vector<Tensor> ps, bool fused) -> std::unique_ptr<Optimizer> {
-        if (r.decoupled)
-          return std::make_unique<AdamW>(ps, options(AdamWOptions(r.lr)).fused(fused));
-        return std::make_unique<Adam>(ps, options(AdamOptions(r.lr)).fused(fused));
-      };
-      Tensor pf = test::make_tensor({n}, dt, -2, 2, 11).requires_grad_();
-      Tensor pl = pf.detach().clone().requires_grad_();
-      Vec x = test::values(pf);
-      RefState st;
-      auto fused = make({pf}, true), loop = make({pl}, false);
-      const int64_t version = pf._version();
-      for (int step = 0; step < 4; ++step) {
-        // A gradient that changes sign and size from step to step (amsgrad's max matters).
-        const Tensor g = test::make_tensor({n}, dt, -1, 1, 20 + step) * (step % 2 ? 0.1 : 1.0);
-        pf.mutable_grad() = g.clone();
-        pl.mutable_grad() = g.clone();
-        fused->step();
-        loop->step();
-        r(x, test::values(g), st);
-      }
-      EXPECT_EQ(pf._version(), version + 4);
-      const Vec got = test::values(pf), want_loop = test::values(pl);
-      const double tol_loop = dt == kFloat32 ? 2e-6 : 1e-14;
-      const double tol_ref = dt == kFloat32 ? 2e-5 : 1e-12;
-      int bad = 0;
-      for (int64_t i = 0; i < n && bad < 5; ++i) {
-        const bool ok_loop = std::abs(got[i] - want_loop[i]) <= tol_loop * (1 + std::abs(x[i]));
-        const bool ok_ref = std::abs(got[i] - x[i]) <= tol_ref * (1 + std::abs(x[i]));
-        if (!ok_loop || !ok_ref) {
-          ++bad;
-          ADD_FAILURE() << "element " << i << ": fused " << got[i] << ", for-loop " << want_loop[i]
-                        << ", float64 algorithm " << x[i];
-        }
-      }
-      EXPECT_NE(got, test::values(test::make_tensor({n}, dt, -2, 2, 11)));  // it moved
+      expect_fused_matches(
+          [&](std::vector<Tensor> ps, bool fused) -> std::unique_ptr<Optimizer> {
+            if (r.decoupled)
+              return std::make_unique<AdamW>(ps, options(AdamWOptions(r.lr)).fused(fused));
+            return std::make_unique<Adam>(ps, options(AdamOptions(r.lr)).fused(fused));
+          },
+          r, dt);
+    }
+  }
+}
+
+// PyTorch's _fused_sgd_ and _fused_adagrad_: plain, momentum (the buffer's first step is the
+// gradient), dampening, nesterov, weight decay, maximize; Adagrad's lr decay and accumulator.
+TEST(FusedSteps, SgdAndAdagradMatchTheForLoopStepAndTheAlgorithm) {
+  const std::pair<SGDOptions, SgdRef> sgds[] = {
+      {SGDOptions(0.1), {0.1}},
+      {SGDOptions(0.1).momentum(0.9), {0.1, 0.9}},
+      {SGDOptions(0.1).momentum(0.9).dampening(0.3).weight_decay(0.2), {0.1, 0.9, 0.3, 0.2}},
+      {SGDOptions(0.05).momentum(0.7).weight_decay(0.1).nesterov(true).maximize(true),
+       {0.05, 0.7, 0, 0.1, true, true}},
+  };
+  const std::pair<AdagradOptions, AdagradRef> adagrads[] = {
+      {AdagradOptions(0.1), {0.1}},
+      {AdagradOptions(0.1).lr_decay(0.2).weight_decay(0.3), {0.1, 0.2, 0.3}},
+      {AdagradOptions(0.1).initial_accumulator_value(0.5).eps(1e-3).maximize(true),
+       {0.1, 0, 0, 0.5, 1e-3, true}},
+  };
+  for (ScalarType dt : {kFloat32, kFloat64}) {
+    int k = 0;
+    for (const auto& [o, r] : sgds) {
+      SCOPED_TRACE("sgd case " + std::to_string(k++) + " " + dtype_name(dt));
+      expect_fused_matches(
+          [&, o = o](std::vector<Tensor> ps, bool fused) {
+            return std::make_unique<SGD>(ps, SGDOptions(o).fused(fused));
+          },
+          r, dt);
+    }
+    k = 0;
+    for (const auto& [o, r] : adagrads) {
+      SCOPED_TRACE("adagrad case " + std::to_string(k++) + " " + dtype_name(dt));
+      expect_fused_matches(
+          [&, o = o](std::vector<Tensor> ps, bool fused) {
+            return std::make_unique<Adagrad>(ps, AdagradOptions(o).fused(fused));
+          },
+          r, dt);
     }
   }
 }
@@ -345,6 +391,40 @@ TEST(FusedAdam, SixteenBitParametersComputeInFloatWhenAskedFor) {
   }
 }
 
+// fused(true) on 16-bit SGD and Adagrad parameters: the step is computed in float from the
+// stored values and each result rounded once, so every element is within half a unit in the last
+// place of the exact step (the for-loop rounds after each op).
+TEST(FusedSteps, SixteenBitStepsRoundOnce) {
+  for (ScalarType dt : {kBFloat16, kFloat16}) {
+    const int mantissa = dt == kBFloat16 ? 7 : 10;
+    for (int which = 0; which < 2; ++which) {
+      SCOPED_TRACE(std::string(dtype_name(dt)) + (which ? " adagrad" : " sgd"));
+      Tensor p = test::make_tensor({1000}, dt, 0.5, 2, 3).requires_grad_();
+      const Tensor g = test::make_tensor({1000}, dt, -1, 1, 4);
+      const Vec x = test::values(p), gv = test::values(g);
+      std::unique_ptr<Optimizer> opt;
+      if (which) {
+        opt = std::make_unique<Adagrad>(std::vector<Tensor>{p},
+                                        AdagradOptions(0.1).weight_decay(0.3).fused(true));
+      } else {
+        opt = std::make_unique<SGD>(std::vector<Tensor>{p},
+                                    SGDOptions(0.1).weight_decay(0.3).fused(true));
+      }
+      p.mutable_grad() = g;
+      opt->step();
+      const Vec got = test::values(p);
+      for (size_t i = 0; i < got.size(); ++i) {
+        const double gi = gv[i] + 0.3 * x[i];
+        const double exact =
+            which ? x[i] - 0.1 * gi / (std::sqrt(gi * gi) + 1e-10) : x[i] - 0.1 * gi;
+        const double half_ulp = std::ldexp(0.5, std::ilogb(exact) - mantissa);
+        ASSERT_LE(std::abs(got[i] - exact), half_ulp * (1 + 1e-4) + 1e-6 * (1 + std::abs(exact)))
+            << "element " << i << ": got " << got[i] << ", exact " << exact;
+      }
+    }
+  }
+}
+
 TEST(FusedAdam, WritesTheStateInPlaceAndRefusesIntegerParameters) {
   Tensor p = test::make_tensor({64}, kFloat32, -1, 1, 5).requires_grad_();
   AdamW opt({p}, AdamWOptions(1e-3));
@@ -354,6 +434,26 @@ TEST(FusedAdam, WritesTheStateInPlaceAndRefusesIntegerParameters) {
   // exp_avg = 0.1 * g after one step; its version counts the fused kernel's write.
   EXPECT_EQ(test::values(st.exp_avg()), Vec(64, static_cast<double>(0.1f)));
   EXPECT_GE(st.exp_avg()._version(), 1);
+  // SGD's momentum buffer starts as the gradient; Adagrad's sum gains g^2; both written in place.
+  Tensor ps = test::make_tensor({64}, kFloat32, -1, 1, 6).requires_grad_();
+  Tensor pa = test::make_tensor({64}, kFloat32, -1, 1, 7).requires_grad_();
+  SGD sgd({ps}, SGDOptions(0.1).momentum(0.9));
+  Adagrad ada({pa}, AdagradOptions(0.1).initial_accumulator_value(0.25));
+  const Tensor g = test::make_tensor({64}, kFloat32, -1, 1, 8);
+  ps.mutable_grad() = g;
+  pa.mutable_grad() = g;
+  sgd.step();
+  ada.step();
+  const Tensor& buf =
+      static_cast<const SGDParamState&>(*sgd.state().begin()->second).momentum_buffer();
+  EXPECT_EQ(test::values(buf), test::values(g));
+  const Tensor& sum = static_cast<const AdagradParamState&>(*ada.state().begin()->second).sum();
+  const Vec gv = test::values(g), sv = test::values(sum);
+  for (size_t i = 0; i < gv.size(); ++i) {
+    // One float rounding or two (the kernel may contract the multiply-add).
+    EXPECT_FLOAT_EQ(static_cast<float>(sv[i]), 0.25f + static_cast<float>(gv[i] * gv[i]));
+  }
+  EXPECT_GE(sum._version(), 1);
   // Integer parameters are refused with or without the fused step.
   Tensor ip = ember::zeros({4}, kInt64);
   ip.mutable_grad() = ember::ones({4}, kInt64);

@@ -1,5 +1,7 @@
 #pragma once
 // Adagrad (torch.optim.Adagrad; libtorch's torch::optim::Adagrad).
+#include <optional>
+
 #include "ember/optim/optimizer.h"
 
 namespace ember::optim {
@@ -12,6 +14,10 @@ struct AdagradOptions : public OptimizerCloneableOptions<AdagradOptions> {
   EMBER_ARG(double, initial_accumulator_value) = 0;
   EMBER_ARG(double, eps) = 1e-10;
   EMBER_ARG(bool, maximize) = false;
+  /// Note [Fused Adam]: nullopt (the default) runs the fused step (PyTorch's _fused_adagrad_)
+  /// for float32 and float64 parameters, true for every floating dtype (16-bit ones computed in
+  /// float, rounded once), false never. Not part of the options' state_dict.
+  EMBER_ARG(std::optional<bool>, fused) = std::nullopt;
 
  public:
   double get_lr() const override { return lr(); }

@@ -1,6 +1,8 @@
 #pragma once
 // Stochastic gradient descent with momentum, dampening, weight decay and Nesterov momentum
 // (torch.optim.SGD; libtorch's torch::optim::SGD).
+#include <optional>
+
 #include "ember/optim/optimizer.h"
 
 namespace ember::optim {
@@ -13,6 +15,10 @@ struct SGDOptions : public OptimizerCloneableOptions<SGDOptions> {
   EMBER_ARG(double, weight_decay) = 0;
   EMBER_ARG(bool, nesterov) = false;
   EMBER_ARG(bool, maximize) = false;
+  /// Note [Fused Adam]: nullopt (the default) runs the fused step (PyTorch's _fused_sgd_) for
+  /// float32 and float64 parameters, true for every floating dtype (16-bit ones computed in
+  /// float, rounded once), false never. Not part of the options' state_dict.
+  EMBER_ARG(std::optional<bool>, fused) = std::nullopt;
 
  public:
   double get_lr() const override { return lr(); }

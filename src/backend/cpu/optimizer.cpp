@@ -1,4 +1,4 @@
-// The fused Adam / AdamW update (primitives/optimizer.h, Note [Fused Adam]): each element's step
+// The optimizers' fused steps (primitives/optimizer.h, Note [Fused Adam]): each element's step
 // written once, for a scalar of the compute type and for a Vec of it.
 #include "primitives/optimizer.h"
 
@@ -78,20 +78,44 @@ void adam_element(const AdamCoeffs<M>& c, V& p, V g, V& m, V& v, V* vmax) {
   p = p + V(c.neg_step) * m / denom;
 }
 
-// Note [Row loops take their sizes by value].
-template <typename T, typename M>
-void adam_range(const AdamCoeffs<M>& c, T* p, const T* g, T* m, T* v, T* vmax, int64_t n) {
-  int64_t i = 0;
+// SGD's for-loop step in its order (src/optim/sgd.cpp); s = {p[, buf]}.
+template <typename M, typename V>
+void sgd_element(const FusedSgdParams& h, V* s, V g) {
+  if (h.maximize) g = V(M(-1)) * g;
+  if (h.weight_decay != 0) g = g + V(static_cast<M>(h.weight_decay)) * s[0];
+  if (h.momentum != 0) {
+    const V momentum(static_cast<M>(h.momentum));
+    s[1] = h.first_step ? g : s[1] * momentum + V(static_cast<M>(1 - h.dampening)) * g;
+    g = h.nesterov ? g + momentum * s[1] : s[1];
+  }
+  s[0] = s[0] + V(static_cast<M>(-h.lr)) * g;
+}
+
+// Adagrad's for-loop step in its order (src/optim/adagrad.cpp); s = {p, sum}.
+template <typename M, typename V>
+void adagrad_element(const FusedAdagradParams& h, V* s, V g) {
+  if (h.maximize) g = V(M(-1)) * g;
+  if (h.weight_decay != 0) g = g + V(static_cast<M>(h.weight_decay)) * s[0];
+  s[1] = s[1] + g * g;
+  const V denom = root(s[1]) + V(static_cast<M>(h.eps));
+  s[0] = s[0] + V(static_cast<M>(-h.clr)) * g / denom;  // addcdiv_: p + (value * g) / denom
+}
+
+constexpr size_t kMaxTargets = 4;
+
+// One range of a fused step: element i of every target is loaded (in the compute type M: Vec<M>
+// for whole vectors where T is M, else one element at a time), updated by step(s, g) where s
+// holds the targets' values, and stored back. Note [Row loops take their sizes by value].
+template <typename T, typename M, typename Step>
+void update_range(const Step& step, T* const* targets, size_t k, const T* g, int64_t b, int64_t e) {
+  int64_t i = b;
   if constexpr (std::is_same_v<T, M>) {
     using V = cpu::Vec<M>;
-    for (; i + V::size <= n; i += V::size) {
-      V pi = V::load(p + i), mi = V::load(m + i), vi = V::load(v + i), wi(M(0));
-      if (vmax) wi = V::load(vmax + i);
-      adam_element(c, pi, V::load(g + i), mi, vi, vmax ? &wi : nullptr);
-      pi.store(p + i);
-      mi.store(m + i);
-      vi.store(v + i);
-      if (vmax) wi.store(vmax + i);
+    V s[kMaxTargets] = {V(M(0)), V(M(0)), V(M(0)), V(M(0))};
+    for (; i + V::size <= e; i += V::size) {
+      for (size_t t = 0; t < k; ++t) s[t] = V::load(targets[t] + i);
+      step(s, V::load(g + i));
+      for (size_t t = 0; t < k; ++t) s[t].store(targets[t] + i);
     }
   }
   auto in = [](T x) {
@@ -101,40 +125,64 @@ void adam_range(const AdamCoeffs<M>& c, T* p, const T* g, T* m, T* v, T* vmax, i
       return static_cast<M>(static_cast<float>(x));
     }
   };
-  for (; i < n; ++i) {
-    M pi = in(p[i]), mi = in(m[i]), vi = in(v[i]), wi = vmax ? in(vmax[i]) : M(0);
-    adam_element(c, pi, in(g[i]), mi, vi, vmax ? &wi : nullptr);
-    p[i] = static_cast<T>(pi);
-    m[i] = static_cast<T>(mi);
-    v[i] = static_cast<T>(vi);
-    if (vmax) vmax[i] = static_cast<T>(wi);
+  M s[kMaxTargets] = {};
+  for (; i < e; ++i) {
+    for (size_t t = 0; t < k; ++t) s[t] = in(targets[t][i]);
+    step(s, in(g[i]));
+    for (size_t t = 0; t < k; ++t) targets[t][i] = static_cast<T>(s[t]);
   }
+}
+
+// Checks the in-place call's shape (Note [Fused Adam]: inputs {targets[0], grad, targets[1..]})
+// and runs make_step(tag)'s step over every element, in parallel chunks.
+template <typename MakeStep>
+void run_fused(const char* name, const std::vector<Tensor>& inputs,
+               const std::vector<Tensor>& outputs, size_t targets, const MakeStep& make_step) {
+  EMBER_INTERNAL_ASSERT(
+      outputs.size() == targets && inputs.size() == targets + 1 && targets <= kMaxTargets, "[",
+      name, "] expects ", targets + 1, " inputs and ", targets, " outputs");
+  const Tensor& grad = inputs[1];
+  EMBER_INTERNAL_ASSERT(grad.is_contiguous(), "[", name, "] expects a contiguous gradient");
+  for (const Tensor& t : outputs) {
+    EMBER_INTERNAL_ASSERT(
+        t.is_contiguous() && t.numel() == grad.numel() && t.dtype() == grad.dtype(), "[", name,
+        "] expects contiguous tensors of one size and dtype");
+  }
+  cpu::visit_floating(grad.dtype(), name, name, [&](auto* tag) {
+    using T = std::remove_pointer_t<decltype(tag)>;
+    using M = cpu::compute_t<T>;
+    const auto step = make_step(static_cast<M*>(nullptr));
+    T* ptrs[kMaxTargets] = {};
+    for (size_t t = 0; t < targets; ++t) ptrs[t] = static_cast<T*>(outputs[t].data_ptr());
+    const T* g = static_cast<const T*>(grad.data_ptr());
+    cpu::parallel_for(0, grad.numel(), cpu::kGrainSize, [&](int64_t b, int64_t e) {
+      update_range<T, M>(step, ptrs, targets, g, b, e);
+    });
+  });
 }
 
 }  // namespace
 
 EMBER_CPU_KERNEL(FusedAdam, inputs, outputs) {
-  const size_t nstate = p_.amsgrad ? 4 : 3;
-  EMBER_INTERNAL_ASSERT(outputs.size() == nstate && inputs.size() == nstate + 1, "[", name(),
-                        "] expects ", nstate + 1, " inputs and ", nstate, " outputs");
-  const Tensor& grad = inputs[1];
-  EMBER_INTERNAL_ASSERT(grad.is_contiguous(), "[", name(), "] expects a contiguous gradient");
-  for (const Tensor& t : outputs) {
-    EMBER_INTERNAL_ASSERT(
-        t.is_contiguous() && t.numel() == grad.numel() && t.dtype() == grad.dtype(), "[", name(),
-        "] expects contiguous tensors of one size and dtype");
-  }
-  cpu::visit_floating(grad.dtype(), name(), "fused_adam", [&](auto* tag) {
-    using T = std::remove_pointer_t<decltype(tag)>;
-    using M = cpu::compute_t<T>;
-    const AdamCoeffs<M> c(p_);
-    auto ptr = [](const Tensor& t) { return static_cast<T*>(t.data_ptr()); };
-    T *p = ptr(outputs[0]), *m = ptr(outputs[1]), *v = ptr(outputs[2]);
-    T* vmax = p_.amsgrad ? ptr(outputs[3]) : nullptr;
-    const T* g = ptr(grad);
-    cpu::parallel_for(0, grad.numel(), cpu::kGrainSize, [&](int64_t b, int64_t e) {
-      adam_range<T, M>(c, p + b, g + b, m + b, v + b, vmax ? vmax + b : nullptr, e - b);
-    });
+  run_fused(name(), inputs, outputs, p_.amsgrad ? 4 : 3, [&](auto* tag) {
+    using M = std::remove_pointer_t<decltype(tag)>;
+    return [c = AdamCoeffs<M>(p_)](auto* s, auto g) {
+      adam_element(c, s[0], g, s[1], s[2], c.amsgrad ? &s[3] : nullptr);
+    };
+  });
+}
+
+EMBER_CPU_KERNEL(FusedSgd, inputs, outputs) {
+  run_fused(name(), inputs, outputs, p_.momentum != 0 ? 2 : 1, [&](auto* tag) {
+    using M = std::remove_pointer_t<decltype(tag)>;
+    return [h = p_](auto* s, auto g) { sgd_element<M>(h, s, g); };
+  });
+}
+
+EMBER_CPU_KERNEL(FusedAdagrad, inputs, outputs) {
+  run_fused(name(), inputs, outputs, 2, [&](auto* tag) {
+    using M = std::remove_pointer_t<decltype(tag)>;
+    return [h = p_](auto* s, auto g) { adagrad_element<M>(h, s, g); };
   });
 }
 
