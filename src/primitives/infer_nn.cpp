@@ -124,18 +124,49 @@ MetaList Pad::infer(std::span<const TensorMeta> in) const {
 }
 
 MetaList ScaledDotProductAttention::infer(std::span<const TensorMeta> in) const {
-  // {q [B, Hq, L, E], k, v [B, Hk, S, Ev][, mask]} -> {out [B, Hq, L, Ev], logsumexp [B, Hq, L]}
+  // {q [B, Hq, L, E], k, v [B, Hk, S, Ev][, mask]} -> {out [B, Hq, L, Ev] stored as
+  // [B, L, Hq, Ev], logsumexp [B, Hq, L]} (primitives/attention.h)
   const TensorMeta &q = in[0], &v = in[2];
-  return {nchw(q, q.sizes[0], q.sizes[1], q.sizes[2], v.sizes[3], q.dtype),
-          TensorMeta::contiguous({q.sizes[0], q.sizes[1], q.sizes[2]}, q.dtype, q.device)};
+  const SymInt &B = q.sizes[0], &H = q.sizes[1], &L = q.sizes[2], &Ev = v.sizes[3];
+  TensorMeta out = TensorMeta::contiguous({B, L, H, Ev}, q.dtype, q.device);
+  std::swap(out.sizes[1], out.sizes[2]);
+  std::swap(out.strides[1], out.strides[2]);
+  return {std::move(out), TensorMeta::contiguous({B, H, L}, q.dtype, q.device)};
 }
 
-MetaList ScaledDotProductAttentionBackward::infer(std::span<const TensorMeta> in) const {
-  // {grad_out, q, k, v, out, logsumexp[, mask]} -> {grad_q, grad_k, grad_v}
-  MetaList out;
-  for (size_t i = 1; i <= 3; ++i) {
-    out.push_back(TensorMeta::contiguous(in[i].sizes, in[1].dtype, in[1].device));
+namespace {
+
+// torch.empty_like's layout of `like`: its own strides where they are known and dense (some
+// permutation of the dims is contiguous), else contiguous.
+TensorMeta dense_like(const TensorMeta& like) {
+  const size_t n = like.sizes.size();
+  std::vector<size_t> perm(n);
+  for (size_t d = 0; d < n; ++d) {
+    if (like.sizes[d].is_symbolic() || like.strides[d].is_symbolic())
+      return TensorMeta::contiguous(like.sizes, like.dtype, like.device);
+    perm[d] = d;
   }
+  std::stable_sort(perm.begin(), perm.end(), [&](size_t a, size_t b) {
+    return like.strides[a].hint() < like.strides[b].hint();
+  });
+  int64_t expected = 1;
+  for (size_t d : perm) {
+    const int64_t size = like.sizes[d].hint();
+    if (size < 2) continue;
+    if (like.strides[d].hint() != expected)
+      return TensorMeta::contiguous(like.sizes, like.dtype, like.device);
+    expected *= size;
+  }
+  return like;
+}
+
+}  // namespace
+
+MetaList ScaledDotProductAttentionBackward::infer(std::span<const TensorMeta> in) const {
+  // {grad_out, q, k, v, out, logsumexp[, mask]} -> {grad_q, grad_k, grad_v}, each laid out as
+  // its input where that is dense
+  MetaList out;
+  for (size_t i = 1; i <= 3; ++i) out.push_back(dense_like(in[i]));
   return out;
 }
 

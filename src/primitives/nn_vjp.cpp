@@ -42,8 +42,13 @@ Tensor attention_mask_grad(const VjpContext& ctx, const AttentionParams& p) {
 
 std::vector<Tensor> ScaledDotProductAttention::vjp(const VjpContext& ctx) const {
   const auto& in = ctx.inputs;
-  std::vector<Tensor> args{
-      ctx.grads[0].contiguous(), in[0], in[1], in[2], ctx.outputs[0], ctx.outputs[1]};
+  const Tensor& g = ctx.grads[0];  // the heads' merge's gradient arrives transposed: kept
+  std::vector<Tensor> args{attention_rows_contiguous(g) ? g : g.contiguous(),
+                           in[0],
+                           in[1],
+                           in[2],
+                           ctx.outputs[0],
+                           ctx.outputs[1]};
   if (p_.has_mask) args.push_back(in[3]);
   if (p_.dropout_p > 0) args.push_back(in.back());  // the forward's generator state
   std::vector<Tensor> grads = dispatch(ScaledDotProductAttentionBackward(p_), args);

@@ -6,6 +6,7 @@
 #include <cmath>
 
 #include "ember/nn/functional.h"
+#include "ember/profiler.h"
 #include "nn/functional/attention_internal.h"
 #include "nn/nn_ref.h"
 #include "opdb.h"
@@ -146,6 +147,22 @@ std::vector<Sample> sdpa_samples(ScalarType dt) {
              make_noncontiguous(mk({2, 2, 7, 3}, 7)), nn::arg(0)},
             "non-contiguous"};
   out.push_back(nc);
+  // The heads of x.view(B, L, H, E).transpose(1, 2): rows H * E apart, read in place; over
+  // several query and key blocks, with GQA and a mask.
+  auto heads = [&](std::vector<int64_t> s, uint64_t seed) {
+    std::swap(s[1], s[2]);
+    return mk(s, seed).transpose(1, 2);
+  };
+  auto H3 = [&](std::vector<int64_t> q, std::vector<int64_t> k, std::vector<int64_t> v,
+                int64_t flags, const std::string& desc, Tensor mask = {}) {
+    Sample s{{heads(q, 11), heads(k, 12), heads(v, 13), nn::arg(flags)}, desc};
+    if (mask.defined()) s.inputs.push_back(mask);
+    return s;
+  };
+  out.push_back(H3({2, 3, 5, 4}, {2, 3, 7, 4}, {2, 3, 7, 6}, kCausal, "heads transposed causal"));
+  out.push_back(H3({2, 4, 70, 8}, {2, 2, 150, 8}, {2, 2, 150, 5}, kGqa | kMask,
+                   "heads transposed gqa blocks",
+                   from_values({150, 300}, big, kBool).narrow(0, 0, 70).narrow(1, 0, 150)));
   return out;
 }
 
@@ -180,6 +197,10 @@ std::vector<Sample> sdpa_grad_samples() {
       {{make_noncontiguous(mk({1, 1, 3, 2}, 5)), make_noncontiguous(mk({1, 1, 4, 2}, 6)),
         make_noncontiguous(mk({1, 1, 4, 2}, 7)), nn::arg(0)},
        "non-contiguous"},
+      // The heads of x.view(B, L, H, E).transpose(1, 2), read in place; GQA causal.
+      {{mk({1, 3, 2, 2}, 5).transpose(1, 2), mk({1, 4, 1, 2}, 6).transpose(1, 2),
+        mk({1, 4, 1, 2}, 7).transpose(1, 2), nn::arg(kGqa | kCausal)},
+       "heads transposed gqa causal"},
   };
 }
 
@@ -234,6 +255,63 @@ TEST(NNAttention, LongSequenceMemoryStaysSmall) {
       EXPECT_NEAR(got[i * E + e], acc / sum, 1e-5) << "row " << i << " col " << e;
     }
   }
+}
+
+// primitives/attention.h: the heads of x.view(B, L, H, E).transpose(1, 2) go to the kernels in
+// place, the output is stored as [B, L, H, E] (so merging the heads back copies nothing, as with
+// PyTorch's CPU flash attention) and each input's gradient takes its input's layout: a GPT
+// block's attention forward and backward copy no tensor. A query whose rows are not contiguous
+// is still copied; both against the same inputs made contiguous.
+TEST(NNAttention, TransposedHeadsAreReadAndWrittenInPlace) {
+  const int64_t B = 2, L = 70, H = 3, E = 8;
+  auto leaf = [&](uint64_t seed) {
+    return make_tensor({B, L, H, E}, kFloat32, -1, 1, seed).requires_grad_();
+  };
+  Tensor xq = leaf(1), xk = leaf(2), xv = leaf(3);
+  const Tensor g = make_tensor({B, L, H, E}, kFloat32, -1, 1, 4);
+  auto copies = [](const std::function<void()>& f) {
+    profiler::profile p;
+    p.start();
+    f();
+    p.stop();
+    int64_t n = 0;
+    for (const char* name : {"aten::copy_", "aten::clone", "aten::contiguous"}) {
+      if (const auto* e = p.key_averages().find(name)) n += e->count;
+    }
+    return n;
+  };
+  Tensor y;
+  EXPECT_EQ(copies([&] {
+              y = F::scaled_dot_product_attention(xq.transpose(1, 2), xk.transpose(1, 2),
+                                                  xv.transpose(1, 2), {}, 0.0, true);
+              Tensor merged = y.transpose(1, 2).contiguous();
+              EXPECT_EQ(merged.data_ptr(), y.data_ptr());
+              merged.backward(g);
+            }),
+            0);
+  // The same computation from contiguous [B, H, L, E] copies.
+  auto heads_first = [](const Tensor& x) {
+    return x.detach().transpose(1, 2).contiguous().requires_grad_();
+  };
+  Tensor cq = heads_first(xq), ck = heads_first(xk), cv = heads_first(xv);
+  Tensor cy = F::scaled_dot_product_attention(cq, ck, cv, {}, 0.0, true);
+  cy.backward(g.transpose(1, 2));
+  auto close = [](const Tensor& a, const Tensor& b) {
+    const auto x = values(a), z = values(b);
+    ASSERT_EQ(x.size(), z.size());
+    for (size_t i = 0; i < x.size(); ++i) ASSERT_NEAR(x[i], z[i], 1e-5) << "element " << i;
+  };
+  close(y, cy);
+  close(xq.grad().transpose(1, 2), cq.grad());
+  close(xk.grad().transpose(1, 2), ck.grad());
+  close(xv.grad().transpose(1, 2), cv.grad());
+  // A query with strided rows (every other element) is copied: the count can fail.
+  Tensor wide = make_tensor({B, H, L, 2 * E}, kFloat32, -1, 1, 5);
+  EXPECT_GT(copies([&] {
+              (void)F::scaled_dot_product_attention(wide.slice(3, 0, 2 * E, 2), cq.detach(),
+                                                    cv.detach());
+            }),
+            0);
 }
 
 /// Finite-difference check of sdpa_backward in float64 for loss = sum(out * G).

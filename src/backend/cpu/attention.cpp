@@ -17,6 +17,7 @@
 #include "backend/cpu/parallel.h"
 #include "backend/cpu/row_math.h"
 #include "backend/cpu/vec.h"
+#include "core/shape.h"
 #include "ember/core/generator.h"
 #include "primitives/random.h"
 
@@ -48,6 +49,23 @@ struct Dims {
     return b * Hk + h / (Hq / Hk);
   }
 };
+
+/// A [B, H, N, W] operand whose rows are contiguous (primitives/attention.h): row i of head bh
+/// (batch * H + head) starts at at(bh, i) and rows are ld elements apart (the GEMMs' leading
+/// dimension), so a transposed view such as q = x.view(B, L, H, E).transpose(1, 2) is read in
+/// place.
+struct Rows {
+  int64_t sb = 0, sh = 0, ld = 1, H = 1;
+  int64_t at(int64_t bh, int64_t i) const { return (bh / H) * sb + (bh % H) * sh + i * ld; }
+};
+
+Rows rows_of(const Tensor& t) {
+  EMBER_INTERNAL_ASSERT(attention_rows_contiguous(t),
+                        "[scaled_dot_product_attention] expects contiguous rows, got strides ",
+                        shape_str(t.strides()));
+  return {t.stride(0), t.stride(1), t.size(2) > 1 ? t.stride(2) : std::max<int64_t>(t.size(3), 1),
+          std::max<int64_t>(t.size(1), 1)};
+}
 
 /// Tasks per thread chunk so that a chunk holds enough work to pay for waking a thread: tiny
 /// problems stay on the calling thread.
@@ -95,7 +113,16 @@ struct Ctx {
   AttentionParams p;
   const MaskView* mask = nullptr;  // null: no mask
   PhiloxState rng;                 // the dropout stream (dropout_p > 0)
+  Rows q, k, v, o, dO;             // the operands' rows (o: the output, dO: its gradient)
 };
+
+/// The context of a call on q, k, v and the output o (and its gradient dO in the backward).
+template <typename T>
+Ctx<T> make_ctx(const AttentionParams& p, const Tensor& q, const Tensor& k, const Tensor& v,
+                const Tensor& o, const Tensor* dO) {
+  return {dims_of(q, k, v),          p, nullptr, {}, rows_of(q), rows_of(k), rows_of(v), rows_of(o),
+          dO ? rows_of(*dO) : Rows{}};
+}
 
 /// Scores tile s[nq x nj] for rows i0.. and keys j0..: the explicit mask applied (causality is
 /// each row's limit, causal_limit).
@@ -156,18 +183,18 @@ void forward_block(const T* q, const T* k, const T* v, T* out, T* lse, int64_t b
                    std::vector<T>& m, std::vector<T>& l) {
   constexpr T kNegInf = -std::numeric_limits<T>::infinity();
   const Dims& d = c.d;
-  const T* Q = q + (bh * d.L + i0) * d.E;
+  const T* Q = q + c.q.at(bh, i0);
   const int64_t kv = d.kv_index(bh);
-  const T* K = k + kv * d.S * d.E;
-  const T* V = v + kv * d.S * d.Ev;
+  const T* K = k + c.k.at(kv, 0);
+  const T* V = v + c.v.at(kv, 0);
   std::fill(acc.begin(), acc.begin() + nq * d.Ev, T(0));
   std::fill(m.begin(), m.begin() + nq, kNegInf);
   std::fill(l.begin(), l.begin() + nq, T(0));
   for (int64_t j0 = 0; j0 < d.S; j0 += kBlockK) {
     if (c.p.is_causal && j0 > i0 + nq - 1) break;
     const int64_t nj = std::min(kBlockK, d.S - j0);
-    gemm(false, true, nq, nj, d.E, static_cast<T>(c.p.scale), Q, d.E, K + j0 * d.E, d.E, T(0),
-         s.data(), nj);
+    gemm(false, true, nq, nj, d.E, static_cast<T>(c.p.scale), Q, c.q.ld, K + j0 * c.k.ld, c.k.ld,
+         T(0), s.data(), nj);
     // Causal limits are handled per row below; only an explicit mask is written into the tile.
     if (c.mask != nullptr) mask_tile(s.data(), nq, nj, i0, j0, bh, c);
     for (int64_t r = 0; r < nq; ++r) {
@@ -190,11 +217,11 @@ void forward_block(const T* q, const T* k, const T* v, T* out, T* lse, int64_t b
       m[r] = mnew;
     }
     if (c.p.dropout_p > 0) dropout_tile(s.data(), nq, nj, i0, j0, bh, c);
-    gemm(false, false, nq, d.Ev, nj, T(1), s.data(), nj, V + j0 * d.Ev, d.Ev, T(1), acc.data(),
+    gemm(false, false, nq, d.Ev, nj, T(1), s.data(), nj, V + j0 * c.v.ld, c.v.ld, T(1), acc.data(),
          d.Ev);
   }
   for (int64_t r = 0; r < nq; ++r) {
-    T* o = out + (bh * d.L + i0 + r) * d.Ev;
+    T* o = out + c.o.at(bh, i0 + r);
     const T* a = acc.data() + r * d.Ev;
     // A fully masked row: zeros, as PyTorch's safe softmax.
     const T inv = l[r] > T(0) ? T(1) / l[r] : T(0);
@@ -205,7 +232,7 @@ void forward_block(const T* q, const T* k, const T* v, T* out, T* lse, int64_t b
 
 template <typename T>
 void forward(const std::vector<Tensor>& in, std::vector<Tensor>& out, const AttentionParams& p) {
-  Ctx<T> c{dims_of(in[0], in[1], in[2]), p, nullptr, {}};
+  Ctx<T> c = make_ctx<T>(p, in[0], in[1], in[2], out[0], nullptr);
   if (p.dropout_p > 0) c.rng = read_philox_state(in.back(), "scaled_dot_product_attention");
   const Dims& d = c.d;
   MaskView mv;
@@ -243,8 +270,8 @@ void backward_tile(const T* Q, const T* K, const T* V, const T* dO, const T* lse
                    int64_t bh, int64_t i0, int64_t nq, int64_t j0, int64_t nj, const Ctx<T>& c,
                    T* pr, T* ds) {
   const Dims& d = c.d;
-  gemm(false, true, nq, nj, d.E, static_cast<T>(c.p.scale), Q, d.E, K + j0 * d.E, d.E, T(0), ds,
-       nj);
+  gemm(false, true, nq, nj, d.E, static_cast<T>(c.p.scale), Q, c.q.ld, K + j0 * c.k.ld, c.k.ld,
+       T(0), ds, nj);
   if (c.mask != nullptr) mask_tile(ds, nq, nj, i0, j0, bh, c);
   for (int64_t r = 0; r < nq; ++r) {
     const T lr = lse[r];
@@ -255,7 +282,7 @@ void backward_tile(const T* Q, const T* K, const T* V, const T* dO, const T* lse
     std::fill(prow + lim, prow + nj, T(0));
   }
   // dP = dO V^T (into ds), with the dropout mask; dS = P * (dP - D).
-  gemm(false, true, nq, nj, d.Ev, T(1), dO, d.Ev, V + j0 * d.Ev, d.Ev, T(0), ds, nj);
+  gemm(false, true, nq, nj, d.Ev, T(1), dO, c.dO.ld, V + j0 * c.v.ld, c.v.ld, T(0), ds, nj);
   if (c.p.dropout_p > 0) dropout_tile(ds, nq, nj, i0, j0, bh, c);
   for (int64_t r = 0; r < nq; ++r) {
     for (int64_t j = 0; j < nj; ++j) ds[r * nj + j] = pr[r * nj + j] * (ds[r * nj + j] - D[r]);
@@ -266,7 +293,8 @@ void backward_tile(const T* Q, const T* K, const T* V, const T* dO, const T* lse
 template <typename T>
 void backward(const std::vector<Tensor>& in, std::vector<Tensor>& out, const AttentionParams& p) {
   // inputs: grad_out, q, k, v, out, lse[, mask]
-  Ctx<T> c{dims_of(in[1], in[2], in[3]), p, nullptr, {}};
+  Ctx<T> c = make_ctx<T>(p, in[1], in[2], in[3], in[4], &in[0]);
+  const Rows rdq = rows_of(out[0]), rdk = rows_of(out[1]), rdv = rows_of(out[2]);
   if (p.dropout_p > 0)
     c.rng = read_philox_state(in.back(), "scaled_dot_product_attention_backward");
   const Dims& d = c.d;
@@ -294,9 +322,10 @@ void backward(const std::vector<Tensor>& in, std::vector<Tensor>& out, const Att
   cpu::parallel_for(0, rows, std::max<int64_t>(1, cpu::kGrainSize / std::max<int64_t>(1, d.Ev)),
                     [&](int64_t b, int64_t e) {
                       for (int64_t r = b; r < e; ++r) {
+                        const T* dOr = dO + c.dO.at(r / d.L, r % d.L);
+                        const T* orow = o + c.o.at(r / d.L, r % d.L);
                         T acc = 0;
-                        for (int64_t x = 0; x < d.Ev; ++x)
-                          acc += dO[r * d.Ev + x] * o[r * d.Ev + x];
+                        for (int64_t x = 0; x < d.Ev; ++x) acc += dOr[x] * orow[x];
                         D[r] = acc;
                       }
                     });
@@ -310,27 +339,27 @@ void backward(const std::vector<Tensor>& in, std::vector<Tensor>& out, const Att
     for (int64_t t = b; t < e; ++t) {
       const int64_t kvbh = t / nkb, j0 = (t % nkb) * kBlockK, nj = std::min(kBlockK, d.S - j0);
       const int64_t batch = kvbh / d.Hk, hk = kvbh % d.Hk;
-      const T* K = k + kvbh * d.S * d.E;
-      const T* V = v + kvbh * d.S * d.Ev;
-      T* dK = dk + (kvbh * d.S + j0) * d.E;
-      T* dV = dv + (kvbh * d.S + j0) * d.Ev;
+      const T* K = k + c.k.at(kvbh, 0);
+      const T* V = v + c.v.at(kvbh, 0);
+      T* dK = dk + rdk.at(kvbh, j0);
+      T* dV = dv + rdv.at(kvbh, j0);
       for (int64_t h = hk * group; h < (hk + 1) * group; ++h) {
         const int64_t bh = batch * d.Hq + h;
         for (int64_t i0 = 0; i0 < d.L; i0 += kBlockQ) {
           const int64_t nq = std::min(kBlockQ, d.L - i0);
           if (p.is_causal && i0 + nq - 1 < j0) continue;
           const int64_t row0 = bh * d.L + i0;
-          const T* Q = q + row0 * d.E;
-          const T* dOb = dO + row0 * d.Ev;
+          const T* Q = q + c.q.at(bh, i0);
+          const T* dOb = dO + c.dO.at(bh, i0);
           backward_tile(Q, K, V, dOb, lse + row0, D.data() + row0, bh, i0, nq, j0, nj, c, pr.data(),
                         ds.data());
-          gemm(true, false, nj, d.Ev, nq, T(1), pr.data(), nj, dOb, d.Ev, T(1), dV, d.Ev);
-          gemm(true, false, nj, d.E, nq, scale, ds.data(), nj, Q, d.E, T(1), dK, d.E);
+          gemm(true, false, nj, d.Ev, nq, T(1), pr.data(), nj, dOb, c.dO.ld, T(1), dV, rdv.ld);
+          gemm(true, false, nj, d.E, nq, scale, ds.data(), nj, Q, c.q.ld, T(1), dK, rdk.ld);
           // A single key block: this task alone writes these dQ rows, so it adds its share now
           // and pass 2 (which would recompute the same tiles) is skipped.
           if (nkb == 1)
-            gemm(false, false, nq, d.E, nj, scale, ds.data(), nj, K, d.E, T(1), dq + row0 * d.E,
-                 d.E);
+            gemm(false, false, nq, d.E, nj, scale, ds.data(), nj, K, c.k.ld, T(1),
+                 dq + rdq.at(bh, i0), rdq.ld);
         }
       }
     }
@@ -342,15 +371,15 @@ void backward(const std::vector<Tensor>& in, std::vector<Tensor>& out, const Att
     for (int64_t t = b; t < e; ++t) {
       const int64_t bh = t / nqb, i0 = (t % nqb) * kBlockQ, nq = std::min(kBlockQ, d.L - i0);
       const int64_t kv = d.kv_index(bh), row0 = bh * d.L + i0;
-      const T* K = k + kv * d.S * d.E;
-      const T* V = v + kv * d.S * d.Ev;
+      const T* K = k + c.k.at(kv, 0);
+      const T* V = v + c.v.at(kv, 0);
       for (int64_t j0 = 0; j0 < d.S; j0 += kBlockK) {
         if (p.is_causal && j0 > i0 + nq - 1) break;
         const int64_t nj = std::min(kBlockK, d.S - j0);
-        backward_tile(q + row0 * d.E, K, V, dO + row0 * d.Ev, lse + row0, D.data() + row0, bh, i0,
-                      nq, j0, nj, c, pr.data(), ds.data());
-        gemm(false, false, nq, d.E, nj, scale, ds.data(), nj, K + j0 * d.E, d.E, T(1),
-             dq + row0 * d.E, d.E);
+        backward_tile(q + c.q.at(bh, i0), K, V, dO + c.dO.at(bh, i0), lse + row0, D.data() + row0,
+                      bh, i0, nq, j0, nj, c, pr.data(), ds.data());
+        gemm(false, false, nq, d.E, nj, scale, ds.data(), nj, K + j0 * c.k.ld, c.k.ld, T(1),
+             dq + rdq.at(bh, i0), rdq.ld);
       }
     }
   });

@@ -33,6 +33,12 @@ SymInt prod(const Shape& s) {
   return n;
 }
 
+// Equal entries, compared as expressions (no guard on a dynamic dim).
+bool same_dims(const Shape& a, const Shape& b) {
+  return std::equal(a.begin(), a.end(), b.begin(), b.end(),
+                    [](const SymInt& x, const SymInt& y) { return x.same_as(y); });
+}
+
 Shape cat_shape(Shape a, const Shape& b) {
   a.insert(a.end(), b.begin(), b.end());
   return a;
@@ -48,6 +54,9 @@ struct Prepared {
   ScalarType dtype, compute;
   AttentionParams params;
 };
+
+Prepared finish_prepare(Prepared& pr, const Tensor& attn_mask, ScalarType dt, double dropout_p,
+                        bool is_causal, std::optional<double> scale);
 
 Prepared prepare(const Tensor& query, const Tensor& key, const Tensor& value,
                  const Tensor& attn_mask, double dropout_p, bool is_causal,
@@ -110,6 +119,23 @@ Prepared prepare(const Tensor& query, const Tensor& key, const Tensor& value,
   }
   pr.B = prod(batch);
   if (pr.Hk == 0) pr.Hk = 1;  // no heads at all: nothing to compute, keep the divisions defined
+  // Four-dim q, k and v of the output's batch whose rows are contiguous go to the kernels as
+  // they are, their dim 1 the kernels' heads: the heads of x.view(B, L, H, E).transpose(1, 2)
+  // are read in place (primitives/attention.h), as PyTorch's CPU flash attention reads them.
+  const auto as_is = [&](const Tensor& t) {
+    return t.dim() == 4 && same_dims(head(t.sym_sizes(), tail), batch) &&
+           attention_rows_contiguous(t);
+  };
+  const bool as_they_are = pr.compute == dt && as_is(query) && as_is(key) && as_is(value);
+  if (as_they_are) {
+    pr.q = query;
+    pr.k = key;
+    pr.v = value;
+    pr.B = query.sym_size(0);
+    pr.Hq = query.size(1);
+    pr.Hk = std::max<int64_t>(key.size(1), 1);
+    return finish_prepare(pr, attn_mask, dt, dropout_p, is_causal, scale);
+  }
   auto to_kernel = [&](const Tensor& t, int64_t h, const SymInt& len, int64_t width) {
     const Shape full = cat_shape(batch, enable_gqa ? Shape{h, len, width} : Shape{len, width});
     return t.to(pr.compute).expand(full).reshape({pr.B, h, len, width}).contiguous();
@@ -118,6 +144,12 @@ Prepared prepare(const Tensor& query, const Tensor& key, const Tensor& value,
   pr.k = to_kernel(key, enable_gqa ? key.size(-3) : 1, pr.S, pr.E);
   pr.v = to_kernel(value, enable_gqa ? value.size(-3) : 1, pr.S, pr.Ev);
   if (enable_gqa) pr.Hq = pr.q.size(1);
+  return finish_prepare(pr, attn_mask, dt, dropout_p, is_causal, scale);
+}
+
+// The mask and the parameters, once q, k and v are in the kernels' form.
+Prepared finish_prepare(Prepared& pr, const Tensor& attn_mask, ScalarType dt, double dropout_p,
+                        bool is_causal, std::optional<double> scale) {
   if (attn_mask.defined()) {
     const ScalarType mt = attn_mask.dtype();
     EMBER_CHECK(mt == kBool || mt == dt, "[", kOp,
@@ -140,7 +172,7 @@ Prepared prepare(const Tensor& query, const Tensor& key, const Tensor& value,
   pr.params.is_causal = is_causal;
   pr.params.has_mask = pr.mask.defined();
   pr.params.dropout_p = dropout_p;
-  return pr;
+  return std::move(pr);
 }
 
 // The primitives' inputs: `front`, then the mask and the dropout state where there are any.
