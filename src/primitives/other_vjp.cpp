@@ -28,8 +28,8 @@ std::vector<Tensor> Copy::vjp(const VjpContext& ctx) const { return {ctx.grads[0
 std::vector<Tensor> Matmul::vjp(const VjpContext& ctx) const {
   const Tensor& g = ctx.grads[0];
   const Tensor &a = ctx.inputs[0], &b = ctx.inputs[1];
-  const double alpha = p_.alpha.to<double>();
-  auto scaled = [&](Tensor t) { return alpha == 1.0 ? t : t * alpha; };
+  // PyTorch's maybe_multiply: a factor of 1 (linear's, addmm's default) costs no pass.
+  auto scaled = [](Tensor t, const Scalar& by) { return by.toDouble() == 1.0 ? t : t * by; };
   // As PyTorch's mm_mat1/mm_mat2_backward: an operand stored column-major (a transposed view,
   // as linear's weight.t()) gets its gradient column-major too, computed as the transposed
   // product. After the transpose's backward it is then contiguous like the weight, and
@@ -42,11 +42,14 @@ std::vector<Tensor> Matmul::vjp(const VjpContext& ctx) const {
   };
   std::vector<Tensor> out{
       grad_if(ctx.needs_grad[0],
-              [&] { return scaled(column_major(a) ? b.matmul(g.mT()).mT() : g.matmul(b.mT())); }),
-      grad_if(ctx.needs_grad[1],
-              [&] { return scaled(column_major(b) ? g.mT().matmul(a).mT() : a.mT().matmul(g)); })};
+              [&] {
+                return scaled(column_major(a) ? b.matmul(g.mT()).mT() : g.matmul(b.mT()), p_.alpha);
+              }),
+      grad_if(ctx.needs_grad[1], [&] {
+        return scaled(column_major(b) ? g.mT().matmul(a).mT() : a.mT().matmul(g), p_.alpha);
+      })};
   if (ctx.needs_grad.size() > 2)
-    out.push_back(grad_if(ctx.needs_grad[2], [&] { return g * p_.beta; }));
+    out.push_back(grad_if(ctx.needs_grad[2], [&] { return scaled(g, p_.beta); }));
   return out;
 }
 
