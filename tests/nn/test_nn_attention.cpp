@@ -274,9 +274,10 @@ TEST(NNAttention, TransposedHeadsAreReadAndWrittenInPlace) {
     p.start();
     f();
     p.stop();
+    const auto averages = p.key_averages();
     int64_t n = 0;
     for (const char* name : {"aten::copy_", "aten::clone", "aten::contiguous"}) {
-      if (const auto* e = p.key_averages().find(name)) n += e->count;
+      if (const auto* e = averages.find(name)) n += e->count;
     }
     return n;
   };
