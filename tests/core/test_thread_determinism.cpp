@@ -116,8 +116,14 @@ TEST(ThreadDeterminism, IntegerAndMinMax) {
   const Tensor i = randint(-1000, 1000, {100003, 7}, kInt32);
   const Tensor f = sample({100003, 7}, kFloat32, 3);
   expect_thread_independent("int32 sums and float min/max", [&] {
-    return std::vector<Tensor>{i.sum(),     i.sum({0}), i.prod({1}),           f.amax(),
-                               f.amin({0}), f.argmax(), std::get<1>(f.max(0)), f.cumsum(0),
+    return std::vector<Tensor>{i.sum(),
+                               i.sum({0}),
+                               i.prod(1),
+                               f.amax(),
+                               f.amin({0}),
+                               f.argmax(),
+                               std::get<1>(f.max(0)),
+                               f.cumsum(0),
                                i.cumsum(0)};
   });
 }
