@@ -57,7 +57,8 @@ cpu::Vec<M> larger(const cpu::Vec<M>& a, const cpu::Vec<M>& b) {
 
 // The for-loop step's ops in its order (src/optim/adam.cpp), on V = M or Vec<M>.
 template <typename M, typename V>
-void adam_element(const AdamCoeffs<M>& c, V& p, V g, V& m, V& v, V* vmax) {
+[[gnu::always_inline]] inline void adam_element(const AdamCoeffs<M>& c, V& p, V g, V& m, V& v,
+                                                V* vmax) {
   if (c.maximize) g = V(M(-1)) * g;
   if (c.has_decay) {
     if (c.decoupled) {
@@ -78,9 +79,10 @@ void adam_element(const AdamCoeffs<M>& c, V& p, V g, V& m, V& v, V* vmax) {
   p = p + V(c.neg_step) * m / denom;
 }
 
-// SGD's for-loop step in its order (src/optim/sgd.cpp); s = {p[, buf]}.
+// SGD's for-loop step in its order (src/optim/sgd.cpp); s = {p[, buf]}. The element steps are
+// inlined into update_range, so that the targets' values stay in registers.
 template <typename M, typename V>
-void sgd_element(const FusedSgdParams& h, V* s, V g) {
+[[gnu::always_inline]] inline void sgd_element(const FusedSgdParams& h, V* s, V g) {
   if (h.maximize) g = V(M(-1)) * g;
   if (h.weight_decay != 0) g = g + V(static_cast<M>(h.weight_decay)) * s[0];
   if (h.momentum != 0) {
@@ -93,7 +95,7 @@ void sgd_element(const FusedSgdParams& h, V* s, V g) {
 
 // Adagrad's for-loop step in its order (src/optim/adagrad.cpp); s = {p, sum}.
 template <typename M, typename V>
-void adagrad_element(const FusedAdagradParams& h, V* s, V g) {
+[[gnu::always_inline]] inline void adagrad_element(const FusedAdagradParams& h, V* s, V g) {
   if (h.maximize) g = V(M(-1)) * g;
   if (h.weight_decay != 0) g = g + V(static_cast<M>(h.weight_decay)) * s[0];
   s[1] = s[1] + g * g;
@@ -103,33 +105,40 @@ void adagrad_element(const FusedAdagradParams& h, V* s, V g) {
 
 constexpr size_t kMaxTargets = 4;
 
-// One range of a fused step: element i of every target is loaded (in the compute type M: Vec<M>
-// for whole vectors where T is M, else one element at a time), updated by step(s, g) where s
-// holds the targets' values, and stored back. Note [Row loops take their sizes by value].
-template <typename T, typename M, typename Step>
-void update_range(const Step& step, T* const* targets, size_t k, const T* g, int64_t b, int64_t e) {
-  int64_t i = b;
+// One range of a fused step: element i of each of the K targets is loaded (in the compute type
+// M: Vec<M> for whole vectors where T is M, else one element at a time), updated by step(s, g)
+// where s holds the targets' values, and stored back. K is a template argument so that s lives
+// in registers (a runtime count kept it in memory: Adam's step ran at half speed). Note [Row
+// loops take their sizes by value].
+template <typename T, typename M, size_t K, typename Step>
+void update_range(const Step& step, T* const* targets, const T* g_in, int64_t b, int64_t e) {
+  // This range's pointers, held locally: the stores cannot then be taken to move them.
+  T* x[K];
+  for (size_t t = 0; t < K; ++t) x[t] = targets[t] + b;
+  const T* g = g_in + b;
+  const int64_t n = e - b;
+  int64_t i = 0;
   if constexpr (std::is_same_v<T, M>) {
     using V = cpu::Vec<M>;
-    V s[kMaxTargets] = {V(M(0)), V(M(0)), V(M(0)), V(M(0))};
-    for (; i + V::size <= e; i += V::size) {
-      for (size_t t = 0; t < k; ++t) s[t] = V::load(targets[t] + i);
+    for (; i + V::size <= n; i += V::size) {
+      V s[kMaxTargets] = {V(M(0)), V(M(0)), V(M(0)), V(M(0))};
+      for (size_t t = 0; t < K; ++t) s[t] = V::load(x[t] + i);
       step(s, V::load(g + i));
-      for (size_t t = 0; t < k; ++t) s[t].store(targets[t] + i);
+      for (size_t t = 0; t < K; ++t) s[t].store(x[t] + i);
     }
   }
-  auto in = [](T x) {
+  auto in = [](T v) {
     if constexpr (std::is_same_v<T, M>) {
-      return x;
+      return v;
     } else {
-      return static_cast<M>(static_cast<float>(x));
+      return static_cast<M>(static_cast<float>(v));
     }
   };
-  M s[kMaxTargets] = {};
-  for (; i < e; ++i) {
-    for (size_t t = 0; t < k; ++t) s[t] = in(targets[t][i]);
+  for (; i < n; ++i) {
+    M s[kMaxTargets] = {};
+    for (size_t t = 0; t < K; ++t) s[t] = in(x[t][i]);
     step(s, in(g[i]));
-    for (size_t t = 0; t < k; ++t) targets[t][i] = static_cast<T>(s[t]);
+    for (size_t t = 0; t < K; ++t) x[t][i] = static_cast<T>(s[t]);
   }
 }
 
@@ -156,7 +165,16 @@ void run_fused(const char* name, const std::vector<Tensor>& inputs,
     for (size_t t = 0; t < targets; ++t) ptrs[t] = static_cast<T*>(outputs[t].data_ptr());
     const T* g = static_cast<const T*>(grad.data_ptr());
     cpu::parallel_for(0, grad.numel(), cpu::kGrainSize, [&](int64_t b, int64_t e) {
-      update_range<T, M>(step, ptrs, targets, g, b, e);
+      switch (targets) {
+        case 1:
+          return update_range<T, M, 1>(step, ptrs, g, b, e);
+        case 2:
+          return update_range<T, M, 2>(step, ptrs, g, b, e);
+        case 3:
+          return update_range<T, M, 3>(step, ptrs, g, b, e);
+        default:
+          return update_range<T, M, 4>(step, ptrs, g, b, e);
+      }
     });
   });
 }
