@@ -1,7 +1,9 @@
 #include "core/shape.h"
 
 #include <algorithm>
+#include <numeric>
 
+#include "core/strides.h"
 #include "ember/core/error.h"
 
 namespace ember {
@@ -29,6 +31,20 @@ std::string shape_str(const std::vector<int64_t>& sizes) {
   }
   r += ']';
   return r;
+}
+
+bool non_overlapping_and_dense(std::span<const int64_t> sizes, std::span<const int64_t> strides) {
+  std::vector<size_t> perm(sizes.size());
+  std::iota(perm.begin(), perm.end(), size_t{0});
+  std::stable_sort(perm.begin(), perm.end(),
+                   [&](size_t a, size_t b) { return strides[a] < strides[b]; });
+  int64_t expected = 1;
+  for (size_t d : perm) {
+    if (sizes[d] < 2) continue;
+    if (strides[d] != expected) return false;
+    expected *= sizes[d];
+  }
+  return true;
 }
 
 }  // namespace ember

@@ -5,8 +5,8 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
-#include <numeric>
 
+#include "core/strides.h"
 #include "ops/factory_internal.h"
 #include "ops/util.h"
 #include "primitives/copy.h"
@@ -33,23 +33,6 @@ Tensor make_strided(const std::vector<int64_t>& sizes, const std::vector<int64_t
   const size_t nbytes = strided_nbytes(sizes, strides, dtype, op);
   auto storage = std::make_shared<StorageImpl>(nbytes, device);
   return Tensor(std::make_shared<TensorImpl>(std::move(storage), dtype, sizes, strides, 0));
-}
-
-// PyTorch's is_non_overlapping_and_dense: some permutation of the dims is contiguous.
-bool non_overlapping_and_dense(const Tensor& t) {
-  const auto& sizes = t.sizes();
-  const auto& strides = t.strides();
-  std::vector<int64_t> perm(sizes.size());
-  std::iota(perm.begin(), perm.end(), int64_t{0});
-  std::stable_sort(perm.begin(), perm.end(),
-                   [&](int64_t a, int64_t b) { return strides[a] < strides[b]; });
-  int64_t expected = 1;
-  for (int64_t d : perm) {
-    if (sizes[d] < 2) continue;
-    if (strides[d] != expected) return false;
-    expected *= sizes[d];
-  }
-  return true;
 }
 
 Tensor filled(Tensor t, const Scalar& value) {
@@ -250,7 +233,7 @@ Tensor empty_like(const Tensor& t, const TensorOptions& options) {
     return ops::with_grad(detail::allocate_meta(m, "empty_like"), options);
   }
   // torch.preserve_format: a dense layout (such as a transpose) keeps its strides.
-  if (!t.is_contiguous() && non_overlapping_and_dense(t)) {
+  if (!t.is_contiguous() && non_overlapping_and_dense(t.sizes(), t.strides())) {
     return ops::with_grad(make_strided(t.sizes(), t.strides(), dtype, "empty_like", device),
                           options);
   }

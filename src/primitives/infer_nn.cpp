@@ -2,6 +2,7 @@
 // attention primitives. The op builders have validated the geometry; these rules only compute.
 // Sizes that the inputs do not determine (a transposed convolution's output, an adaptive
 // pooling's requested size, a backward op's input size) travel as the primitive's output_hw.
+#include "core/strides.h"
 #include "primitives/attention.h"
 #include "primitives/conv.h"
 #include "primitives/pool.h"
@@ -136,28 +137,20 @@ MetaList ScaledDotProductAttention::infer(std::span<const TensorMeta> in) const 
 
 namespace {
 
-// torch.empty_like's layout of `like`: its own strides where they are known and dense (some
-// permutation of the dims is contiguous), else contiguous.
+// torch.empty_like's layout of `like`: its own strides where they are known and dense, else
+// contiguous.
 TensorMeta dense_like(const TensorMeta& like) {
-  const size_t n = like.sizes.size();
-  std::vector<size_t> perm(n);
-  for (size_t d = 0; d < n; ++d) {
-    if (like.sizes[d].is_symbolic() || like.strides[d].is_symbolic())
+  std::vector<int64_t> sizes, strides;
+  for (size_t d = 0; d < like.sizes.size(); ++d) {
+    if (like.sizes[d].is_symbolic() || like.strides[d].is_symbolic()) {
       return TensorMeta::contiguous(like.sizes, like.dtype, like.device);
-    perm[d] = d;
+    }
+    sizes.push_back(like.sizes[d].hint());
+    strides.push_back(like.strides[d].hint());
   }
-  std::stable_sort(perm.begin(), perm.end(), [&](size_t a, size_t b) {
-    return like.strides[a].hint() < like.strides[b].hint();
-  });
-  int64_t expected = 1;
-  for (size_t d : perm) {
-    const int64_t size = like.sizes[d].hint();
-    if (size < 2) continue;
-    if (like.strides[d].hint() != expected)
-      return TensorMeta::contiguous(like.sizes, like.dtype, like.device);
-    expected *= size;
-  }
-  return like;
+  return non_overlapping_and_dense(sizes, strides)
+             ? like
+             : TensorMeta::contiguous(like.sizes, like.dtype, like.device);
 }
 
 }  // namespace

@@ -322,6 +322,21 @@ TEST(FusedAdam, MatchesTheForLoopStepAndTheAlgorithm) {
   }
 }
 
+// expect_fused_matches for every (options, reference) case of optimizer O.
+template <typename O, typename Options, typename Ref, size_t N>
+void expect_cases_fused(const char* name, const std::pair<Options, Ref> (&cases)[N],
+                        ScalarType dt) {
+  for (size_t k = 0; k < N; ++k) {
+    SCOPED_TRACE(std::string(name) + " case " + std::to_string(k) + " " + dtype_name(dt));
+    const Options& o = cases[k].first;
+    expect_fused_matches(
+        [&](std::vector<Tensor> ps, bool fused) -> std::unique_ptr<Optimizer> {
+          return std::make_unique<O>(ps, Options(o).fused(fused));
+        },
+        cases[k].second, dt);
+  }
+}
+
 // PyTorch's _fused_sgd_ and _fused_adagrad_: plain, momentum (the buffer's first step is the
 // gradient), dampening, nesterov, weight decay, maximize; Adagrad's lr decay and accumulator.
 TEST(FusedSteps, SgdAndAdagradMatchTheForLoopStepAndTheAlgorithm) {
@@ -339,24 +354,8 @@ TEST(FusedSteps, SgdAndAdagradMatchTheForLoopStepAndTheAlgorithm) {
        {0.1, 0, 0, 0.5, 1e-3, true}},
   };
   for (ScalarType dt : {kFloat32, kFloat64}) {
-    int k = 0;
-    for (const auto& [o, r] : sgds) {
-      SCOPED_TRACE("sgd case " + std::to_string(k++) + " " + dtype_name(dt));
-      expect_fused_matches(
-          [&, o = o](std::vector<Tensor> ps, bool fused) {
-            return std::make_unique<SGD>(ps, SGDOptions(o).fused(fused));
-          },
-          r, dt);
-    }
-    k = 0;
-    for (const auto& [o, r] : adagrads) {
-      SCOPED_TRACE("adagrad case " + std::to_string(k++) + " " + dtype_name(dt));
-      expect_fused_matches(
-          [&, o = o](std::vector<Tensor> ps, bool fused) {
-            return std::make_unique<Adagrad>(ps, AdagradOptions(o).fused(fused));
-          },
-          r, dt);
-    }
+    expect_cases_fused<SGD>("sgd", sgds, dt);
+    expect_cases_fused<Adagrad>("adagrad", adagrads, dt);
   }
 }
 

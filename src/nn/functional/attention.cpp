@@ -55,9 +55,6 @@ struct Prepared {
   AttentionParams params;
 };
 
-Prepared finish_prepare(Prepared& pr, const Tensor& attn_mask, ScalarType dt, double dropout_p,
-                        bool is_causal, std::optional<double> scale);
-
 Prepared prepare(const Tensor& query, const Tensor& key, const Tensor& value,
                  const Tensor& attn_mask, double dropout_p, bool is_causal,
                  std::optional<double> scale, bool enable_gqa) {
@@ -126,30 +123,23 @@ Prepared prepare(const Tensor& query, const Tensor& key, const Tensor& value,
     return t.dim() == 4 && same_dims(head(t.sym_sizes(), tail), batch) &&
            attention_rows_contiguous(t);
   };
-  const bool as_they_are = pr.compute == dt && as_is(query) && as_is(key) && as_is(value);
-  if (as_they_are) {
+  if (pr.compute == dt && as_is(query) && as_is(key) && as_is(value)) {
     pr.q = query;
     pr.k = key;
     pr.v = value;
     pr.B = query.sym_size(0);
     pr.Hq = query.size(1);
     pr.Hk = std::max<int64_t>(key.size(1), 1);
-    return finish_prepare(pr, attn_mask, dt, dropout_p, is_causal, scale);
+  } else {
+    auto to_kernel = [&](const Tensor& t, int64_t h, const SymInt& len, int64_t width) {
+      const Shape full = cat_shape(batch, enable_gqa ? Shape{h, len, width} : Shape{len, width});
+      return t.to(pr.compute).expand(full).reshape({pr.B, h, len, width}).contiguous();
+    };
+    pr.q = to_kernel(query, enable_gqa ? pr.Hq : 1, pr.L, pr.E);
+    pr.k = to_kernel(key, enable_gqa ? key.size(-3) : 1, pr.S, pr.E);
+    pr.v = to_kernel(value, enable_gqa ? value.size(-3) : 1, pr.S, pr.Ev);
+    if (enable_gqa) pr.Hq = pr.q.size(1);
   }
-  auto to_kernel = [&](const Tensor& t, int64_t h, const SymInt& len, int64_t width) {
-    const Shape full = cat_shape(batch, enable_gqa ? Shape{h, len, width} : Shape{len, width});
-    return t.to(pr.compute).expand(full).reshape({pr.B, h, len, width}).contiguous();
-  };
-  pr.q = to_kernel(query, enable_gqa ? pr.Hq : 1, pr.L, pr.E);
-  pr.k = to_kernel(key, enable_gqa ? key.size(-3) : 1, pr.S, pr.E);
-  pr.v = to_kernel(value, enable_gqa ? value.size(-3) : 1, pr.S, pr.Ev);
-  if (enable_gqa) pr.Hq = pr.q.size(1);
-  return finish_prepare(pr, attn_mask, dt, dropout_p, is_causal, scale);
-}
-
-// The mask and the parameters, once q, k and v are in the kernels' form.
-Prepared finish_prepare(Prepared& pr, const Tensor& attn_mask, ScalarType dt, double dropout_p,
-                        bool is_causal, std::optional<double> scale) {
   if (attn_mask.defined()) {
     const ScalarType mt = attn_mask.dtype();
     EMBER_CHECK(mt == kBool || mt == dt, "[", kOp,
@@ -172,7 +162,7 @@ Prepared finish_prepare(Prepared& pr, const Tensor& attn_mask, ScalarType dt, do
   pr.params.is_causal = is_causal;
   pr.params.has_mask = pr.mask.defined();
   pr.params.dropout_p = dropout_p;
-  return std::move(pr);
+  return pr;
 }
 
 // The primitives' inputs: `front`, then the mask and the dropout state where there are any.
